@@ -1,0 +1,187 @@
+"""Device models: what a processor can do, and what it costs to move data between two of them.
+
+A :class:`Device` is plain data. Its ``speed`` is in work units per time unit; an
+optional ``affinity`` scales that speed per operation kind (a GPU is fast at
+``"matmul"``, an NPU at ``"conv"``, a CPU at ``"control"``). Peak compute follows
+the article's formula ``P = N_cores * f * IPC``.
+
+>>> cpu, gpu, npu = kitchen()
+>>> gpu.speed, npu.speed_for("conv")
+(20.0, 15.0)
+>>> transfer_time(cpu, cpu, 100.0)
+0.0
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from ._validate import check_int, check_nonnegative, check_positive
+
+__all__ = ["Link", "Device", "transfer_time", "kitchen", "phone_soc", "gpu_server", "identical"]
+
+
+@dataclass(frozen=True)
+class Link:
+    """A device's connection to the others: a fixed latency plus data / bandwidth.
+
+    ``bandwidth`` is in data units per time unit; ``inf`` means moving data is free
+    apart from the latency.
+    """
+
+    latency: float = 0.0
+    bandwidth: float = math.inf
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "latency", check_nonnegative("latency", self.latency))
+        object.__setattr__(self, "bandwidth", check_positive("bandwidth", self.bandwidth, allow_inf=True))
+
+
+@dataclass(frozen=True)
+class Device:
+    """A processor in a heterogeneous system.
+
+    Parameters
+    ----------
+    name: unique name, e.g. ``"GPU0"``.
+    kind: processor class, e.g. ``"CPU"``, ``"GPU"``, ``"NPU"``.
+    speed: work units per time unit (the article's ``DEVICES`` values).
+    affinity: speed factor per operation kind; kinds not listed run at factor 1.
+    cores, frequency_hz, ipc: for the peak-compute formula ``P = N_cores * f * IPC``.
+    memory_bytes: size of the device's own memory space.
+    link: latency and bandwidth of the device's connection to other devices.
+    """
+
+    name: str
+    kind: str = "CPU"
+    speed: float = 1.0
+    affinity: Mapping[str, float] = field(default_factory=dict, hash=False)
+    cores: int = 1
+    frequency_hz: float = 0.0
+    ipc: float = 0.0
+    memory_bytes: float = math.inf
+    link: Link = field(default_factory=Link)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name must be a non-empty string, got {self.name!r}")
+        if not isinstance(self.kind, str) or not self.kind:
+            raise ValueError(f"kind must be a non-empty string, got {self.kind!r}")
+        object.__setattr__(self, "speed", check_positive("speed", self.speed))
+        factors = {}
+        for op, factor in dict(self.affinity).items():
+            factors[str(op)] = check_positive(f"affinity[{op!r}]", factor)
+        object.__setattr__(self, "affinity", MappingProxyType(factors))
+        object.__setattr__(self, "cores", check_int("cores", self.cores, low=1))
+        object.__setattr__(self, "frequency_hz", check_nonnegative("frequency_hz", self.frequency_hz))
+        object.__setattr__(self, "ipc", check_nonnegative("ipc", self.ipc))
+        object.__setattr__(self, "memory_bytes", check_positive("memory_bytes", self.memory_bytes, allow_inf=True))
+        if not isinstance(self.link, Link):
+            raise TypeError(f"link must be a Link, got {type(self.link).__name__}")
+
+    def speed_for(self, op: str | None = None) -> float:
+        """Speed for an operation kind: ``speed * affinity.get(op, 1)``."""
+        return self.speed * self.affinity.get(op, 1.0) if op is not None else self.speed
+
+    @property
+    def peak_ops(self) -> float:
+        """Peak instructions per second, ``P = N_cores * f * IPC``."""
+        return self.cores * self.frequency_hz * self.ipc
+
+
+def transfer_time(src: Device, dst: Device, data: float) -> float:
+    """Time to move ``data`` from ``src`` to ``dst``: zero on the same device, otherwise
+    the larger latency plus data over the smaller bandwidth (the slower end sets the pace)."""
+    if src.name == dst.name:
+        return 0.0
+    latency = max(src.link.latency, dst.link.latency)
+    bandwidth = min(src.link.bandwidth, dst.link.bandwidth)
+    return latency + (data / bandwidth if data else 0.0)
+
+
+def identical(m: int, speed: float = 1.0, kind: str = "CPU", prefix: str = "D") -> list[Device]:
+    """``m`` identical devices named ``D0 .. D{m-1}`` (zero-padded so names sort in order)."""
+    m = check_int("m", m, low=1)
+    width = len(str(m - 1))
+    return [Device(f"{prefix}{i:0{width}d}", kind, speed) for i in range(m)]
+
+
+def kitchen(affinity: bool = False) -> list[Device]:
+    """The article's 'smart restaurant' kitchen: CPU 10, GPU 20 and NPU 15 work units per time.
+
+    With ``affinity=True`` each cook gets a speciality (factor 2 on its own dish kind,
+    0.5 on the others' specialities), for the chapters on placement by affinity.
+    """
+    specials = {"CPU": "control", "GPU": "matmul", "NPU": "conv"}
+    speeds = {"CPU": 10.0, "GPU": 20.0, "NPU": 15.0}
+    devices = []
+    for kind, speed in speeds.items():
+        factors = {}
+        if affinity:
+            factors = {op: (2.0 if k == kind else 0.5) for k, op in specials.items()}
+        devices.append(Device(kind, kind, speed, factors))
+    return devices
+
+
+def phone_soc() -> list[Device]:
+    """A flagship phone SoC (rounded from Qualcomm's Snapdragon 8 Gen 3 product brief, 2023).
+
+    Units: work in GOP, time in ms, so speed is GOP/ms (= TOPS); data in MB, bandwidth MB/ms (= GB/s).
+
+    - CPU: 8 Kryo cores up to 3.3 GHz; about 0.1 TOPS sustained FP32 on neural-network operators,
+      but the only unit good at control flow.
+    - GPU: Adreno 750, about 4.6 TFLOPS FP32 peak; about 1 TOPS sustained on image operators.
+    - NPU: Hexagon, about 45 TOPS INT8 peak (vendor figure); about 8 TOPS sustained on convolutions,
+      poor at control flow and irregular operators.
+    Devices share LPDDR5X memory (about 77 GB/s), but handing a tensor to another unit still
+    costs a cache flush and a driver call: about 0.05 ms latency is a common measured order.
+    """
+    bus = Link(latency=0.05, bandwidth=30.0)
+    return [
+        Device("CPU", "CPU", 0.1, {"control": 1.0, "conv": 0.5, "image": 0.5}, cores=8,
+               frequency_hz=3.3e9, ipc=4.0, memory_bytes=12e9, link=bus),
+        Device("GPU", "GPU", 1.0, {"image": 1.0, "conv": 0.6, "control": 0.02}, cores=1536,
+               frequency_hz=1.0e9, ipc=2.0, memory_bytes=12e9, link=bus),
+        Device("NPU", "NPU", 8.0, {"conv": 1.0, "image": 0.1, "control": 0.001}, cores=1,
+               frequency_hz=1.0e9, ipc=4.5e4, memory_bytes=12e9, link=bus),
+    ]
+
+
+def gpu_server(gpus: int = 8) -> list[Device]:
+    """A GPU server: one 64-core CPU and ``gpus`` NVIDIA A100 SXM 80 GB (NVIDIA A100 datasheet, 2021).
+
+    Units: work in TFLOP, time in s, speed in TFLOP/s; data in GB, bandwidth in GB/s.
+
+    - CPU: AMD EPYC 7742, 64 cores at 2.25 GHz, 16 FP64 FLOP/cycle: about 2.3 TFLOP/s peak.
+    - GPU: 312 TFLOP/s FP16 tensor-core peak, 19.5 TFLOP/s FP32; 80 GB HBM2e at 2,039 GB/s.
+      NVLink 3: 600 GB/s between GPUs (about 300 GB/s each way); PCIe 4 x16 to the host
+      about 25 GB/s achieved, with about 10 microseconds per copy launch.
+    """
+    gpus = check_int("gpus", gpus, low=1)
+    devices = [Device("CPU", "CPU", 2.3, {"control": 1.0, "matmul": 1.0}, cores=64, frequency_hz=2.25e9,
+                      ipc=16.0, memory_bytes=512e9, link=Link(latency=1e-5, bandwidth=25.0))]
+    width = len(str(gpus - 1))
+    for i in range(gpus):
+        devices.append(Device(f"GPU{i:0{width}d}", "GPU", 150.0, {"matmul": 1.0, "control": 0.001},
+                              cores=6912, frequency_hz=1.41e9, ipc=32.0, memory_bytes=80e9,
+                              link=Link(latency=1e-5, bandwidth=300.0)))
+    return devices
+
+
+def check_devices(devices: Sequence[Device]) -> tuple[Device, ...]:
+    """Return ``devices`` as a tuple after checking it is a non-empty sequence of uniquely named Devices."""
+    if isinstance(devices, Device):
+        raise TypeError("devices must be a sequence of Device, got a single Device; wrap it in a list")
+    devices = tuple(devices)
+    if not devices:
+        raise ValueError("devices must hold at least one Device, got none")
+    names = set()
+    for device in devices:
+        if not isinstance(device, Device):
+            raise TypeError(f"devices must hold Device objects, got {type(device).__name__}")
+        if device.name in names:
+            raise ValueError(f"device names must be unique, {device.name!r} appears twice")
+        names.add(device.name)
+    return devices

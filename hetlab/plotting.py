@@ -1,0 +1,194 @@
+"""Figures: Gantt charts of any Schedule, speed-up and efficiency curves, the granularity
+U-curve with N* marked, and pipeline timelines.
+
+Chinese labels need a CJK font. :func:`use_cjk_font` picks the first installed family from
+:data:`CJK_FONTS`; if none is installed, :func:`label` returns the English text instead and
+one :class:`FontFallbackWarning` says so. Every function draws into an ``ax`` (created when
+not given) and returns it, so widgets can redraw in place.
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+__all__ = ["CJK_FONTS", "FontFallbackWarning", "use_cjk_font", "label", "gantt", "speedup_curve",
+           "efficiency_curve", "granularity_curve", "pipeline_timeline", "new_axes", "KIND_COLOURS"]
+
+#: Preferred CJK font families, best first (Debian's fonts-noto-cjk provides the first).
+CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "Source Han Sans CN",
+             "WenQuanYi Zen Hei", "WenQuanYi Micro Hei", "SimHei", "Microsoft YaHei", "PingFang SC",
+             "Heiti SC", "AR PL UMing CN"]
+
+KIND_COLOURS = {"CPU": "#4C72B0", "GPU": "#55A868", "NPU": "#C44E52", "forward": "#4C72B0",
+                "backward": "#DD8452", "matmul": "#55A868", "conv": "#C44E52", "control": "#4C72B0",
+                "image": "#CCB974"}
+
+
+class FontFallbackWarning(UserWarning):
+    """No CJK font is installed; figures use English labels."""
+
+
+@lru_cache(maxsize=1)
+def use_cjk_font() -> str | None:
+    """Make matplotlib use an installed CJK font; return its family, or None (with one warning)."""
+    import matplotlib
+    from matplotlib import font_manager
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    for family in CJK_FONTS:
+        if family in installed:
+            matplotlib.rcParams["font.sans-serif"] = [family, "DejaVu Sans"]
+            matplotlib.rcParams["font.family"] = "sans-serif"
+            matplotlib.rcParams["axes.unicode_minus"] = False
+            return family
+    warnings.warn("no CJK font found (install Debian's fonts-noto-cjk); figures use English labels",
+                  FontFallbackWarning, stacklevel=2)
+    return None
+
+
+def label(zh: str, en: str) -> str:
+    """The Chinese label if a CJK font is available, else the English one."""
+    return zh if use_cjk_font() else en
+
+
+def new_axes(ax=None, figsize=(8, 3.2)):
+    """Return ``ax``, or the axes of a new figure of ``figsize``."""
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    use_cjk_font()
+    fig, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def _task_key(task, device) -> str:
+    """What a bar's colour stands for: the operation kind, else the preferred kind, else the device kind."""
+    return task.op or task.kind or device.kind
+
+
+def _colour(key: str) -> str:
+    if key in KIND_COLOURS:
+        return KIND_COLOURS[key]
+    palette = ["#8172B2", "#937860", "#DA8BC3", "#8C8C8C", "#64B5CD"]
+    return palette[sum(map(ord, key)) % len(palette)]
+
+
+def gantt(schedule, ax=None, *, title: str | None = None, show_names: bool = True, show_deps: bool = False,
+          highlight_steals: bool = True, xmax: float | None = None):
+    """Gantt chart: one row per device, one bar per task, coloured by operation or task kind.
+
+    Tasks obtained by stealing (from a work-stealing schedule's log) are hatched; with
+    ``show_deps`` a thin arrow joins each dependency.
+    """
+    from matplotlib.patches import Patch
+
+    ax = new_axes(ax, figsize=(8, 0.6 + 0.55 * len(schedule.devices)))
+    g, devices = schedule.graph, schedule.devices
+    stolen = {e.task for e in schedule.log if getattr(e, "task", None)} if highlight_steals else set()
+    rows = len(devices)
+    keys = [_task_key(t, devices[d]) for t, d in zip(g.tasks, schedule.device_of)]
+    colours = [_colour(k) for k in keys]
+    y = rows - 1 - schedule.device_of
+    ax.barh(y, schedule.end - schedule.start, left=schedule.start, height=0.7, color=colours,
+            edgecolor="white", linewidth=0.6)
+    if stolen:
+        idx = [g.index[name] for name in stolen]
+        ax.barh(y[idx], (schedule.end - schedule.start)[idx], left=schedule.start[idx], height=0.7,
+                fill=False, hatch="//", edgecolor="black", linewidth=0.6)
+    span = schedule.makespan or 1.0
+    if show_names and len(g.tasks) <= 60:
+        for i, task in enumerate(g.tasks):
+            width = schedule.end[i] - schedule.start[i]
+            if width > 0.035 * span:
+                ax.text(schedule.start[i] + width / 2, y[i], task.name, ha="center", va="center",
+                        fontsize=7, color="white", clip_on=True)
+    if show_deps:
+        for (src, dst) in g.edges:
+            a, b = g.index[src], g.index[dst]
+            ax.annotate("", xy=(schedule.start[b], y[b]), xytext=(schedule.end[a], y[a]),
+                        arrowprops=dict(arrowstyle="->", lw=0.5, color="0.3", alpha=0.6))
+    ax.axvline(schedule.makespan, color="black", lw=0.8, ls="--")
+    ax.set_yticks(range(rows), [d.name for d in reversed(devices)])
+    ax.set_xlim(0, (xmax or span) * 1.02)
+    ax.set_xlabel(label("时间（时间单位）", "time (time units)"))
+    ax.set_title(title or f"{schedule.policy}: makespan {schedule.makespan:.2f}")
+    handles = [Patch(color=_colour(k), label=k) for k in sorted(set(keys))]
+    if stolen:
+        handles.append(Patch(fill=False, hatch="//", label=label("窃取所得", "stolen")))
+    if handles:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    return ax
+
+
+def speedup_curve(p_values: Sequence[float], n_max: int = 1024, ax=None, *, log: bool = True):
+    """Amdahl speed-up against device count for each parallel fraction, with its 1/(1-p) ceiling."""
+    from .formulas import amdahl, amdahl_limit
+
+    ax = new_axes(ax, figsize=(7, 4))
+    n = np.unique(np.round(np.geomspace(1, n_max, 200))) if log else np.arange(1, n_max + 1)
+    for p in p_values:
+        line, = ax.plot(n, amdahl(p, n), label=f"p = {p:g}")
+        if p < 1:
+            ax.axhline(amdahl_limit(p), color=line.get_color(), ls=":", lw=1)
+    ax.plot(n, n, color="0.6", lw=0.8, ls="--", label=label("线性加速", "linear"))
+    if log:
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+    ax.set_ylim(1, max(2, n_max) * 1.1)
+    ax.set_xlabel(label("设备数 N", "devices N"))
+    ax.set_ylabel(label("加速比 S", "speed-up S"))
+    ax.set_title(label("Amdahl 定律：虚线为上限 1/(1-p)", "Amdahl's law: dotted lines are 1/(1-p)"))
+    ax.legend(fontsize=8)
+    return ax
+
+
+def efficiency_curve(p_values: Sequence[float], n_max: int = 1024, ax=None):
+    """Amdahl efficiency ``E = 1 / (N (1 - p) + p)`` against device count."""
+    from .formulas import amdahl_efficiency
+
+    ax = new_axes(ax, figsize=(7, 4))
+    n = np.unique(np.round(np.geomspace(1, n_max, 200)))
+    for p in p_values:
+        ax.plot(n, amdahl_efficiency(p, n), label=f"p = {p:g}")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel(label("设备数 N", "devices N"))
+    ax.set_ylabel(label("并行效率 E", "efficiency E"))
+    ax.set_title(label("并行效率随设备数下降", "Efficiency falls as devices are added"))
+    ax.legend(fontsize=8)
+    return ax
+
+
+def granularity_curve(W: float, Os: float, ax=None, *, n_max: int | None = None):
+    """The U-curve ``T(N) = N Os + W / N`` with its two terms and the optimum N* marked."""
+    from .formulas import optimal_tasks, total_time
+
+    ax = new_axes(ax, figsize=(7, 4))
+    n_star = optimal_tasks(W, Os)
+    top = n_max or max(10, int(4 * n_star))
+    n = np.unique(np.round(np.geomspace(1, top, 300)))
+    ax.plot(n, total_time(n, W, Os), color="black", lw=2, label=label("总耗时 T(N)", "total T(N)"))
+    ax.plot(n, n * Os, ls="--", label=label("调度开销 N·Os", "overhead N·Os"))
+    ax.plot(n, W / n, ls="--", label=label("均摊执行 W/N", "work W/N"))
+    t_star = total_time(max(n_star, 1.0), W, Os)
+    ax.plot([max(n_star, 1.0)], [t_star], "o", color="crimson", zorder=3)
+    ax.annotate(f"N* = {n_star:.1f}\nT = {t_star:.1f}", (max(n_star, 1.0), t_star), textcoords="offset points",
+                xytext=(8, 12), color="crimson")
+    ax.set_xscale("log")
+    ax.set_ylim(0, min(float(total_time(1, W, Os)), 4 * t_star) * 1.05)
+    ax.set_xlabel(label("任务数 N（对数轴）", "tasks N (log scale)"))
+    ax.set_ylabel(label("时间", "time"))
+    ax.set_title(label(f"粒度 U 形曲线：W = {W:g}, Os = {Os:g}", f"Granularity U-curve: W = {W:g}, Os = {Os:g}"))
+    ax.legend(fontsize=8)
+    return ax
+
+
+def pipeline_timeline(schedule, ax=None, *, title: str | None = None):
+    """A pipeline schedule's Gantt chart (forward blue, backward orange), with its bubble share."""
+    bubble = schedule.info.get("bubble_fraction")
+    text = title or label(f"{schedule.policy}：气泡占比 {bubble:.1%}", f"{schedule.policy}: bubble {bubble:.1%}")
+    return gantt(schedule, ax, title=text, show_names=len(schedule.graph.tasks) <= 48)

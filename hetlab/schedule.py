@@ -1,0 +1,202 @@
+"""The one result type of every scheduler and simulator: a validated :class:`Schedule`.
+
+A schedule says, for every task of a graph, on which device it runs and when.
+It knows its makespan, per-device busy time, utilisation, load imbalance
+``(W_max - W_avg) / W_avg`` and speed-up against a baseline, and
+:meth:`Schedule.validate` checks that it is feasible: every task placed once,
+no two tasks overlapping on a device, every dependency and its transfer respected.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from .devices import Device, check_devices
+from .tasks import TaskGraph, comm_matrices, cost_matrix
+
+__all__ = ["Placement", "Schedule", "ScheduleError"]
+
+
+class ScheduleError(ValueError):
+    """A schedule breaks a rule; the message names the tasks and devices involved."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Task ``task`` runs on device ``device`` from ``start`` to ``end``."""
+
+    task: str
+    device: str
+    start: float
+    end: float
+
+
+@dataclass(frozen=True, eq=False)
+class Schedule:
+    """Where and when every task of ``graph`` runs.
+
+    ``device_of[i]``, ``start[i]`` and ``end[i]`` describe task ``graph.tasks[i]``.
+    ``policy`` names the scheduler; ``log`` holds policy events (e.g. work-stealing steals);
+    ``info`` holds policy-specific figures (e.g. HEFT's upward ranks).
+    """
+
+    graph: TaskGraph
+    devices: tuple[Device, ...]
+    device_of: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    policy: str = ""
+    log: tuple = ()
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "devices", check_devices(self.devices))
+        n = len(self.graph.tasks)
+        for name in ("device_of", "start", "end"):
+            arr = np.array(getattr(self, name), dtype=int if name == "device_of" else float)
+            if arr.shape != (n,):
+                raise ScheduleError(f"{name} must have one entry per task ({n}), got shape {arr.shape}")
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+
+    # --- the figures of merit -------------------------------------------------------------
+    @property
+    def makespan(self) -> float:
+        """Time at which the last task ends (0 for an empty graph)."""
+        return float(self.end.max()) if len(self.end) else 0.0
+
+    @cached_property
+    def busy(self) -> np.ndarray:
+        """Busy time of each device (sum of its tasks' run times)."""
+        return np.bincount(self.device_of, weights=self.end - self.start, minlength=len(self.devices))
+
+    @property
+    def utilisation(self) -> np.ndarray:
+        """Fraction of the makespan each device spends busy."""
+        span = self.makespan
+        return self.busy / span if span > 0 else np.zeros(len(self.devices))
+
+    @property
+    def imbalance(self) -> float:
+        """Load imbalance ``(W_max - W_avg) / W_avg`` over the devices' busy times."""
+        from .formulas import imbalance
+
+        return imbalance(self.busy)
+
+    def speedup(self, baseline: Schedule | float) -> float:
+        """``T_baseline / T_this``; the baseline is another schedule (e.g. serial) or a time."""
+        base = baseline.makespan if isinstance(baseline, Schedule) else float(baseline)
+        return base / self.makespan
+
+    def efficiency(self, baseline: Schedule | float) -> float:
+        """Speed-up per device, ``E = S / N``."""
+        return self.speedup(baseline) / len(self.devices)
+
+    def placements(self) -> list[Placement]:
+        """One :class:`Placement` per task, sorted by start time then device."""
+        order = np.lexsort((self.device_of, self.start))
+        names = [d.name for d in self.devices]
+        return [Placement(self.graph.tasks[i].name, names[self.device_of[i]], float(self.start[i]),
+                          float(self.end[i])) for i in order]
+
+    def placement(self, task: str) -> Placement:
+        """Where and when ``task`` runs."""
+        i = self.graph.index[task]
+        return Placement(task, self.devices[self.device_of[i]].name, float(self.start[i]), float(self.end[i]))
+
+    def tasks_on(self, device: str) -> list[str]:
+        """Names of the tasks on ``device`` in start order."""
+        j = [d.name for d in self.devices].index(device)
+        idx = np.flatnonzero(self.device_of == j)
+        return [self.graph.tasks[i].name for i in idx[np.argsort(self.start[idx], kind="stable")]]
+
+    def summary(self, baseline: Schedule | float | None = None) -> str:
+        """One line: policy, makespan, speed-up (if a baseline is given), imbalance."""
+        text = f"{self.policy or 'schedule'}: makespan {self.makespan:.2f}"
+        if baseline is not None:
+            text += f", speed-up {self.speedup(baseline):.2f}x"
+        return text + f", imbalance {self.imbalance:.2f}"
+
+    def __repr__(self) -> str:
+        return (f"Schedule(policy={self.policy!r}, tasks={len(self.graph.tasks)}, "
+                f"devices={len(self.devices)}, makespan={self.makespan:.4g})")
+
+    # --- feasibility --------------------------------------------------------------------------
+    def validate(self, *, check_durations: bool = True, rtol: float = 1e-9) -> Schedule:
+        """Check the schedule is feasible and return it; raise :class:`ScheduleError` if not.
+
+        - every task is placed once, on a real device, with ``end >= start >= 0``;
+        - with ``check_durations``, each run time matches the task's time on its device
+          (turn off for measured runs);
+        - no two tasks overlap on one device;
+        - each task starts after each predecessor ends plus the transfer between their devices.
+        """
+        g, n, m = self.graph, len(self.graph.tasks), len(self.devices)
+        if n == 0:
+            return self
+        names = [t.name for t in g.tasks]
+        tol = rtol * max(1.0, float(np.abs(self.end).max()))
+        dev, start, end = self.device_of, self.start, self.end
+        bad = np.flatnonzero((dev < 0) | (dev >= m))
+        if bad.size:
+            raise ScheduleError(f"task {names[bad[0]]!r} is on device index {dev[bad[0]]}, not in [0, {m})")
+        bad = np.flatnonzero(~np.isfinite(start) | ~np.isfinite(end) | (start < -tol) | (end < start - tol))
+        if bad.size:
+            i = bad[0]
+            raise ScheduleError(f"task {names[i]!r} has start {start[i]} and end {end[i]}")
+        if check_durations:
+            expected = cost_matrix(g, self.devices)[np.arange(n), dev]
+            bad = np.flatnonzero(~np.isclose(end - start, expected, rtol=1e-9, atol=tol))
+            if bad.size:
+                i = bad[0]
+                raise ScheduleError(f"task {names[i]!r} runs {end[i] - start[i]:g} on "
+                                    f"{self.devices[dev[i]].name}, but its run time there is {expected[i]:g}")
+        order = np.lexsort((start, dev))
+        same = dev[order[1:]] == dev[order[:-1]]
+        clash = same & (start[order[1:]] < end[order[:-1]] - tol)
+        if clash.any():
+            k = int(np.flatnonzero(clash)[0])
+            a, b = order[k], order[k + 1]
+            raise ScheduleError(f"tasks {names[a]!r} and {names[b]!r} overlap on {self.devices[dev[a]].name}: "
+                                f"[{start[a]:g}, {end[a]:g}] and [{start[b]:g}, {end[b]:g}]")
+        if g.edges:
+            src = np.fromiter((g.index[s] for s, _ in g.edges), dtype=int, count=len(g.edges))
+            dst = np.fromiter((g.index[d] for _, d in g.edges), dtype=int, count=len(g.edges))
+            data = np.fromiter(g.edges.values(), dtype=float, count=len(g.edges))
+            latency, inverse = comm_matrices(self.devices)
+            a, b = dev[src], dev[dst]
+            ready = end[src] + latency[a, b] + data * inverse[a, b]
+            late = np.flatnonzero(start[dst] < ready - tol)
+            if late.size:
+                k = late[0]
+                raise ScheduleError(f"task {names[dst[k]]!r} starts at {start[dst[k]]:g} before its input from "
+                                    f"{names[src[k]]!r} arrives at {ready[k]:g}")
+        return self
+
+
+def from_placements(graph: TaskGraph, devices: Sequence[Device], placements: Sequence[Placement],
+                    policy: str = "", **kwargs) -> Schedule:
+    """Build a Schedule from a list of placements (one per task)."""
+    devices = check_devices(devices)
+    n = len(graph.tasks)
+    dev_index = {d.name: j for j, d in enumerate(devices)}
+    device_of = np.full(n, -1)
+    start = np.full(n, np.nan)
+    end = np.full(n, np.nan)
+    for p in placements:
+        if p.task not in graph.index:
+            raise ScheduleError(f"placement names unknown task {p.task!r}")
+        if p.device not in dev_index:
+            raise ScheduleError(f"placement names unknown device {p.device!r}")
+        i = graph.index[p.task]
+        if device_of[i] != -1:
+            raise ScheduleError(f"task {p.task!r} is placed twice")
+        device_of[i], start[i], end[i] = dev_index[p.device], p.start, p.end
+    missing = np.flatnonzero(device_of == -1)
+    if missing.size:
+        raise ScheduleError(f"task {graph.tasks[missing[0]].name!r} is not placed")
+    return Schedule(graph, devices, device_of, start, end, policy, **kwargs)

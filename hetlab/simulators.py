@@ -1,0 +1,328 @@
+"""Simulators for the AI scenarios: pipeline and data parallel training, and an inference server.
+
+Timelines are :class:`~hetlab.schedule.Schedule` objects, so the same Gantt chart,
+validation and metrics apply to them as to any scheduler's result.
+
+>>> s = pipeline_schedule([1, 1, 1, 1], micro_batches=8, method="gpipe")
+>>> round(s.info["bubble_fraction"], 4)     # (p - 1) / (m + p - 1) = 3 / 11
+0.2727
+"""
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ._validate import as_float_array, check_int, check_nonnegative, check_positive
+from .devices import Device, Link
+from .schedule import Schedule
+from .schedulers import execute_plan
+from .tasks import Task, TaskGraph
+
+__all__ = ["pipeline_schedule", "data_parallel_step", "training_throughput", "bursty_arrivals", "serve",
+           "ServeResult"]
+
+
+# --- pipeline parallel -------------------------------------------------------------------------
+
+def pipeline_schedule(stage_times: Sequence[float], micro_batches: int, *, method: str = "gpipe",
+                      backward_ratio: float = 2.0, activation: float = 0.0, link: Link | None = None) -> Schedule:
+    """Timeline of one training step of a pipeline with one stage per device.
+
+    Each micro-batch ``k`` runs forward ``F{k}@S{s}`` through stages ``s = 0 .. p-1``, then backward
+    ``B{k}@S{s}`` from the last stage back to the first; a backward pass takes ``backward_ratio`` times
+    the stage's forward time (``0`` gives a forward-only, inference pipeline). ``activation`` is
+    the data each micro-batch sends to the next stage, moved over ``link``.
+
+    ``method``: ``"gpipe"`` (Huang et al. 2019): all forwards, then all backwards;
+    ``"1f1b"`` (PipeDream-Flush, Narayanan et al. 2021): after ``p - s - 1`` warm-up forwards each
+    stage alternates one forward and one backward, so at most ``p - s`` micro-batches' activations
+    are held at once. ``info`` reports ``bubble_fraction`` (idle share of devices x makespan) and
+    ``peak_activations`` per stage.
+    """
+    times = as_float_array("stage_times", stage_times, low=0.0, low_open=True)
+    if times.ndim != 1 or times.size == 0:
+        raise ValueError(f"stage_times must be a non-empty 1-D sequence, got shape {times.shape}")
+    m = check_int("micro_batches", micro_batches, low=1)
+    ratio = check_nonnegative("backward_ratio", backward_ratio)
+    if method not in ("gpipe", "1f1b"):
+        raise ValueError(f"method must be 'gpipe' or '1f1b', got {method!r}")
+    p = times.size
+    link = link or Link()
+    devices = [Device(f"S{s}", "GPU", link=link) for s in range(p)]
+    tasks, edges = [], []
+    for s in range(p):
+        for k in range(m):
+            tasks.append(Task(f"F{k}@S{s}", times={f"S{s}": float(times[s])}, op="forward"))
+            if s > 0:
+                edges.append((f"F{k}@S{s - 1}", f"F{k}@S{s}", activation))
+            if ratio > 0:
+                tasks.append(Task(f"B{k}@S{s}", times={f"S{s}": float(times[s]) * ratio}, op="backward"))
+    if ratio > 0:
+        for k in range(m):
+            edges.append((f"F{k}@S{p - 1}", f"B{k}@S{p - 1}", 0.0))
+            for s in range(p - 1):
+                edges.append((f"B{k}@S{s + 1}", f"B{k}@S{s}", activation))
+    sequences = {}
+    for s in range(p):
+        forwards = [f"F{k}@S{s}" for k in range(m)]
+        backwards = [f"B{k}@S{s}" for k in range(m)] if ratio > 0 else []
+        if method == "gpipe" or ratio == 0:
+            sequences[f"S{s}"] = forwards + backwards
+        else:
+            warm = min(p - s - 1, m)
+            seq = forwards[:warm]
+            for k in range(m - warm):
+                seq += [forwards[warm + k], backwards[k]]
+            sequences[f"S{s}"] = seq + backwards[m - warm:]
+    graph = TaskGraph(tasks, edges)
+    plan = execute_plan(graph, devices, sequences, policy=method)
+    bubble = 1.0 - plan.busy.sum() / (p * plan.makespan)
+    peaks = [_peak_in_flight(plan, s, m) for s in range(p)] if ratio > 0 else [1] * p
+    info = {"bubble_fraction": float(bubble), "peak_activations": peaks, "stages": p, "micro_batches": m}
+    return Schedule(graph, plan.devices, plan.device_of, plan.start, plan.end, method, info=info)
+
+
+def _peak_in_flight(plan: Schedule, s: int, m: int) -> int:
+    # A micro-batch's activations live on stage s from its forward's start to its backward's end.
+    idx = plan.graph.index
+    starts = [plan.start[idx[f"F{k}@S{s}"]] for k in range(m)]
+    ends = [plan.end[idx[f"B{k}@S{s}"]] for k in range(m)]
+    events = sorted([(t, 1) for t in starts] + [(t, -1) for t in ends], key=lambda e: (e[0], e[1]))
+    live = peak = 0
+    for _, delta in events:
+        live += delta
+        peak = max(peak, live)
+    return peak
+
+
+# --- data parallel -------------------------------------------------------------------------------
+
+def data_parallel_step(compute_time, n_devices, grad_size, bandwidth, latency=0.0, overlap=0.0):
+    """Step time of synchronous data parallel training with a fixed global batch.
+
+    Each of ``n`` devices computes ``compute_time / n``, then the gradients (``grad_size``) are
+    summed by ring all-reduce (:func:`~hetlab.formulas.ring_allreduce_time`); a fraction
+    ``overlap`` of the all-reduce hides behind the backward pass (Li et al. 2020, PyTorch DDP),
+    up to the compute time. Accepts arrays for sliders and curves.
+    """
+    from .formulas import ring_allreduce_time
+
+    c = as_float_array("compute_time", compute_time, low=0.0)
+    n = as_float_array("n_devices", n_devices, low=1.0)
+    o = as_float_array("overlap", overlap, low=0.0, high=1.0)
+    comm = np.asarray(ring_allreduce_time(n, grad_size, bandwidth, latency))
+    local = c / n
+    hidden = np.minimum(o * comm, local)
+    step = local + comm - hidden
+    return float(step) if step.ndim == 0 else step
+
+
+def training_throughput(samples_per_step, compute_time, data_parallel, pipeline_stages, micro_batches,
+                        grad_size, bandwidth, latency=0.0, overlap=0.0):
+    """Samples per time unit of data parallel x pipeline parallel training, and the speed-up
+    over one device: the model is cut into ``pipeline_stages`` equal stages (GPipe bubble
+    ``(p - 1) / (m + p - 1)``), and ``data_parallel`` replicas all-reduce each stage's share of the
+    gradients at the end of the step. Returns ``(throughput, speedup)``.
+    """
+    from .formulas import gpipe_bubble_fraction, ring_allreduce_time
+
+    check_positive("samples_per_step", samples_per_step)
+    c = check_positive("compute_time", compute_time)
+    d = as_float_array("data_parallel", data_parallel, low=1.0)
+    p = as_float_array("pipeline_stages", pipeline_stages, low=1.0)
+    m = as_float_array("micro_batches", micro_batches, low=1.0)
+    o = check_nonnegative("overlap", overlap)
+    busy = c / (d * p)                              # each device's share of the compute
+    pipeline = busy / (1.0 - gpipe_bubble_fraction(p, m))
+    comm = np.asarray(ring_allreduce_time(d, np.asarray(grad_size) / p, bandwidth, latency))
+    step = pipeline + comm - np.minimum(min(o, 1.0) * comm, busy)
+    throughput = samples_per_step / step
+    speedup = c / step
+    if np.ndim(throughput) == 0:
+        return float(throughput), float(speedup)
+    return throughput, speedup
+
+
+# --- inference serving --------------------------------------------------------------------------
+
+def bursty_arrivals(rate: float, duration: float, *, burst_factor: float = 10.0, burst_share: float = 0.1,
+                    mean_burst: float = 1.0, seed: int = 0) -> np.ndarray:
+    """Request arrival times from a two-state Markov-modulated Poisson process.
+
+    The process alternates between calm periods at ``rate`` and bursts at ``rate * burst_factor``
+    (exponential lengths; bursts last ``mean_burst`` on average and take ``burst_share`` of the
+    time). Vectorised: segment lengths, then Poisson counts, then sorted uniform times.
+    """
+    rate = check_positive("rate", rate)
+    duration = check_positive("duration", duration)
+    factor = check_positive("burst_factor", burst_factor)
+    share = check_nonnegative("burst_share", burst_share)
+    if share >= 1:
+        raise ValueError(f"burst_share must be in [0, 1), got {share}")
+    mean_burst = check_positive("mean_burst", mean_burst)
+    rng = np.random.default_rng(seed)
+    mean_calm = mean_burst * (1 - share) / share if share > 0 else duration
+    expected = int(duration / (mean_burst + mean_calm)) + 4
+    segments = []
+    total = 0.0
+    while total < duration:  # usually one pass; loops again only if the draw fell short
+        calm = rng.exponential(mean_calm, expected)
+        burst = rng.exponential(mean_burst, expected) if share > 0 else np.zeros(expected)
+        pair = np.column_stack([calm, burst]).ravel()
+        segments.append(pair)
+        total += pair.sum()
+    lengths = np.concatenate(segments)
+    bounds = np.concatenate([[0.0], np.cumsum(lengths)])
+    keep = bounds[:-1] < duration
+    starts, ends = bounds[:-1][keep], np.minimum(bounds[1:][keep], duration)
+    rates = np.where(np.arange(starts.size) % 2 == 0, rate, rate * factor)
+    counts = rng.poisson(rates * (ends - starts))
+    seg = np.repeat(np.arange(starts.size), counts)
+    times = starts[seg] + rng.random(seg.size) * (ends - starts)[seg]
+    return np.sort(times)
+
+
+@dataclass(frozen=True)
+class ServeResult:
+    """Per-request latencies and per-device busy time of an inference-server run."""
+
+    arrivals: np.ndarray
+    finish: np.ndarray
+    device_of: np.ndarray
+    batches: list = field(repr=False)   # (device, start, end, request indices)
+    busy: np.ndarray = field(repr=False)
+    useful: np.ndarray = field(repr=False)
+    horizon: float = 0.0
+
+    @property
+    def latency(self) -> np.ndarray:
+        return self.finish - self.arrivals
+
+    def percentile(self, q: float) -> float:
+        return float(np.percentile(self.latency, q)) if self.latency.size else 0.0
+
+    @property
+    def p50(self) -> float:
+        return self.percentile(50)
+
+    @property
+    def p99(self) -> float:
+        return self.percentile(99)
+
+    @property
+    def utilisation(self) -> np.ndarray:
+        """Share of the run each device spends computing a batch."""
+        return self.busy / self.horizon
+
+    @property
+    def compute_efficiency(self) -> float:
+        """Share of all devices' time spent on per-request work, not idle or per-batch overhead."""
+        return float(self.useful.sum() / (self.horizon * self.busy.size))
+
+    @property
+    def mean_batch(self) -> float:
+        return float(np.mean([len(b[3]) for b in self.batches])) if self.batches else 0.0
+
+    @cached_property
+    def schedule(self) -> Schedule:
+        """The batches as a Schedule (one task per batch), for a Gantt chart."""
+        n_dev = self.busy.size
+        devices = [Device(f"GPU{j}", "GPU") for j in range(n_dev)]
+        tasks = [Task(f"batch{k}", times={f"GPU{d}": e - s}, op=f"b{len(r)}")
+                 for k, (d, s, e, r) in enumerate(self.batches)]
+        dev = [b[0] for b in self.batches]
+        return Schedule(TaskGraph(tasks), devices, dev, [b[1] for b in self.batches],
+                        [b[2] for b in self.batches], "server")
+
+    def summary(self) -> str:
+        return (f"P50 {self.p50 * 1e3:.0f} ms, P99 {self.p99 * 1e3:.0f} ms, "
+                f"mean batch {self.mean_batch:.1f}, busy {self.utilisation.mean():.0%}, "
+                f"compute efficiency {self.compute_efficiency:.0%}")
+
+
+def serve(arrivals, n_devices: int = 4, *, max_batch: int = 8, max_wait: float = 0.01,
+          batch_overhead: float = 0.02, per_request: float = 0.005, steal: bool = True) -> ServeResult:
+    """Discrete-event simulation of a GPU inference server with dynamic batching.
+
+    Requests are dispatched round-robin to per-device queues. A free device takes up to
+    ``max_batch`` requests from its queue, once the batch is full or its oldest request has
+    waited ``max_wait``; a batch of ``b`` takes ``batch_overhead + per_request * b`` (weights are
+    read once per batch, so bigger batches amortise it). With ``steal``, a device whose queue is
+    empty takes from the longest other queue. ``max_batch=1`` turns batching off. Times in seconds.
+    """
+    arr = as_float_array("arrivals", arrivals, low=0.0)
+    if arr.ndim != 1:
+        raise ValueError(f"arrivals must be 1-D, got shape {arr.shape}")
+    arr = np.sort(arr)
+    n_dev = check_int("n_devices", n_devices, low=1)
+    max_batch = check_int("max_batch", max_batch, low=1)
+    max_wait = check_nonnegative("max_wait", max_wait)
+    overhead = check_nonnegative("batch_overhead", batch_overhead)
+    per_request = check_positive("per_request", per_request)
+    n = arr.size
+    queues = [deque() for _ in range(n_dev)]
+    idle = [True] * n_dev
+    timer = [np.inf] * n_dev
+    finish = np.zeros(n)
+    device_of = np.zeros(n, dtype=int)
+    busy = np.zeros(n_dev)
+    useful = np.zeros(n_dev)
+    batches = []
+    events: list[tuple[float, int, int, int]] = []  # (time, order, kind, device or request)
+    ARRIVE, FREE, TIMER = 0, 1, 2
+    for i in range(n):
+        events.append((float(arr[i]), 0, ARRIVE, i))
+    heapq.heapify(events)
+    seq = 1
+
+    def try_start(d: int, t: float) -> None:
+        nonlocal seq
+        q = queues[d]
+        if not q and steal:
+            longest = max(range(n_dev), key=lambda j: len(queues[j]))
+            q = queues[longest]
+        if not q:
+            return
+        if len(q) < max_batch and t < arr[q[0]] + max_wait:
+            due = float(arr[q[0]] + max_wait)
+            if due < timer[d]:
+                timer[d] = due
+                heapq.heappush(events, (due, seq, TIMER, d))
+                seq += 1
+            return
+        take = [q.popleft() for _ in range(min(max_batch, len(q)))]
+        service = overhead + per_request * len(take)
+        finish[take] = t + service
+        device_of[take] = d
+        busy[d] += service
+        useful[d] += per_request * len(take)
+        batches.append((d, t, t + service, take))
+        idle[d] = False
+        timer[d] = np.inf
+        heapq.heappush(events, (t + service, seq, FREE, d))
+        seq += 1
+
+    while events:
+        t, _, kind, x = heapq.heappop(events)
+        if kind == ARRIVE:
+            d = x % n_dev
+            queues[d].append(x)
+            if idle[d]:
+                try_start(d, t)
+            if steal:
+                for j in range(n_dev):
+                    if idle[j] and j != d:
+                        try_start(j, t)
+        elif kind == FREE:
+            idle[x] = True
+            try_start(x, t)
+        elif idle[x] and t >= timer[x]:
+            timer[x] = np.inf
+            try_start(x, t)
+    horizon = float(max(finish.max(), arr.max())) if n else 1.0
+    return ServeResult(arr, finish, device_of, batches, busy, useful, horizon)

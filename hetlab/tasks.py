@@ -1,0 +1,332 @@
+"""Tasks and task graphs: the work to schedule, and the data that flows between tasks.
+
+A :class:`Task` carries an amount of ``work`` (run time is ``work / speed``), or
+explicit per-device ``times`` as in the scheduling literature (unrelated devices).
+A :class:`TaskGraph` is a DAG of tasks whose edges carry the amount of data the
+consumer needs from the producer; a graph with no edges is a bag of independent tasks.
+
+>>> g = TaskGraph([Task("a", 2), Task("b", 3), Task("c", 1)], [("a", "c", 4.0), ("b", "c")])
+>>> g.topological_order()
+['a', 'b', 'c']
+>>> critical_path(g)
+(4.0, ['b', 'c'])
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+
+from ._validate import check_nonnegative
+from .devices import Device, check_devices
+
+__all__ = ["Task", "TaskGraph", "CycleError", "as_graph", "execution_time", "cost_matrix",
+           "comm_matrices", "critical_path", "total_work", "independent_tasks", "random_dag"]
+
+
+class CycleError(ValueError):
+    """Raised when a task graph has a dependency cycle; ``cycle`` lists its task names."""
+
+    def __init__(self, cycle: list[str]):
+        self.cycle = cycle
+        super().__init__("task graph has a cycle: " + " -> ".join(cycle + cycle[:1]))
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of work.
+
+    Parameters
+    ----------
+    name: unique name within its graph.
+    work: work units; on a device the task runs ``work / device.speed_for(op)`` time units.
+    kind: preferred device kind (``"GPU"``...), used by affinity-aware policies.
+    op: operation kind (``"matmul"``, ``"conv"``, ``"control"``...), looked up in ``Device.affinity``.
+    times: explicit run time per device name; overrides ``work``. A device missing from
+        ``times`` cannot run the task.
+    """
+
+    name: str
+    work: float = 1.0
+    kind: str | None = None
+    op: str | None = None
+    times: Mapping[str, float] | None = field(default=None, hash=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"task name must be a non-empty string, got {self.name!r}")
+        object.__setattr__(self, "work", check_nonnegative(f"work of task {self.name!r}", self.work))
+        if self.times is not None:
+            times = {str(d): check_nonnegative(f"times[{d!r}] of task {self.name!r}", t, allow_inf=True)
+                     for d, t in dict(self.times).items()}
+            if not any(math.isfinite(t) for t in times.values()):
+                raise ValueError(f"times of task {self.name!r} must give at least one finite time")
+            object.__setattr__(self, "times", MappingProxyType(times))
+
+
+def execution_time(task: Task, device: Device) -> float:
+    """Run time of ``task`` on ``device``: ``task.times[device.name]`` if given, else work / speed."""
+    if task.times is not None:
+        return task.times.get(device.name, math.inf)
+    return task.work / device.speed_for(task.op)
+
+
+@dataclass(frozen=True, eq=False)
+class TaskGraph:
+    """A DAG of tasks. ``edges`` maps ``(producer, consumer)`` names to the data the edge carries.
+
+    Construct from tasks and an iterable of ``(src, dst)`` or ``(src, dst, data)`` tuples;
+    construction checks names, edges and acyclicity (a :class:`CycleError` names a cycle).
+    """
+
+    tasks: tuple[Task, ...]
+    edges: Mapping[tuple[str, str], float] = field(default_factory=dict)
+
+    def __init__(self, tasks: Iterable[Task], edges: Iterable | Mapping = ()):
+        tasks = tuple(tasks)
+        index: dict[str, int] = {}
+        for i, task in enumerate(tasks):
+            if not isinstance(task, Task):
+                raise TypeError(f"tasks must hold Task objects, got {type(task).__name__}")
+            if task.name in index:
+                raise ValueError(f"task names must be unique, {task.name!r} appears twice")
+            index[task.name] = i
+        items = edges.items() if isinstance(edges, Mapping) else (_edge_item(e) for e in edges)
+        edge_map: dict[tuple[str, str], float] = {}
+        for (src, dst), data in items:
+            for end in (src, dst):
+                if end not in index:
+                    raise ValueError(f"edge ({src!r}, {dst!r}) names unknown task {end!r}")
+            if src == dst:
+                raise CycleError([src])
+            edge_map[(src, dst)] = check_nonnegative(f"data on edge ({src!r}, {dst!r})", data)
+        object.__setattr__(self, "tasks", tasks)
+        object.__setattr__(self, "edges", MappingProxyType(edge_map))
+        object.__setattr__(self, "index", index)
+        self._order  # noqa: B018 -- fail fast on a cycle
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def __repr__(self) -> str:
+        return f"TaskGraph({len(self.tasks)} tasks, {len(self.edges)} edges)"
+
+    @cached_property
+    def _adjacency(self) -> tuple[list[list[int]], list[list[int]], list[list[float]], list[list[float]]]:
+        n = len(self.tasks)
+        preds: list[list[int]] = [[] for _ in range(n)]
+        succs: list[list[int]] = [[] for _ in range(n)]
+        pdata: list[list[float]] = [[] for _ in range(n)]
+        sdata: list[list[float]] = [[] for _ in range(n)]
+        index = self.index
+        for (src, dst), data in self.edges.items():
+            s, d = index[src], index[dst]
+            succs[s].append(d)
+            sdata[s].append(data)
+            preds[d].append(s)
+            pdata[d].append(data)
+        return preds, succs, pdata, sdata
+
+    @property
+    def preds(self) -> list[list[int]]:
+        """Predecessor indices of each task."""
+        return self._adjacency[0]
+
+    @property
+    def succs(self) -> list[list[int]]:
+        """Successor indices of each task."""
+        return self._adjacency[1]
+
+    @property
+    def pred_data(self) -> list[list[float]]:
+        """Data on each incoming edge, aligned with :attr:`preds`."""
+        return self._adjacency[2]
+
+    @property
+    def succ_data(self) -> list[list[float]]:
+        """Data on each outgoing edge, aligned with :attr:`succs`."""
+        return self._adjacency[3]
+
+    @cached_property
+    def _order(self) -> list[int]:
+        # Kahn's algorithm; ties keep the tasks' listed order, so independent tasks stay in order.
+        import heapq
+
+        n = len(self.tasks)
+        if not self.edges:
+            return list(range(n))
+        preds, succs = self.preds, self.succs
+        missing = [len(p) for p in preds]
+        ready = [i for i in range(n) if missing[i] == 0]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            i = heapq.heappop(ready)
+            order.append(i)
+            for j in succs[i]:
+                missing[j] -= 1
+                if missing[j] == 0:
+                    heapq.heappush(ready, j)
+        if len(order) < n:
+            raise CycleError(self._find_cycle({i for i in range(n) if missing[i] > 0}))
+        return order
+
+    def _find_cycle(self, left: set[int]) -> list[str]:
+        # Every task left after Kahn's algorithm has a predecessor that is also left: walk back.
+        start = min(left)
+        seen: dict[int, int] = {}
+        path = []
+        node = start
+        while node not in seen:
+            seen[node] = len(path)
+            path.append(node)
+            node = next(p for p in self.preds[node] if p in left)
+        cycle = path[seen[node]:]
+        return [self.tasks[i].name for i in reversed(cycle)]
+
+    def topological_order(self) -> list[str]:
+        """Task names in a dependency-respecting order (listed order among ready tasks)."""
+        return [self.tasks[i].name for i in self._order]
+
+    @property
+    def order(self) -> list[int]:
+        """Task indices in topological order."""
+        return self._order
+
+    def task(self, name: str) -> Task:
+        """The task called ``name``."""
+        try:
+            return self.tasks[self.index[name]]
+        except KeyError:
+            raise KeyError(f"no task named {name!r}") from None
+
+    @cached_property
+    def work(self):
+        """Work of every task as a float array."""
+        import numpy as np
+
+        return np.fromiter((t.work for t in self.tasks), dtype=float, count=len(self.tasks))
+
+
+def _edge_item(edge) -> tuple[tuple[str, str], float]:
+    if not isinstance(edge, tuple) or len(edge) not in (2, 3):
+        raise TypeError(f"an edge must be (src, dst) or (src, dst, data), got {edge!r}")
+    return (edge[0], edge[1]), (edge[2] if len(edge) == 3 else 0.0)
+
+
+def as_graph(tasks: TaskGraph | Sequence[Task]) -> TaskGraph:
+    """Accept a TaskGraph, or a sequence of independent tasks."""
+    if isinstance(tasks, TaskGraph):
+        return tasks
+    if isinstance(tasks, Task):
+        raise TypeError("tasks must be a TaskGraph or a sequence of Task, got a single Task")
+    return TaskGraph(tasks)
+
+
+def independent_tasks(work: Iterable[float], kinds: Iterable[str | None] | None = None,
+                      prefix: str = "T") -> TaskGraph:
+    """A graph of independent tasks ``T0, T1, ...`` with the given work (and preferred kinds)."""
+    work = list(work)
+    kinds = [None] * len(work) if kinds is None else list(kinds)
+    if len(kinds) != len(work):
+        raise ValueError(f"kinds must have one entry per task ({len(work)}), got {len(kinds)}")
+    width = len(str(max(len(work) - 1, 0)))
+    return TaskGraph(Task(f"{prefix}{i:0{width}d}", w, k) for i, (w, k) in enumerate(zip(work, kinds)))
+
+
+def cost_matrix(graph: TaskGraph, devices: Sequence[Device]):
+    """Run time of every task on every device, shape ``(tasks, devices)``; ``inf`` where impossible."""
+    import numpy as np
+
+    devices = check_devices(devices)
+    n, m = len(graph.tasks), len(devices)
+    if not any(t.times is not None or t.op is not None for t in graph.tasks):
+        speeds = np.array([d.speed for d in devices])
+        return graph.work[:, None] / speeds[None, :]
+    costs = np.empty((n, m))
+    for i, task in enumerate(graph.tasks):
+        for j, device in enumerate(devices):
+            costs[i, j] = execution_time(task, device)
+    return costs
+
+
+def comm_matrices(devices: Sequence[Device]):
+    """``(latency, inverse_bandwidth)`` matrices such that moving ``data`` from device a to b
+    costs ``latency[a, b] + data * inverse_bandwidth[a, b]``; both are zero on the diagonal."""
+    import numpy as np
+
+    devices = check_devices(devices)
+    lat = np.array([d.link.latency for d in devices])
+    bw = np.array([d.link.bandwidth for d in devices])
+    latency = np.maximum(lat[:, None], lat[None, :])
+    inverse = 1.0 / np.minimum(bw[:, None], bw[None, :])
+    np.fill_diagonal(latency, 0.0)
+    np.fill_diagonal(inverse, 0.0)
+    return latency, inverse
+
+
+def total_work(graph: TaskGraph) -> float:
+    """Sum of the tasks' work."""
+    return float(graph.work.sum())
+
+
+def critical_path(graph: TaskGraph, devices: Sequence[Device] | None = None) -> tuple[float, list[str]]:
+    """Longest dependency chain: ``(length, task names)``.
+
+    Without devices a task weighs its ``work``; with devices it weighs its fastest run time,
+    and edges cost nothing, so the length is a lower bound on any schedule's makespan.
+    """
+    weights = graph.work if devices is None else cost_matrix(graph, devices).min(axis=1)
+    n = len(graph.tasks)
+    if n == 0:
+        return 0.0, []
+    finish = [0.0] * n
+    best_pred = [-1] * n
+    for i in graph.order:
+        start, best = 0.0, -1
+        for p in graph.preds[i]:
+            if finish[p] > start:
+                start, best = finish[p], p
+        finish[i] = start + float(weights[i])
+        best_pred[i] = best
+    end = max(range(n), key=finish.__getitem__)
+    path = []
+    node = end
+    while node != -1:
+        path.append(graph.tasks[node].name)
+        node = best_pred[node]
+    return finish[end], path[::-1]
+
+
+def random_dag(n: int, *, edge_prob: float | None = None, mean_degree: float = 3.0,
+               work: tuple[float, float] = (1.0, 10.0), data: tuple[float, float] = (0.0, 5.0),
+               ops: Sequence[str] | None = None, seed: int = 0) -> TaskGraph:
+    """A random layered-free DAG: each edge goes from a lower to a higher index.
+
+    Each task draws ``mean_degree`` predecessors on average among the previous tasks
+    (uniformly from a window of the 50 before it, so paths stay long and memory linear).
+    """
+    import numpy as np
+
+    from ._validate import check_int
+
+    n = check_int("n", n, low=1)
+    check_nonnegative("mean_degree", mean_degree)
+    rng = np.random.default_rng(seed)
+    width = len(str(n - 1))
+    names = [f"T{i:0{width}d}" for i in range(n)]
+    works = rng.uniform(work[0], work[1], size=n)
+    op_list = [None] * n if not ops else list(rng.choice(list(ops), size=n))
+    tasks = [Task(names[i], float(works[i]), op=op_list[i]) for i in range(n)]
+    edges = {}
+    counts = rng.poisson(mean_degree, size=n)
+    for i in range(1, n):
+        k = min(int(counts[i]), i, 50)
+        if k == 0:
+            continue
+        low = max(0, i - 50)
+        for p in rng.choice(np.arange(low, i), size=k, replace=False):
+            edges[(names[p], names[i])] = float(rng.uniform(data[0], data[1]))
+    return TaskGraph(tasks, edges)

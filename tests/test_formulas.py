@@ -1,0 +1,123 @@
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hetlab import formulas as F
+
+fractions = st.floats(0, 1)
+counts = st.floats(1, 1e6)
+
+
+def test_serial_and_parallel_time_follow_their_definitions():
+    assert F.serial_time([2, 5, 3]) == 10
+    assert F.parallel_time([2, 5, 3]) == 5
+
+
+@given(st.lists(st.floats(0, 1e6), min_size=1, max_size=50))
+def test_parallel_never_exceeds_serial(times):
+    assert F.parallel_time(times) <= F.serial_time(times) + 1e-9
+
+
+def test_peak_compute_is_the_product():
+    assert F.peak_compute(64, 2.25e9, 16) == pytest.approx(2.304e12)
+
+
+@given(fractions, counts, counts)
+def test_amdahl_is_monotone_in_devices(p, n1, n2):
+    lo, hi = sorted((n1, n2))
+    assert F.amdahl(p, lo) <= F.amdahl(p, hi) + 1e-12
+
+
+@given(fractions, fractions, counts)
+def test_amdahl_is_monotone_in_parallel_fraction(p1, p2, n):
+    lo, hi = sorted((p1, p2))
+    assert F.amdahl(lo, n) <= F.amdahl(hi, n) * (1 + 1e-12)
+
+
+@given(st.floats(0, 0.999), counts)
+def test_amdahl_stays_below_its_limit_and_efficiency_is_s_over_n(p, n):
+    s = F.amdahl(p, n)
+    assert 1 - 1e-12 <= s <= F.amdahl_limit(p) * (1 + 1e-12)
+    assert F.amdahl_efficiency(p, n) == pytest.approx(s / n)
+
+
+def test_article_amdahl_examples():
+    assert F.amdahl_limit(0.95) == pytest.approx(20.0)   # "5% serial: at most 20x"
+    assert F.amdahl_limit(0.1) == pytest.approx(1 / 0.9)  # interview Q7: about 1.1x
+    assert F.amdahl_limit(1.0) == math.inf
+    assert F.amdahl(0.95, 1024) < 20
+
+
+def test_formulas_accept_arrays_and_broadcast():
+    s = F.amdahl(np.array([0.5, 0.9]), np.array([[1], [2]]))
+    assert s.shape == (2, 2)
+    np.testing.assert_allclose(s[1], [1 / (0.5 + 0.25), 1 / (0.1 + 0.45)])
+
+
+def test_derivation_is_sqrt_w_over_os_with_a_positive_second_derivative():
+    import sympy as sp
+
+    d = F.derive_optimal_tasks()
+    W, Os = sp.symbols("W O_s", positive=True)
+    assert sp.simplify(d.N_star - sp.sqrt(W / Os)) == 0
+    assert d.d2T_at_star.is_positive
+    assert sp.simplify(d.T_min - 2 * sp.sqrt(W * Os)) == 0
+    assert "\\begin{aligned}" in d.latex()
+
+
+@pytest.mark.parametrize("w, o", [(10_000, 1.0), (500.0, 0.3), (64.0, 4.0), (3e6, 0.02)])
+def test_symbolic_optimum_equals_the_numeric_argmin(w, o):
+    import sympy as sp
+
+    d = F.derive_optimal_tasks()
+    exact = float(d.N_star.subs({sp.Symbol("W", positive=True): w, sp.Symbol("O_s", positive=True): o}))
+    grid = np.linspace(1, 10 * exact, 2_000_001)
+    numeric = grid[np.argmin(F.total_time(grid, w, o))]
+    assert exact == pytest.approx(F.optimal_tasks(w, o))
+    assert numeric == pytest.approx(exact, rel=1e-4)
+
+
+@given(st.floats(0.01, 0.99), st.floats(2, 4096))
+def test_karp_flatt_recovers_the_serial_fraction_of_an_amdahl_speedup(p, n):
+    assert F.karp_flatt(F.amdahl(p, n), n) == pytest.approx(1 - p, rel=1e-6, abs=1e-9)
+
+
+def test_gustafson_and_bubble_and_ring():
+    assert F.gustafson(0.95, 1024) == pytest.approx(0.05 + 0.95 * 1024)
+    assert F.gpipe_bubble_fraction(4, 8) == pytest.approx(3 / 11)
+    assert F.gpipe_bubble_fraction(1, 8) == 0
+    # 4 devices, 1 GB, 10 GB/s: each device sends 2 * 3/4 GB.
+    assert F.ring_allreduce_time(4, 1.0, 10.0) == pytest.approx(0.15)
+    assert F.ring_allreduce_time(1, 1.0, 10.0) == 0
+
+
+def test_pipeline_and_imbalance():
+    assert F.pipeline_period([3, 5, 4, 2]) == 5
+    assert F.pipeline_throughput([3, 5, 4, 2]) == pytest.approx(0.2)
+    assert F.imbalance([4, 2, 2, 4]) == pytest.approx(1 / 3)
+    assert F.imbalance([3, 3, 3]) == 0
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: F.amdahl(1.3, 4), r"p must be in \[0, 1\], got 1.3"),
+    (lambda: F.amdahl(0.5, 0), r"N must be in \[1, inf\), got 0"),
+    (lambda: F.amdahl([0.5, -0.1], 4), r"p must be in \[0, 1\], got -0.1"),
+    (lambda: F.total_time(10, -1, 1), r"W must be in \[0, inf\), got -1"),
+    (lambda: F.optimal_tasks(10, 0), r"Os must be in \(0, inf\), got 0"),
+    (lambda: F.karp_flatt(2, 1), r"N must be in \(1, inf\)"),
+    (lambda: F.serial_time([]), r"times must be a non-empty"),
+    (lambda: F.amdahl(float("nan"), 2), r"p must not contain nan"),
+    (lambda: F.imbalance([0, 0]), r"loads must not all be zero"),
+])
+def test_bad_input_names_the_parameter_and_range(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+@pytest.mark.parametrize("value", ["0.5", None, True, object()])
+def test_non_numbers_are_type_errors(value):
+    with pytest.raises(TypeError, match="p must be"):
+        F.amdahl(value, 2)

@@ -1,0 +1,304 @@
+import itertools
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hetlab import schedulers as S
+from hetlab.demo import article_tasks, compare_policies, heft_paper_example
+from hetlab.devices import Device, Link, identical, kitchen
+from hetlab.schedule import Placement, Schedule, ScheduleError, from_placements
+from hetlab.tasks import CycleError, Task, TaskGraph, critical_path, independent_tasks
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import article_demo as article  # noqa: E402  the article's code, copied verbatim
+
+HEURISTICS = ["article demo", "earliest free", "round-robin", "block", "by affinity", "EFT", "LPT",
+              "work stealing", "HEFT"]
+GRAPH_POLICIES = [p for p in HEURISTICS if p != "article demo"]
+
+
+# --- random instances ----------------------------------------------------------------------------
+
+@st.composite
+def devices_strategy(draw, max_devices=4):
+    m = draw(st.integers(1, max_devices))
+    speeds = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0, 5.0]), min_size=m, max_size=m))
+    kinds = ["CPU", "GPU", "NPU", "GPU"]
+    bandwidth = draw(st.sampled_from([math.inf, 1.0, 4.0]))
+    return [Device(f"D{j}", kinds[j], s, link=Link(draw(st.sampled_from([0.0, 0.5])), bandwidth))
+            for j, s in enumerate(speeds)]
+
+
+@st.composite
+def graph_strategy(draw, max_tasks=9, edges=True, data=True):
+    n = draw(st.integers(1, max_tasks))
+    works = draw(st.lists(st.integers(1, 20), min_size=n, max_size=n))
+    kinds = draw(st.lists(st.sampled_from([None, "CPU", "GPU", "NPU"]), min_size=n, max_size=n))
+    tasks = [Task(f"t{i}", float(w), k) for i, (w, k) in enumerate(zip(works, kinds))]
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    chosen = []
+    if edges and pairs:
+        chosen = draw(st.lists(st.sampled_from(pairs), unique=True, max_size=min(len(pairs), 12)))
+    amounts = draw(st.lists(st.integers(0, 6), min_size=len(chosen), max_size=len(chosen))) if data else []
+    es = [(f"t{a}", f"t{b}", float(amounts[k]) if data else 0.0) for k, (a, b) in enumerate(chosen)]
+    return TaskGraph(tasks, es)
+
+
+fast = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@fast
+@given(graph_strategy(), devices_strategy())
+def test_every_policy_returns_a_valid_schedule_above_the_lower_bound(graph, devices):
+    bound = S.lower_bound(graph, devices)
+    total_speed = sum(d.speed for d in devices)
+    path, _ = critical_path(graph, devices)
+    assert bound >= max(path, graph.work.sum() / total_speed) - 1e-9
+    for name in GRAPH_POLICIES:
+        s = S.POLICIES[name](graph, devices).validate()
+        assert s.makespan >= bound - 1e-9, name
+
+
+@fast
+@given(graph_strategy(data=False), devices_strategy())
+def test_earliest_finish_policies_never_lose_to_serial_without_transfers(graph, devices):
+    # Placing a task where it finishes first is never worse than appending it to a fixed
+    # device, so by induction these policies beat running everything on any one device.
+    for device in devices:
+        serial = S.serial(graph, devices, device=device.name).validate()
+        assert serial.makespan == pytest.approx(graph.work.sum() / device.speed)
+        for name in ("EFT", "LPT", "HEFT"):
+            assert S.POLICIES[name](graph, devices).makespan <= serial.makespan + 1e-9, name
+
+
+def test_static_round_robin_can_lose_to_serial_on_the_fast_device():
+    devices = [Device("fast", speed=100.0), Device("slow", speed=1.0)]
+    tasks = independent_tasks([1.0, 1.0])
+    assert S.round_robin(tasks, devices).makespan == pytest.approx(1.0)
+    assert S.serial(tasks, devices, device="fast").makespan == pytest.approx(0.02)
+
+
+@settings(max_examples=40, deadline=None)
+@given(graph_strategy(max_tasks=6), devices_strategy(max_devices=3))
+def test_no_heuristic_beats_the_exact_optimum(graph, devices):
+    best = S.optimal(graph, devices).validate()
+    for name in GRAPH_POLICIES:
+        assert S.POLICIES[name](graph, devices).makespan >= best.makespan - 1e-9, name
+    assert best.makespan >= S.lower_bound(graph, devices) - 1e-9
+
+
+def _brute_force_independent(graph, devices):
+    costs = np.array([[t.work / d.speed for d in devices] for t in graph.tasks])
+    best = math.inf
+    for assignment in itertools.product(range(len(devices)), repeat=len(graph.tasks)):
+        loads = np.zeros(len(devices))
+        for i, j in enumerate(assignment):
+            loads[j] += costs[i, j]
+        best = min(best, loads.max())
+    return best
+
+
+def _brute_force_dag(graph, devices):
+    # Every order consistent with the dependencies, every assignment, each task as early as possible.
+    names = [t.name for t in graph.tasks]
+    best = math.inf
+    for perm in itertools.permutations(range(len(names))):
+        pos = {i: k for k, i in enumerate(perm)}
+        if any(pos[graph.index[a]] > pos[graph.index[b]] for a, b in graph.edges):
+            continue
+        for assignment in itertools.product(range(len(devices)), repeat=len(names)):
+            seqs = {d.name: [] for d in devices}
+            for i in perm:
+                seqs[devices[assignment[i]].name].append(names[i])
+            best = min(best, S.execute_plan(graph, devices, seqs).makespan)
+    return best
+
+
+@settings(max_examples=30, deadline=None)
+@given(graph_strategy(max_tasks=6, edges=False), devices_strategy(max_devices=3))
+def test_optimal_matches_brute_force_on_independent_tasks(graph, devices):
+    assert S.optimal(graph, devices).makespan == pytest.approx(_brute_force_independent(graph, devices))
+
+
+@settings(max_examples=15, deadline=None)
+@given(graph_strategy(max_tasks=4), devices_strategy(max_devices=2))
+def test_optimal_matches_brute_force_on_task_graphs(graph, devices):
+    assert S.optimal(graph, devices).makespan == pytest.approx(_brute_force_dag(graph, devices))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 30), min_size=1, max_size=9), st.integers(1, 4))
+def test_lpt_is_within_grahams_bound_on_identical_devices(works, m):
+    graph, devices = independent_tasks(works), identical(m)
+    best = S.optimal(graph, devices).makespan
+    assert S.lpt(graph, devices).makespan <= (4 / 3 - 1 / (3 * m)) * best + 1e-9
+
+
+def test_lpt_bound_is_tight_on_grahams_example():
+    # 2m+1 jobs: two each of 2m-1, 2m-2, ..., m+1, and three of m. LPT gives 4m-1, the optimum 3m.
+    m = 3
+    works = [w for w in range(2 * m - 1, m, -1) for _ in range(2)] + [m, m, m]
+    graph, devices = independent_tasks(works), identical(m)
+    assert S.lpt(graph, devices).makespan == 4 * m - 1
+    assert S.optimal(graph, devices).makespan == 3 * m
+
+
+# --- the article's demo ---------------------------------------------------------------------------
+
+def test_article_demo_numbers_match_the_article():
+    report = compare_policies()
+    assert f"{report.serial:.2f}" == "11.40"
+    assert f"{report.parallel:.2f}" == "2.67"
+    assert f"{report.speedup:.2f}" == "4.27"
+    assert report.schedules["article demo"].info["preference_reroutes"] == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 40), st.sampled_from(["CPU", "GPU", "NPU"])), min_size=1, max_size=40),
+       st.lists(st.integers(1, 30), min_size=3, max_size=3))
+def test_article_demo_and_earliest_free_equal_the_articles_own_code(tasks, speeds):
+    devices = {"CPU": speeds[0], "GPU": speeds[1], "NPU": speeds[2]}
+    expected = article.parallel_time(tasks, devices)
+    graph = TaskGraph(Task(f"t{i}", w, k) for i, (w, k) in enumerate(tasks))
+    devs = [Device(n, n, s) for n, s in devices.items()]
+    demo = S.article_demo(graph, devs).validate()
+    assert demo.makespan == pytest.approx(expected, rel=1e-12)
+    assert demo.info["preference_reroutes"] == 0
+    assert S.earliest_free(graph, devs).validate().makespan == pytest.approx(expected, rel=1e-12)
+
+
+def test_optimal_beats_the_demo_on_the_article_tasks():
+    tasks, devices = article_tasks(), kitchen()
+    best = S.optimal(tasks, devices).validate()
+    assert best.makespan == pytest.approx(2.55)   # loads 25.5/10, 51/20, 37.5/15 -> max 2.55
+    assert best.makespan >= S.lower_bound(tasks, devices) == pytest.approx(114 / 45)
+
+
+# --- HEFT on the published example -----------------------------------------------------------------
+
+def test_heft_reproduces_topcuoglu_2002_worked_example():
+    graph, devices = heft_paper_example()
+    s = S.heft(graph, devices).validate()
+    published_ranks = {"n1": 108.000, "n2": 77.000, "n3": 80.000, "n4": 80.000, "n5": 69.000, "n6": 63.333,
+                       "n7": 42.667, "n8": 35.667, "n9": 44.333, "n10": 14.667}
+    for name, rank in published_ranks.items():
+        assert s.info["upward_rank"][name] == pytest.approx(rank, abs=1e-3)
+    assert s.makespan == 80
+    assert s.placement("n1") == Placement("n1", "P3", 0, 9)
+    assert s.placement("n10") == Placement("n10", "P2", 73, 80)
+    assert S.optimal(graph, devices).validate().makespan <= 80
+
+
+# --- work stealing ---------------------------------------------------------------------------------
+
+def test_work_stealing_balances_a_skewed_start_and_logs_each_steal():
+    graph, devices = independent_tasks([1.0] * 40), identical(4)
+    s = S.work_stealing(graph, devices, steal_latency=0.1, initial="first", seed=3).validate()
+    assert s.info["steals"] == sum(1 for e in s.log if e.task is not None) > 0
+    for event in s.log:
+        if event.task is not None:
+            assert s.placement(event.task).device == event.thief
+            assert event.victim == "D0"
+            assert s.placement(event.task).start >= event.time - 1e-12
+    assert s.makespan < 40 / 2   # far better than D0 alone
+
+
+def test_work_stealing_needs_no_steals_when_already_balanced():
+    s = S.work_stealing(independent_tasks([1.0] * 8), identical(4), steal_latency=0.5)
+    assert s.info["steals"] == 0 and s.makespan == 2
+
+
+def test_work_stealing_is_deterministic_given_a_seed():
+    graph = independent_tasks(np.arange(1, 61) % 7 + 1.0)
+    runs = [S.work_stealing(graph, kitchen(), steal_latency=0.05, initial="first", seed=k) for k in (1, 1, 2)]
+    assert np.array_equal(runs[0].device_of, runs[1].device_of) and runs[0].log == runs[1].log
+    assert runs[0].log != runs[2].log
+
+
+@fast
+@given(graph_strategy(), devices_strategy(), st.sampled_from([0.0, 0.3]), st.sampled_from(["round_robin", "first"]))
+def test_work_stealing_on_task_graphs_validates(graph, devices, latency, initial):
+    S.work_stealing(graph, devices, steal_latency=latency, initial=initial).validate()
+
+
+# --- graphs and schedule validation -----------------------------------------------------------------
+
+def test_cycle_error_names_the_cycle():
+    tasks = [Task(x) for x in "abcd"]
+    with pytest.raises(CycleError, match="b -> c -> d -> b|c -> d -> b -> c|d -> b -> c -> d"):
+        TaskGraph(tasks, [("a", "b"), ("b", "c"), ("c", "d"), ("d", "b")])
+    with pytest.raises(CycleError, match="a -> a"):
+        TaskGraph(tasks, [("a", "a")])
+
+
+def test_graph_rejects_bad_input():
+    with pytest.raises(ValueError, match="unique"):
+        TaskGraph([Task("a"), Task("a")])
+    with pytest.raises(ValueError, match="unknown task 'z'"):
+        TaskGraph([Task("a")], [("a", "z")])
+    with pytest.raises(ValueError, match="work of task 'a' must be in"):
+        Task("a", -1)
+    with pytest.raises(ValueError, match="speed must be in"):
+        Device("x", speed=0)
+    with pytest.raises(ValueError, match="device names must be unique"):
+        S.eft([Task("a")], [Device("x"), Device("x")])
+    with pytest.raises(ValueError, match="cannot run on any"):
+        S.eft([Task("a", times={"nope": 1.0})], [Device("x")])
+    with pytest.raises(ValueError, match="max_tasks"):
+        S.optimal(independent_tasks([1.0] * 13), identical(2))
+    with pytest.raises(ValueError, match="steal_latency must be in"):
+        S.work_stealing([Task("a")], identical(2), steal_latency=-1)
+
+
+def test_topological_order_and_critical_path():
+    g = TaskGraph([Task("a", 2), Task("b", 3), Task("c", 1), Task("d", 4)], [("a", "c"), ("b", "c"), ("c", "d")])
+    assert g.topological_order() == ["a", "b", "c", "d"]
+    assert critical_path(g) == (8.0, ["b", "c", "d"])
+
+
+def _two_tasks():
+    g = TaskGraph([Task("a", 2), Task("b", 2)], [("a", "b", 3.0)])
+    return g, [Device("X", link=Link(0, 1.0)), Device("Y", link=Link(0, 1.0))]
+
+
+def test_validate_catches_overlap_missing_transfer_and_wrong_duration():
+    g, devices = _two_tasks()
+    ok = from_placements(g, devices, [Placement("a", "X", 0, 2), Placement("b", "Y", 5, 7)])
+    ok.validate()
+    with pytest.raises(ScheduleError, match="input from 'a' arrives at 5"):
+        from_placements(g, devices, [Placement("a", "X", 0, 2), Placement("b", "Y", 4, 6)]).validate()
+    with pytest.raises(ScheduleError, match="overlap on X"):
+        Schedule(TaskGraph([Task("a", 2), Task("b", 2)]), devices, [0, 0], [0, 1], [2, 3]).validate()
+    with pytest.raises(ScheduleError, match="runs 1 on X, but its run time there is 2"):
+        from_placements(g, devices, [Placement("a", "X", 0, 1), Placement("b", "X", 1, 3)]).validate()
+    with pytest.raises(ScheduleError, match="not placed"):
+        from_placements(g, devices, [Placement("a", "X", 0, 2)])
+    with pytest.raises(ScheduleError, match="placed twice"):
+        from_placements(g, devices, [Placement("a", "X", 0, 2), Placement("a", "X", 0, 2)])
+
+
+def test_schedule_metrics():
+    g = independent_tasks([4.0, 2.0, 2.0])
+    s = S.execute_plan(g, identical(2), {"D0": ["T0"], "D1": ["T1", "T2"]})
+    assert s.makespan == 4 and list(s.busy) == [4, 4] and s.imbalance == 0
+    base = S.serial(g, identical(2))
+    assert s.speedup(base) == 2 and s.efficiency(base) == 1
+    assert s.tasks_on("D1") == ["T1", "T2"]
+
+
+def test_execute_plan_reports_a_deadlock():
+    g = TaskGraph([Task("a"), Task("b")], [("a", "b")])
+    with pytest.raises(ValueError, match="deadlocks"):
+        S.execute_plan(g, identical(1), {"D0": ["b", "a"]})
+
+
+def test_same_device_edges_cost_nothing_cross_device_edges_cost_the_transfer():
+    g, devices = _two_tasks()
+    same = S.execute_plan(g, devices, {"X": ["a", "b"]})
+    apart = S.execute_plan(g, devices, {"X": ["a"], "Y": ["b"]})
+    assert same.makespan == 4 and apart.makespan == 7
