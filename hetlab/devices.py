@@ -52,6 +52,7 @@ class Device:
     cores, frequency_hz, ipc: for the peak-compute formula ``P = N_cores * f * IPC``.
     memory_bytes: size of the device's own memory space.
     link: latency and bandwidth of the device's connection to other devices.
+    power_watts: power drawn while busy, for energy estimates.
     """
 
     name: str
@@ -63,6 +64,7 @@ class Device:
     ipc: float = 0.0
     memory_bytes: float = math.inf
     link: Link = field(default_factory=Link)
+    power_watts: float = 0.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -78,6 +80,7 @@ class Device:
         object.__setattr__(self, "frequency_hz", check_nonnegative("frequency_hz", self.frequency_hz))
         object.__setattr__(self, "ipc", check_nonnegative("ipc", self.ipc))
         object.__setattr__(self, "memory_bytes", check_positive("memory_bytes", self.memory_bytes, allow_inf=True))
+        object.__setattr__(self, "power_watts", check_nonnegative("power_watts", self.power_watts))
         if not isinstance(self.link, Link):
             raise TypeError(f"link must be a Link, got {type(self.link).__name__}")
 
@@ -130,22 +133,27 @@ def phone_soc() -> list[Device]:
 
     Units: work in GOP, time in ms, so speed is GOP/ms (= TOPS); data in MB, bandwidth MB/ms (= GB/s).
 
-    - CPU: 8 Kryo cores up to 3.3 GHz; about 0.1 TOPS sustained FP32 on neural-network operators,
-      but the only unit good at control flow.
-    - GPU: Adreno 750, about 4.6 TFLOPS FP32 peak; about 1 TOPS sustained on image operators.
-    - NPU: Hexagon, about 45 TOPS INT8 peak (vendor figure); about 8 TOPS sustained on convolutions,
+    Speeds are *sustained* rates on a small real-time model, far below the peaks, because such
+    layers are memory-bound and a frame is one small batch:
+
+    - CPU: 8 Kryo cores up to 3.3 GHz; about 0.1 TOPS sustained on convolutions (NEON),
+      and the only unit good at control flow.
+    - GPU: Adreno 750, about 4.6 TFLOPS FP32 peak; about 0.3 TOPS sustained on image operators.
+    - NPU: Hexagon, about 45 TOPS INT8 peak (vendor figure); about 1 TOPS sustained on convolutions,
       poor at control flow and irregular operators.
     Devices share LPDDR5X memory (about 77 GB/s), but handing a tensor to another unit still
     costs a cache flush and a driver call: about 0.05 ms latency is a common measured order.
+    Busy power: CPU big cores about 5 W, GPU about 3 W, NPU about 1.5 W (orders of magnitude
+    reported in mobile-SoC power studies; vendors do not publish per-unit figures).
     """
     bus = Link(latency=0.05, bandwidth=30.0)
     return [
-        Device("CPU", "CPU", 0.1, {"control": 1.0, "conv": 0.5, "image": 0.5}, cores=8,
-               frequency_hz=3.3e9, ipc=4.0, memory_bytes=12e9, link=bus),
-        Device("GPU", "GPU", 1.0, {"image": 1.0, "conv": 0.6, "control": 0.02}, cores=1536,
-               frequency_hz=1.0e9, ipc=2.0, memory_bytes=12e9, link=bus),
-        Device("NPU", "NPU", 8.0, {"conv": 1.0, "image": 0.1, "control": 0.001}, cores=1,
-               frequency_hz=1.0e9, ipc=4.5e4, memory_bytes=12e9, link=bus),
+        Device("CPU", "CPU", 0.1, {"control": 1.0, "conv": 1.0, "image": 0.5}, cores=8,
+               frequency_hz=3.3e9, ipc=4.0, memory_bytes=12e9, link=bus, power_watts=5.0),
+        Device("GPU", "GPU", 0.3, {"image": 1.0, "conv": 0.6, "control": 0.02}, cores=1536,
+               frequency_hz=1.0e9, ipc=2.0, memory_bytes=12e9, link=bus, power_watts=3.0),
+        Device("NPU", "NPU", 1.0, {"conv": 1.0, "image": 0.1, "control": 0.001}, cores=1,
+               frequency_hz=1.0e9, ipc=4.5e4, memory_bytes=12e9, link=bus, power_watts=1.5),
     ]
 
 

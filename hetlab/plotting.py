@@ -192,3 +192,62 @@ def pipeline_timeline(schedule, ax=None, *, title: str | None = None):
     bubble = schedule.info.get("bubble_fraction")
     text = title or label(f"{schedule.policy}：气泡占比 {bubble:.1%}", f"{schedule.policy}: bubble {bubble:.1%}")
     return gantt(schedule, ax, title=text, show_names=len(schedule.graph.tasks) <= 48)
+
+
+def flynn_diagram(axes=None):
+    """Flynn's taxonomy (1966) as four small diagrams: instruction streams (top) feeding
+    processing units (middle) that read data streams (bottom)."""
+    import matplotlib.pyplot as plt
+
+    if axes is None:
+        use_cjk_font()
+        _, axes = plt.subplots(1, 4, figsize=(10, 2.8), layout="constrained")
+    classes = [("SISD", 1, 1, label("单核 CPU", "single core")), ("SIMD", 1, 4, label("GPU / 向量单元", "GPU / vector")),
+               ("MISD", 4, 1, label("容错流水（罕见）", "fault-tolerant (rare)")),
+               ("MIMD", 4, 4, label("多核 CPU / 集群", "multi-core / cluster"))]
+    for ax, (name, n_inst, n_data, example) in zip(axes, classes):
+        units = max(n_inst, n_data)
+        xs = np.linspace(0.15, 0.85, units)
+        ix = np.linspace(0.15, 0.85, n_inst) if n_inst > 1 else [0.5]
+        dx = np.linspace(0.15, 0.85, n_data) if n_data > 1 else [0.5]
+        for k, x in enumerate(xs):
+            ax.add_patch(plt.Rectangle((x - 0.07, 0.42), 0.14, 0.16, color="#55A868"))
+            ax.annotate("", xy=(x, 0.58), xytext=(ix[min(k, n_inst - 1)], 0.85),
+                        arrowprops=dict(arrowstyle="-", color="#4C72B0", lw=1.2))
+            ax.annotate("", xy=(x, 0.42), xytext=(dx[min(k, n_data - 1)], 0.15),
+                        arrowprops=dict(arrowstyle="-", color="#C44E52", lw=1.2))
+        for x in ix:
+            ax.text(x, 0.9, "I", ha="center", color="#4C72B0", fontsize=9)
+        for x in dx:
+            ax.text(x, 0.05, "D", ha="center", color="#C44E52", fontsize=9)
+        ax.set_title(f"{name}\n{example}", fontsize=9)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.axis("off")
+    return axes
+
+
+def parallelism_grid(data: int, tensor: int, pipeline: int, ax=None):
+    """Devices of a data x tensor x pipeline parallel job: one column block per data-parallel
+    replica, one row per pipeline stage, tensor-parallel shards side by side."""
+    import matplotlib.pyplot as plt
+
+    ax = new_axes(ax, figsize=(8, 3.5))
+    colours = plt.get_cmap("tab10")
+    for d in range(data):
+        for s in range(pipeline):
+            for t in range(tensor):
+                x = d * (tensor + 0.6) + t
+                ax.add_patch(plt.Rectangle((x, pipeline - 1 - s), 0.9, 0.85, color=colours(s % 10), alpha=0.85))
+    ax.set_xlim(-0.3, data * (tensor + 0.6))
+    ax.set_ylim(-0.2, pipeline + 0.1)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xticks([d * (tensor + 0.6) + tensor / 2 - 0.05 for d in range(data)],
+                  [label(f"副本{d}", f"replica {d}") for d in range(data)] if data <= 8 else [""] * data)
+    ax.set_yticks([pipeline - 1 - s + 0.42 for s in range(pipeline)], [f"stage {s}" for s in range(pipeline)])
+    ax.tick_params(length=0)
+    for side in ("top", "right", "left", "bottom"):
+        ax.spines[side].set_visible(False)
+    ax.set_title(label(f"数据并行 {data} × 张量并行 {tensor} × 流水线 {pipeline} = {data * tensor * pipeline} 台设备",
+                       f"data {data} x tensor {tensor} x pipeline {pipeline} = {data * tensor * pipeline} devices"))
+    return ax

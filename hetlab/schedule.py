@@ -87,6 +87,11 @@ class Schedule:
 
         return imbalance(self.busy)
 
+    @property
+    def energy(self) -> float:
+        """Energy of the busy time, ``sum_d busy_d * power_d`` (joules when time is in seconds)."""
+        return float(self.busy @ np.array([d.power_watts for d in self.devices]))
+
     def speedup(self, baseline: Schedule | float) -> float:
         """``T_baseline / T_this``; the baseline is another schedule (e.g. serial) or a time."""
         base = baseline.makespan if isinstance(baseline, Schedule) else float(baseline)

@@ -246,19 +246,30 @@ class ServeResult:
 
 
 def serve(arrivals, n_devices: int = 4, *, max_batch: int = 8, max_wait: float = 0.01,
-          batch_overhead: float = 0.02, per_request: float = 0.005, steal: bool = True) -> ServeResult:
+          batch_overhead: float = 0.02, per_request: float = 0.005, steal: bool = True,
+          sizes=None) -> ServeResult:
     """Discrete-event simulation of a GPU inference server with dynamic batching.
 
     Requests are dispatched round-robin to per-device queues. A free device takes up to
     ``max_batch`` requests from its queue, once the batch is full or its oldest request has
-    waited ``max_wait``; a batch of ``b`` takes ``batch_overhead + per_request * b`` (weights are
-    read once per batch, so bigger batches amortise it). With ``steal``, a device whose queue is
-    empty takes from the longest other queue. ``max_batch=1`` turns batching off. Times in seconds.
+    waited ``max_wait``; a batch takes ``batch_overhead + per_request * (sum of its sizes)``
+    (weights are read once per batch, so bigger batches amortise it). ``sizes`` gives each
+    request's relative cost (e.g. its token count; default 1). With ``steal``, a device whose
+    queue is empty takes from the longest other queue. ``max_batch=1`` turns batching off.
+    Times in seconds.
     """
     arr = as_float_array("arrivals", arrivals, low=0.0)
     if arr.ndim != 1:
         raise ValueError(f"arrivals must be 1-D, got shape {arr.shape}")
-    arr = np.sort(arr)
+    order = np.argsort(arr, kind="stable")
+    arr = arr[order]
+    if sizes is None:
+        size = np.ones(arr.size)
+    else:
+        size = as_float_array("sizes", sizes, low=0.0)
+        if size.shape != arr.shape:
+            raise ValueError(f"sizes must have one entry per arrival ({arr.size}), got shape {size.shape}")
+        size = size[order]
     n_dev = check_int("n_devices", n_devices, low=1)
     max_batch = check_int("max_batch", max_batch, low=1)
     max_wait = check_nonnegative("max_wait", max_wait)
@@ -296,11 +307,12 @@ def serve(arrivals, n_devices: int = 4, *, max_batch: int = 8, max_wait: float =
                 seq += 1
             return
         take = [q.popleft() for _ in range(min(max_batch, len(q)))]
-        service = overhead + per_request * len(take)
+        work = per_request * float(size[take].sum())
+        service = overhead + work
         finish[take] = t + service
         device_of[take] = d
         busy[d] += service
-        useful[d] += per_request * len(take)
+        useful[d] += work
         batches.append((d, t, t + service, take))
         idle[d] = False
         timer[d] = np.inf
