@@ -13,7 +13,7 @@ from .schedule import Schedule
 from .tasks import TaskGraph
 from .workloads import article_tasks, heft_paper_example
 
-__all__ = ["DemoReport", "compare_policies", "article_tasks", "heft_paper_example"]
+__all__ = ["DemoReport", "compare_policies", "trace_article_demo", "article_tasks", "heft_paper_example"]
 
 @dataclass(frozen=True)
 class DemoReport:
@@ -52,3 +52,26 @@ def compare_policies(graph: TaskGraph | None = None, devices: list[Device] | Non
     schedules = {name: S.POLICIES[name](graph, devices).validate() for name in names}
     demo = schedules["article demo"]
     return DemoReport(base.makespan, demo.makespan, demo.speedup(base), schedules, S.lower_bound(graph, devices))
+
+
+def trace_article_demo(graph: TaskGraph | None = None, devices: list[Device] | None = None) -> list[dict]:
+    """Step through the article's demo and record, for each task, the popped entry and the best
+    remaining entry of the preferred device, showing why the re-routing test is never true."""
+    import heapq
+
+    from .tasks import execution_time
+
+    graph = article_tasks() if graph is None else graph
+    devices = kitchen() if devices is None else devices
+    by_name = {d.name: d for d in devices}
+    heap = [(0.0, d.name) for d in devices]
+    heapq.heapify(heap)
+    rows = []
+    for task in graph.tasks:
+        free_at, dev = heapq.heappop(heap)
+        cand = [(t, n) for t, n in heap if n == task.kind]
+        rows.append({"task": task.name, "prefers": task.kind, "popped": (free_at, dev),
+                     "preferred_entry": cand[0] if cand else None,
+                     "reroute": bool(cand and cand[0][0] < free_at)})
+        heapq.heappush(heap, (free_at + execution_time(task, by_name[dev]), dev))
+    return rows

@@ -94,6 +94,12 @@ class GranularityDerivation:
     T_min: Any
     steps: list
 
+    def at(self, W: float, Os: float) -> dict[str, float]:
+        """The symbolic results evaluated at numbers: ``{"N_star": ..., "T_min": ...}``."""
+        symbols = {str(sym): sym for expr in (self.N_star, self.T_min) for sym in expr.free_symbols}
+        values = {symbols["W"]: W, symbols["O_s"]: Os}
+        return {"N_star": float(self.N_star.subs(values)), "T_min": float(self.T_min.subs(values))}
+
     def latex(self) -> str:
         import sympy as sp
 

@@ -17,7 +17,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ProgressStore", "default_store", "default_path", "CorruptProgressWarning", "CHAPTERS"]
+__all__ = ["ProgressStore", "default_store", "default_path", "panel", "CorruptProgressWarning", "CHAPTERS"]
 
 #: Chapter number -> title, in the book's order.
 CHAPTERS = {1: "可视化演示", 2: "并行执行概念", 3: "硬件并行基础", 4: "调度粒度划分", 5: "运行时调度策略",
@@ -121,3 +121,24 @@ class ProgressStore:
 
 def default_store() -> ProgressStore:
     return ProgressStore(default_path())
+
+
+def panel(store: ProgressStore | None = None):
+    """A widget showing :meth:`ProgressStore.report`, with a button to refresh it."""
+    import html
+
+    import ipywidgets as w
+
+    store = store or default_store()
+    text = w.HTML()
+    button = w.Button(description="刷新进度")
+
+    def refresh(_=None) -> str:
+        text.value = f"<pre>{html.escape(store.report())}</pre>"
+        return store.report()
+
+    button.on_click(refresh)
+    refresh()
+    box = w.VBox([button, text])
+    box.refresh = refresh
+    return box

@@ -19,7 +19,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["Question", "Result", "questions", "question", "check", "ask", "quiz", "seal", "unseal",
+__all__ = ["Question", "Result", "questions", "question", "check", "ask", "quiz", "render_text", "seal", "unseal",
            "export_bank", "import_bank", "BANK_PATH"]
 
 BANK_PATH = Path(str(resources.files("hetlab") / "data" / "questions.json"))
@@ -256,3 +256,13 @@ def quiz(chapter: int, *, bank: str | Path | None = None, store=None):
     box.items = items
     box.refresh = refresh
     return box
+
+
+def render_text(chapter: int, *, bank: str | Path | None = None) -> str:
+    """The chapter's questions and options as plain text (no answers), for a printed copy."""
+    lines = []
+    for q in questions(chapter, bank=bank):
+        kind = "多选" if q.type == "multiple" else "单选"
+        lines.append(f"[{q.id}]（{kind}）{q.prompt}")
+        lines.extend(f"    {o}" for o in q.options)
+    return "\n".join(lines)

@@ -220,9 +220,10 @@ class ServeResult:
         return self.busy / self.horizon
 
     @property
-    def compute_efficiency(self) -> float:
-        """Share of all devices' time spent on per-request work, not idle or per-batch overhead."""
-        return float(self.useful.sum() / (self.horizon * self.busy.size))
+    def batch_efficiency(self) -> float:
+        """Share of the devices' busy time spent on per-request work rather than per-batch overhead."""
+        total = self.busy.sum()
+        return float(self.useful.sum() / total) if total > 0 else 0.0
 
     @property
     def mean_batch(self) -> float:
@@ -242,7 +243,7 @@ class ServeResult:
     def summary(self) -> str:
         return (f"P50 {self.p50 * 1e3:.0f} ms, P99 {self.p99 * 1e3:.0f} ms, "
                 f"mean batch {self.mean_batch:.1f}, busy {self.utilisation.mean():.0%}, "
-                f"compute efficiency {self.compute_efficiency:.0%}")
+                f"useful share of busy time {self.batch_efficiency:.0%}")
 
 
 def serve(arrivals, n_devices: int = 4, *, max_batch: int = 8, max_wait: float = 0.01,
