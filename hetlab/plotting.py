@@ -202,7 +202,8 @@ def flynn_diagram(axes=None):
     if axes is None:
         use_cjk_font()
         _, axes = plt.subplots(1, 4, figsize=(10, 2.8), layout="constrained")
-    classes = [("SISD", 1, 1, label("单核 CPU", "single core")), ("SIMD", 1, 4, label("GPU / 向量单元", "GPU / vector")),
+    classes = [("SISD", 1, 1, label("单核 CPU", "single core")),
+               ("SIMD", 1, 4, label("GPU / 向量单元", "GPU / vector")),
                ("MISD", 4, 1, label("容错流水（罕见）", "fault-tolerant (rare)")),
                ("MIMD", 4, 4, label("多核 CPU / 集群", "multi-core / cluster"))]
     for ax, (name, n_inst, n_data, example) in zip(axes, classes):

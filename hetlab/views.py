@@ -221,7 +221,8 @@ def pipeline() -> Explorer:
         return (f"period max t_i = {F.pipeline_period(times):.2f}, bubble {s.info['bubble_fraction']:.3f} "
                 f"(equal stages: (p-1)/(m+p-1) = {formula:.3f}), peak activations {max(s.info['peak_activations'])}")
 
-    return Explorer(draw, {"stages": int_slider("stages", 1, 8, 4), "micro_batches": int_slider("micro-batches", 1, 16, 8),
+    return Explorer(draw, {"stages": int_slider("stages", 1, 8, 4),
+                           "micro_batches": int_slider("micro-batches", 1, 16, 8),
                            "method": dropdown("method", ["gpipe", "1f1b"]),
                            "slow": slider("slow stage x", 1.0, 3.0, 0.25, 1.0)}, figsize=(8, 3.2))
 
@@ -238,7 +239,8 @@ def _dag(n: int, seed: int):
 def dag_balance() -> Explorer:
     """A random task graph on the kitchen: policies against the critical path."""
     def draw(ax, policy: str, tasks: int, seed: int) -> str:
-        from .devices import Link, kitchen as k
+        from .devices import Link
+        from .devices import kitchen as k
         from .tasks import critical_path
 
         graph = _dag(tasks, seed)
@@ -250,8 +252,8 @@ def dag_balance() -> Explorer:
         return (f"{policy}: makespan {s.makespan:.2f}; critical path {length:.2f} ({len(path)} tasks); "
                 f"lower bound {S.lower_bound(graph, devices):.2f}; imbalance {s.imbalance:.2f}")
 
-    return Explorer(draw, {"policy": dropdown("policy", ["round-robin", "earliest free", "EFT", "HEFT", "work stealing"],
-                                              "HEFT"),
+    names = ["round-robin", "earliest free", "EFT", "HEFT", "work stealing"]
+    return Explorer(draw, {"policy": dropdown("policy", names, "HEFT"),
                            "tasks": int_slider("tasks", 5, 40, 16), "seed": int_slider("seed", 0, 9, 0)},
                     figsize=(8, 2.8))
 

@@ -1,0 +1,44 @@
+import subprocess
+import sys
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "hetlab", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_demo_prints_the_articles_numbers_then_better_policies():
+    out = run("demo")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].split()[-1] == "11.40"
+    assert lines[1].split()[-1] == "2.67"
+    assert lines[2].split()[-1] == "4.27x"
+    table = {line.split()[0]: line.split() for line in lines[4:]}
+    assert table["optimal"][1] == "2.550" and table["lower"][2] == "2.533"
+    assert {"EFT", "LPT", "HEFT", "work", "round-robin", "by"} <= set(table)
+
+
+def test_amdahl_and_granularity_commands():
+    out = run("amdahl", "0.95", "1024")
+    assert out.returncode == 0 and "19.6357x" in out.stdout and "20.0000x" in out.stdout
+    out = run("granularity", "10000", "1")
+    assert "N* = sqrt(W/Os) = 100.0000" in out.stdout
+
+
+def test_heft_command_reproduces_the_paper():
+    out = run("heft")
+    assert out.returncode == 0 and "makespan 80" in out.stdout and "rank_u(n1) = 108.000" in out.stdout
+
+
+def test_bad_input_exits_2_with_a_clear_message():
+    out = run("amdahl", "1.3", "4")
+    assert out.returncode == 2 and "p must be in [0, 1], got 1.3" in out.stderr
+    assert run("amdahl", "x", "4").returncode == 2
+
+
+def test_help_lists_the_commands():
+    out = run("--help")
+    assert out.returncode == 0
+    for command in ("demo", "amdahl", "granularity", "heft"):
+        assert command in out.stdout
+    assert run().returncode == 2
