@@ -24,7 +24,7 @@ lab: system-deps venv
 
 test: system-deps venv
 	$(PY) -m ruff check hetlab tests benchmarks
-	MPLBACKEND=Agg $(PY) -m pytest -q --doctest-modules hetlab tests --nbval chapters --nbval-sanitize-with chapters/sanitize.cfg
+	$(PY) -m pytest -q --doctest-modules hetlab tests --nbval chapters --nbval-sanitize-with chapters/sanitize.cfg --nbval-cell-timeout 10
 
 chapters: venv
 	$(PY) tools/execute_chapters.py

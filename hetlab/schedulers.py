@@ -11,7 +11,7 @@ costs the transfer time of its data, an edge on one device costs nothing.
 >>> tasks = [Task(f"t{i}", w) for i, w in enumerate([10, 20, 15, 8, 12, 25, 18, 6])]
 >>> round(article_demo(tasks, kitchen()).makespan, 2)
 2.67
->>> round(eft(tasks, kitchen()).makespan, 2)
+>>> round(lpt(tasks, kitchen()).makespan, 2)
 2.6
 """
 from __future__ import annotations
