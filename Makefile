@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install -q --disable-pip-version-check -c constraints.txt
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test venv lint bench clean system-deps chapters
+.PHONY: lab test venv lint bench bench-saga-venv clean system-deps chapters
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,12 @@ chapters: venv
 
 bench: venv
 	$(PY) benchmarks/run_all.py
+
+# anrg-saga (for benchmark 2) needs Python >= 3.12 and ~700 MB: its own venv, never a hetlab dependency.
+PYTHON312 ?= $(shell command -v python3.12 || ls -d /root/.pyenv/versions/3.12*/bin/python 2>/dev/null | tail -n 1)
+bench-saga-venv:
+	$(PYTHON312) -m venv benchmarks/.venv-saga
+	benchmarks/.venv-saga/bin/pip install -q anrg-saga
 
 clean:
 	rm -rf $(VENV) build *.egg-info

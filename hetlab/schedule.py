@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .devices import Device, check_devices
-from .tasks import TaskGraph, comm_matrices, cost_matrix
+from .tasks import TaskGraph, assigned_costs, comm_matrices
 
 __all__ = ["Placement", "Schedule", "ScheduleError"]
 
@@ -154,7 +154,7 @@ class Schedule:
             i = bad[0]
             raise ScheduleError(f"task {names[i]!r} has start {start[i]} and end {end[i]}")
         if check_durations:
-            expected = cost_matrix(g, self.devices)[np.arange(n), dev]
+            expected = assigned_costs(g, self.devices, dev)
             bad = np.flatnonzero(~np.isclose(end - start, expected, rtol=1e-9, atol=tol))
             if bad.size:
                 i = bad[0]

@@ -23,6 +23,7 @@ import random
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -42,9 +43,18 @@ __all__ = [
 class _Problem:
     graph: TaskGraph
     devices: tuple[Device, ...]
-    costs: np.ndarray          # (tasks, devices) run times
     latency: np.ndarray        # (devices, devices)
     inverse_bw: np.ndarray     # (devices, devices)
+
+    @cached_property
+    def costs(self) -> np.ndarray:
+        """(tasks, devices) run times, built on first use."""
+        return cost_matrix(self.graph, self.devices)
+
+    @property
+    def speed_only(self) -> bool:
+        """True when run time is work / speed (no explicit times, no operation kinds)."""
+        return self.graph.speed_only
 
     @property
     def n(self) -> int:
@@ -83,12 +93,14 @@ class _Problem:
 def _problem(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> _Problem:
     graph = as_graph(graph)
     devices = check_devices(devices)
-    costs = cost_matrix(graph, devices)
-    if len(graph.tasks) and not np.isfinite(costs.min(axis=1)).all():
-        i = int(np.flatnonzero(~np.isfinite(costs.min(axis=1)))[0])
-        raise ValueError(f"task {graph.tasks[i].name!r} cannot run on any of the devices given")
     latency, inverse = comm_matrices(devices)
-    return _Problem(graph, devices, costs, latency, inverse)
+    prob = _Problem(graph, devices, latency, inverse)
+    if graph.has_times:
+        fastest = prob.costs.min(axis=1)
+        if not np.isfinite(fastest).all():
+            i = int(np.flatnonzero(~np.isfinite(fastest))[0])
+            raise ValueError(f"task {graph.tasks[i].name!r} cannot run on any of the devices given")
+    return prob
 
 
 def _device_index(devices: Sequence[Device], name: str | None, default: int = 0) -> int:
@@ -291,31 +303,31 @@ def earliest_free(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) 
     On independent tasks this is exactly the article's demo policy, in O(n log m).
     """
     prob = _problem(graph, devices)
-    n, m, costs = prob.n, prob.m, prob.costs
-    if not np.isfinite(costs).all():
+    n, m = prob.n, prob.m
+    if not prob.speed_only and not np.isfinite(prob.costs).all():
         raise ValueError("earliest_free needs every task to run on every device")
     heap = [(0.0, j) for j in range(m)]
-    device_of = np.empty(n, dtype=int)
-    start = np.empty(n)
-    if not prob.graph.edges:
-        # Hot loop: plain lists and one heapreplace per task.
+    if not prob.graph.edges and prob.speed_only:
+        # Hot loop for the common case: run time is work / speed, so no (n x m) cost matrix.
+        # One heapreplace per task; dividing (not multiplying by 1/speed) keeps every float
+        # identical to the article's ``free_at + work / speed``.
+        work = prob.graph.work.tolist()
+        speeds = [d.speed for d in prob.devices]
         dev_list = [0] * n
         start_list = [0.0] * n
-        cost_rows = costs.tolist() if m > 1 else None
         replace = heapq.heapreplace
-        if cost_rows is None:
-            col = costs[:, 0]
-            end = np.cumsum(col)
-            return prob.schedule(np.zeros(n, dtype=int), end - col, end, "earliest free")
-        for i in range(n):
+        for i, w in enumerate(work):
             free_at, j = heap[0]
             dev_list[i] = j
             start_list[i] = free_at
-            replace(heap, (free_at + cost_rows[i][j], j))
-        device_of = np.array(dev_list)
+            replace(heap, (free_at + w / speeds[j], j))
+        device_of = np.array(dev_list, dtype=int)
         start = np.array(start_list)
-        end = start + costs[np.arange(n), device_of]
+        end = start + prob.graph.work / np.array(speeds)[device_of]
         return prob.schedule(device_of, start, end, "earliest free")
+    costs = prob.costs
+    device_of = np.empty(n, dtype=int)
+    start = np.empty(n)
     end = np.empty(n)
     for i in prob.graph.order:
         free_at, j = heapq.heappop(heap)
@@ -573,7 +585,7 @@ def lower_bound(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) ->
     fastest = prob.costs.min(axis=1)
     path, _ = critical_path(prob.graph, prob.devices)
     bound = max(path, float(fastest.max()), float(fastest.sum()) / prob.m)
-    if all(t.times is None and t.op is None for t in prob.graph.tasks):
+    if prob.speed_only:
         bound = max(bound, float(prob.graph.work.sum()) / sum(d.speed for d in prob.devices))
     return bound
 

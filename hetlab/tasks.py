@@ -22,7 +22,7 @@ from types import MappingProxyType
 from ._validate import check_nonnegative
 from .devices import Device, check_devices
 
-__all__ = ["Task", "TaskGraph", "CycleError", "as_graph", "execution_time", "cost_matrix",
+__all__ = ["Task", "TaskGraph", "CycleError", "as_graph", "execution_time", "cost_matrix", "assigned_costs",
            "comm_matrices", "critical_path", "total_work", "independent_tasks", "random_dag"]
 
 
@@ -105,6 +105,9 @@ class TaskGraph:
         object.__setattr__(self, "tasks", tasks)
         object.__setattr__(self, "edges", MappingProxyType(edge_map))
         object.__setattr__(self, "index", index)
+        # Whether run time is plain work / speed lets hot paths skip the (tasks x devices) matrix.
+        object.__setattr__(self, "speed_only", all(t.times is None and t.op is None for t in tasks))
+        object.__setattr__(self, "has_times", any(t.times is not None for t in tasks))
         self._order  # noqa: B018 -- fail fast on a cycle
 
     def __len__(self) -> int:
@@ -242,7 +245,7 @@ def cost_matrix(graph: TaskGraph, devices: Sequence[Device]):
 
     devices = check_devices(devices)
     n, m = len(graph.tasks), len(devices)
-    if not any(t.times is not None or t.op is not None for t in graph.tasks):
+    if graph.speed_only:
         speeds = np.array([d.speed for d in devices])
         return graph.work[:, None] / speeds[None, :]
     costs = np.empty((n, m))
@@ -250,6 +253,18 @@ def cost_matrix(graph: TaskGraph, devices: Sequence[Device]):
         for j, device in enumerate(devices):
             costs[i, j] = execution_time(task, device)
     return costs
+
+
+def assigned_costs(graph: TaskGraph, devices: Sequence[Device], device_of) -> "np.ndarray":
+    """Run time of each task on the device it is assigned to (``device_of[i]`` indexes ``devices``),
+    without building the full (tasks x devices) matrix when run time is work / speed."""
+    import numpy as np
+
+    devices = check_devices(devices)
+    device_of = np.asarray(device_of, dtype=int)
+    if graph.speed_only:
+        return graph.work / np.array([d.speed for d in devices])[device_of]
+    return np.array([execution_time(t, devices[j]) for t, j in zip(graph.tasks, device_of)], dtype=float)
 
 
 def comm_matrices(devices: Sequence[Device]):
