@@ -62,7 +62,7 @@ def main(sizes=(1000, 2000, 5000)) -> list[dict]:
     rows = []
     for n in sizes:
         graph, devs, exported = instance(n)
-        t, s = best_of(lambda: S.heft(graph, devs))
+        t, s = best_of(lambda g=graph, d=devs: S.heft(g, d))
         s.validate()
         e = len(graph.edges)
         row = {"n": n, "edges": e, "hetlab_s": t, "hetlab_makespan": s.makespan, "us_per_task_edge": t / (n + e) * 1e6}

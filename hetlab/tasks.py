@@ -255,7 +255,7 @@ def cost_matrix(graph: TaskGraph, devices: Sequence[Device]):
     return costs
 
 
-def assigned_costs(graph: TaskGraph, devices: Sequence[Device], device_of) -> "np.ndarray":
+def assigned_costs(graph: TaskGraph, devices: Sequence[Device], device_of):
     """Run time of each task on the device it is assigned to (``device_of[i]`` indexes ``devices``),
     without building the full (tasks x devices) matrix when run time is work / speed."""
     import numpy as np
