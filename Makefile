@@ -23,7 +23,7 @@ lab: system-deps venv
 	$(VENV)/bin/jupyter lab chapters/01-visual-demo.ipynb $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 test: system-deps venv
-	$(PY) -m ruff check hetlab tests benchmarks
+	$(PY) -m ruff check hetlab tests benchmarks tools
 	$(PY) -m pytest -q --doctest-modules hetlab tests --nbval chapters --nbval-sanitize-with chapters/sanitize.cfg --nbval-cell-timeout 10
 
 chapters: venv

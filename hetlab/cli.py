@@ -52,6 +52,49 @@ def _heft(args: argparse.Namespace) -> int:
     return 0
 
 
+def _chapter_list(text: str) -> list[int]:
+    try:
+        chapters = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--chapters must be numbers separated by commas, got {text!r}") from None
+    if not chapters or any(not 1 <= c <= 13 for c in chapters):
+        raise argparse.ArgumentTypeError(f"--chapters must list chapters in [1, 13], got {text!r}")
+    return chapters
+
+
+def _student_edition(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from .edition import make_student_edition
+
+    out = Path(args.out_dir)
+    key_path = Path(args.key) if args.key else out.parent / f"{out.name}-key.json"
+    if out.resolve() in key_path.resolve().parents:
+        raise ValueError(f"--key must be outside OUT_DIR, or learners receive the answers: {key_path}")
+    key = make_student_edition(out, args.chapters, source=args.source)
+    key_path.write_text(json.dumps(key, ensure_ascii=False, indent=1), encoding="utf-8")
+    print(f"student edition of chapters {key['chapters']} written to {out}")
+    print(f"grading key (keep it private): {key_path}")
+    return 0
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from .edition import grade
+
+    report = grade(args.submission, args.key)
+    print(report.text())
+    return 0
+
+
+def _progress(args: argparse.Namespace) -> int:
+    from .progress import default_path, default_store
+
+    print(f"progress file: {default_path()}")
+    print(default_store().report())
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m hetlab",
                                      description="Parallel execution and scheduling on heterogeneous devices.")
@@ -68,12 +111,19 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_granularity)
     p = sub.add_parser("heft", help="HEFT on the published ten-task example")
     p.set_defaults(func=_heft)
-    for register in _EXTRA_COMMANDS:
-        register(sub)
+    p = sub.add_parser("student-edition", help="write chapters without solutions or quiz answers, plus a grading key")
+    p.add_argument("out_dir", metavar="OUT_DIR", help="folder for the student notebooks")
+    p.add_argument("--chapters", type=_chapter_list, default=None, help="e.g. 3,5,6 (default: all)")
+    p.add_argument("--source", default="chapters", help="folder of the instructor's chapters (default: chapters)")
+    p.add_argument("--key", default=None, help="where to write the key (default: OUT_DIR-key.json beside OUT_DIR)")
+    p.set_defaults(func=_student_edition)
+    p = sub.add_parser("grade", help="score a submitted student notebook with the instructor's key")
+    p.add_argument("submission", metavar="SUBMISSION.ipynb")
+    p.add_argument("--key", required=True, help="the key written by student-edition")
+    p.set_defaults(func=_grade)
+    p = sub.add_parser("progress", help="this learner's quiz progress across the 13 chapters")
+    p.set_defaults(func=_progress)
     return parser
-
-
-_EXTRA_COMMANDS: list = []
 
 
 def main(argv: Sequence[str] | None = None) -> int:

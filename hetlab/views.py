@@ -26,9 +26,12 @@ __all__ = ["orchestration", "serial_vs_parallel", "parallelism_combo", "peak_com
 
 # --- chapter 1 -----------------------------------------------------------------------------------
 
-@lru_cache(maxsize=8)
-def _kitchen_schedule(policy: str):
-    return S.POLICIES[policy](article_tasks(), kitchen()).validate()
+@lru_cache(maxsize=256)
+def _kitchen_schedule(policy: str, gpu_speed: float = 20.0):
+    from .devices import Device
+
+    devices = [Device(d.name, d.kind, gpu_speed if d.kind == "GPU" else d.speed) for d in kitchen()]
+    return S.POLICIES[policy](article_tasks(), devices).validate()
 
 
 def orchestration() -> Explorer:
@@ -343,15 +346,17 @@ def phone() -> Explorer:
 # --- chapters 11 and 12 ---------------------------------------------------------------------------
 
 def article_policies() -> Explorer:
-    """The article's eight dishes under each policy, with the gap to the optimum."""
-    def draw(ax, policy: str) -> str:
-        s, best = _kitchen_schedule(policy), _kitchen_schedule("optimal")
-        P.gantt(s, ax, xmax=3.7)
-        return f"{policy}: makespan {s.makespan:.3f}, optimum {best.makespan:.3f}, " \
+    """The article's eight dishes under each policy, with the gap to the optimum; a slider
+    changes the GPU cook's speed (the article's is 20)."""
+    def draw(ax, policy: str, gpu_speed: float) -> str:
+        s, best = _kitchen_schedule(policy, gpu_speed), _kitchen_schedule("optimal", gpu_speed)
+        P.gantt(s, ax, xmax=_kitchen_schedule("round-robin", 5.0).makespan)
+        return f"{policy}, GPU speed {gpu_speed:g}: makespan {s.makespan:.3f}, optimum {best.makespan:.3f}, " \
                f"gap {(s.makespan - best.makespan) / best.makespan:.1%}"
 
     names = ["article demo", "round-robin", "by affinity", "EFT", "LPT", "work stealing", "HEFT", "optimal"]
-    return Explorer(draw, {"policy": dropdown("policy", names)}, figsize=(8, 2.6))
+    return Explorer(draw, {"policy": dropdown("policy", names), "gpu_speed": int_slider("GPU speed", 5, 40, 20)},
+                    figsize=(8, 2.6))
 
 
 def transfer_cost() -> Explorer:
@@ -389,4 +394,4 @@ def transfer_cost() -> Explorer:
 ALL = [(1, orchestration), (1, serial_vs_parallel), (1, parallelism_combo), (2, serial_vs_parallel),
        (3, peak_compute), (4, granularity), (5, policies), (6, amdahl), (7, efficiency), (7, imbalance),
        (8, pipeline), (9, dag_balance), (10, serving), (10, training), (10, phone), (11, article_policies),
-       (12, transfer_cost)]
+       (12, transfer_cost), (13, amdahl)]

@@ -79,7 +79,8 @@ class Explorer:
     def __init__(self, draw: Callable[..., str | None], controls: Mapping[str, Any], *, figsize=(8, 3.5),
                  subplots: tuple[int, int] | None = None, play: str | None = None, interval: int = 400,
                  dpi: int = 80):
-        import matplotlib.pyplot as plt
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
 
         from .plotting import use_cjk_font
 
@@ -87,11 +88,10 @@ class Explorer:
         self.draw = draw
         self.controls = dict(controls)
         self.dpi = dpi
-        with plt.ioff():
-            if subplots:
-                self.figure, self.axes = plt.subplots(*subplots, figsize=figsize, layout="constrained")
-            else:
-                self.figure, self.axes = plt.subplots(figsize=figsize, layout="constrained")
+        # A bare Figure, not pyplot: the inline backend must not show it a second time.
+        self.figure = Figure(figsize=figsize, layout="constrained")
+        FigureCanvasAgg(self.figure)
+        self.axes = self.figure.subplots(*subplots) if subplots else self.figure.subplots()
         self.play = play
         self.interval = interval
         self.text = ""

@@ -1,0 +1,137 @@
+"""The book in a real browser: JupyterLab + headless Chromium, every chapter run from the Run menu.
+
+Skips (saying why) only where Debian's chromium or playwright is missing; `make test` installs
+chromium when run as root, so CI never skips these.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+import labdriver  # noqa: E402
+
+pytestmark = pytest.mark.browser
+REASON = labdriver.chromium_missing_reason()
+if REASON:
+    pytest.skip(REASON, allow_module_level=True)
+
+CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+@pytest.fixture(scope="module")
+def lab():
+    with labdriver.jupyterlab() as (base, token, workdir), labdriver.browser() as browser:
+        yield base, token, browser
+
+
+@pytest.fixture
+def page(lab, request):
+    base, token, browser = lab
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    page = context.new_page()
+    yield page
+    if getattr(request.node, "failed", False):
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
+    context.close()
+    labdriver.shutdown_kernels(base, token)
+
+
+def _widget_cells(path: Path) -> int:
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    return sum(1 for c in nb.cells if "widget" in c.get("metadata", {}).get("tags", []))
+
+
+SLIDER_CHANGE = """(handle) => {
+    const box = handle.closest('.widget-vbox');
+    const img = box.querySelector('.widget-image');
+    const html = box.querySelector('.widget-html');
+    return (img ? img.src : '') + '|' + (html ? html.innerText : '');
+}"""
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_chapter_runs_in_jupyterlab_and_its_slider_redraws(lab, page, path):
+    base, token, _ = lab
+    labdriver.open_notebook(page, base, token, path.name)
+    labdriver.run_all(page)
+    expected = _widget_cells(path)
+    assert expected > 0
+    page.wait_for_function("""(n) => document.querySelectorAll(
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output > .jupyter-widgets').length >= n""",
+                           arg=expected, timeout=30_000)
+    assert labdriver.error_outputs(page) == []
+    handle = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .widget-slider .noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    before = handle.evaluate(SLIDER_CHANGE)
+    handle.focus()
+    at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+    page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
+    page.wait_for_function(f"([h, b]) => ({SLIDER_CHANGE})(h) !== b", arg=[handle.element_handle(), before],
+                           timeout=15_000)
+    assert labdriver.error_outputs(page) == []
+
+
+def _glyphs_missing(figure) -> list[str]:
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    missing = []
+    for text in figure.findobj(lambda a: hasattr(a, "get_text") and hasattr(a, "get_fontproperties")):
+        content = text.get_text()
+        if not content:
+            continue
+        font = FT2Font(font_manager.findfont(text.get_fontproperties()))
+        missing += [c for c in content if not c.isspace() and font.get_char_index(ord(c)) == 0]
+    return missing
+
+
+def test_chinese_in_the_browsers_figure_has_every_glyph(lab, page):
+    """The figure the browser shows is byte-for-byte the library's rendering, and every character
+    of that figure's text exists in the font it was drawn with (so no tofu boxes)."""
+    import matplotlib.pyplot as plt
+
+    from hetlab import plotting, views
+
+    if plotting.use_cjk_font() is None:
+        pytest.fail("no CJK font installed: install Debian's fonts-noto-cjk (make test does this as root)")
+    base, token, _ = lab
+    labdriver.open_notebook(page, base, token, "04-granularity.ipynb")
+    labdriver.run_all(page)
+    shown = labdriver.image_bytes(page, ".jp-NotebookPanel:not(.lm-mod-hidden) .widget-image")
+    explorer = views.granularity()
+    try:
+        assert any("\u4e00" <= c <= "\u9fff" for t in explorer.figure.findobj(lambda a: hasattr(a, "get_text"))
+                   for c in t.get_text())
+        assert _glyphs_missing(explorer.figure) == []
+        assert shown == explorer.png()
+    finally:
+        plt.close(explorer.figure)
+
+
+def test_interview_quiz_marks_a_right_and_a_wrong_answer(lab, page):
+    from hetlab import quiz
+
+    base, token, _ = lab
+    labdriver.open_notebook(page, base, token, "13-interview.ipynb")
+    labdriver.run_all(page)
+    boxes = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .widget-radio-box")
+    for k, (qid, want_right) in enumerate([("q01", True), ("q02", False)]):
+        q = quiz.question(qid)
+        right = sorted(q.key()[0])[0]
+        letter = right if want_right else next(x for x in q.letters if x != right)
+        option = q.options[q.letters.index(letter)]
+        boxes.nth(k).locator("label", has_text=option).click()
+        card = boxes.nth(k).locator("xpath=ancestor::div[contains(@class,'widget-vbox')][1]")
+        card.locator("button", has_text="提交").click()
+        feedback = card.locator(".widget-html").last
+        expected = "正确 ✓" if want_right else "错误 ✗"
+        feedback.locator(f"text={expected}").wait_for(timeout=10_000)
+        assert "解析" in feedback.inner_text()

@@ -1,0 +1,112 @@
+"""Student edition and grading without nbgrader (python -m hetlab student-edition / grade)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from hetlab import quiz
+from hetlab.edition import GradingError, grade, make_student_edition, split_hidden_tests, strip_solutions
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = ROOT / "chapters"
+
+
+def test_strip_solutions_keeps_indentation_and_split_hidden_tests():
+    src = "def f():\n    ### BEGIN SOLUTION\n    return 42\n    ### END SOLUTION\n"
+    assert strip_solutions(src) == "def f():\n    # 在这里写你的代码\n    raise NotImplementedError()"
+    visible, hidden = split_hidden_tests("assert x\n### BEGIN HIDDEN TESTS\nassert x == 3\n### END HIDDEN TESTS\n")
+    assert visible == "assert x" and hidden == "assert x == 3"
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory):
+    out = tmp_path_factory.mktemp("edition") / "students"
+    key_path = out.parent / "key.json"
+    result = subprocess.run([sys.executable, "-m", "hetlab", "student-edition", str(out), "--chapters", "4,6",
+                             "--source", str(CHAPTERS), "--key", str(key_path)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return out, key_path
+
+
+def test_edition_holds_only_the_chosen_chapters_and_a_bank_without_answers(edition):
+    out, key_path = edition
+    assert sorted(p.name for p in out.iterdir()) == ["04-granularity.ipynb", "06-sync-communication.ipynb",
+                                                    "questions.json"]
+    bank = json.loads((out / "questions.json").read_text(encoding="utf-8"))
+    assert {q["chapter"] for q in bank} == {4, 6} and all("sealed" not in q for q in bank)
+    assert not (out / key_path.name).exists()
+
+
+def test_a_learner_cannot_read_answers_or_solutions_out_of_the_student_files(edition):
+    out, _ = edition
+    text = "\n".join(p.read_text(encoding="utf-8") for p in out.iterdir())
+    for q in quiz.questions(4) + quiz.questions(6):
+        _, explanation = q.key()
+        assert explanation not in text
+    assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text
+    assert "optimal_tasks(2500, 4)" not in text and "amdahl_limit(0.98)" not in text   # the solutions
+    assert "abs(n_star - 25)" not in text                                                # a hidden test
+    for original in (CHAPTERS / "04-granularity.ipynb", CHAPTERS / "06-sync-communication.ipynb"):
+        nb = nbformat.read(out / original.name, as_version=4)
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+
+
+def _submission(out, name, tmp_path, *, correct: bool) -> Path:
+    student = nbformat.read(out / name, as_version=4)
+    if correct:
+        instructor = nbformat.read(CHAPTERS / name, as_version=4)
+        solutions = {c.metadata["nbgrader"]["grade_id"]: c.source for c in instructor.cells
+                     if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+        chapter = int(name[:2])
+        letters = {q.id: "".join(sorted(q.key()[0])) for q in quiz.questions(chapter)}
+        for cell in student.cells:
+            gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            if gid in solutions:
+                cell.source = solutions[gid]
+            if "answer-sheet" in cell.get("metadata", {}).get("tags", []):
+                cell.source = "answers = " + json.dumps(letters)
+    path = tmp_path / name
+    nbformat.write(student, path)
+    return path
+
+
+@pytest.mark.parametrize("name", ["04-granularity.ipynb", "06-sync-communication.ipynb"])
+def test_a_correct_submission_scores_full_marks_and_a_blank_one_zero(edition, tmp_path, name):
+    out, key_path = edition
+    (tmp_path / "ok").mkdir()
+    full = grade(_submission(out, name, tmp_path / "ok", correct=True), key_path)
+    assert full.score == full.max_score > 0, full.text()
+    (tmp_path / "blank").mkdir()
+    blank = grade(_submission(out, name, tmp_path / "blank", correct=False), key_path)
+    assert blank.score == 0 and blank.max_score == full.max_score, blank.text()
+    assert all("Error" in row[4] for row in blank.rows if row[1] == "exercise")
+
+
+def test_grade_command_prints_a_table_and_rejects_malformed_input(edition, tmp_path):
+    out, key_path = edition
+    (tmp_path / "ok").mkdir()
+    good = _submission(out, "04-granularity.ipynb", tmp_path / "ok", correct=True)
+    run = subprocess.run([sys.executable, "-m", "hetlab", "grade", str(good), "--key", str(key_path)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.splitlines()[-1].split()[-2:] == ["4", "4"], run.stdout
+    broken = tmp_path / "04-broken.ipynb"
+    broken.write_text("{not a notebook", encoding="utf-8")
+    for args in ([str(broken), "--key", str(key_path)], [str(good), "--key", str(tmp_path / "missing.json")]):
+        run = subprocess.run([sys.executable, "-m", "hetlab", "grade", *args], capture_output=True, text=True)
+        assert run.returncode == 2 and run.stderr.startswith("error: ")
+    nb = nbformat.read(good, as_version=4)
+    nb.cells = [c for c in nb.cells if "answer-sheet" not in c.get("metadata", {}).get("tags", [])]
+    nbformat.write(nb, tmp_path / "04-nosheet.ipynb")
+    with pytest.raises(GradingError, match="answer-sheet"):
+        grade(tmp_path / "04-nosheet.ipynb", key_path)
+
+
+def test_student_edition_refuses_bad_chapter_lists(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "hetlab", "student-edition", str(tmp_path / "x"), "--chapters", "0,3"],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "chapters in [1, 13]" in run.stderr
+    with pytest.raises(ValueError, match="chapters must be among"):
+        make_student_edition(tmp_path / "y", [14], source=CHAPTERS)

@@ -1,0 +1,183 @@
+"""Drive the book in a real browser: JupyterLab on loopback + headless Debian Chromium via playwright.
+
+Used by tests/browser (behaviour) and benchmarks/bench_widget_latency.py (latency). The server
+and the browser are always shut down by the context managers, also when a test fails.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path(os.environ.get("HETLAB_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+def chromium_missing_reason() -> str | None:
+    """Why browser tests cannot run here, or None."""
+    if not CHROMIUM.exists():
+        return f"Chromium not found at {CHROMIUM} (Debian package 'chromium'; `make test` installs it as root)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "python package playwright not installed (test extra)"
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _write_setting(root: Path, plugin: str, values: dict) -> None:
+    import json
+
+    package, name = plugin.split("/")
+    path = root / "@jupyterlab" / package / f"{name}.jupyterlab-settings"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(values))
+
+
+@contextlib.contextmanager
+def jupyterlab(notebooks: list[Path] | None = None):
+    """Start JupyterLab on 127.0.0.1 with a random token on a free port, serving a temporary
+    copy of the chapters (so runs never touch the committed notebooks). Yields (base_url, token, dir)."""
+    workdir = Path(tempfile.mkdtemp(prefix="hetlab-lab-"))
+    for nb in notebooks or sorted((ROOT / "chapters").glob("*.ipynb")):
+        shutil.copy(nb, workdir / nb.name)
+    port, token = _free_port(), secrets.token_hex(16)
+    settings = workdir / ".settings"
+    # Render every cell (no windowing), so all widgets exist in the DOM; no news pop-up.
+    _write_setting(settings, "notebook-extension/tracker", {"windowingMode": "none"})
+    _write_setting(settings, "apputils-extension/notification", {"fetchNews": "false", "checkForUpdates": False})
+    env = dict(os.environ, HETLAB_PROGRESS=str(workdir / "progress.json"), JUPYTER_CONFIG_DIR=str(workdir / ".jupyter"),
+               JUPYTER_RUNTIME_DIR=str(workdir / ".runtime"), JUPYTERLAB_SETTINGS_DIR=str(settings),
+               JUPYTERLAB_WORKSPACES_DIR=str(workdir / ".workspaces"))
+    env.pop("MPLBACKEND", None)
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={workdir}", "--ServerApp.port_retries=0",
+           "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           "--ContentsManager.allow_hidden=True"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    log = open(workdir / "server.log", "w")
+    server = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("JupyterLab did not start:\n" + (workdir / "server.log").read_text()[-3000:])
+            time.sleep(0.3)
+        yield base, token, workdir
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        log.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def browser():
+    """A headless Debian Chromium driven by playwright; yields a playwright Browser."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+PROMPTS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt"
+
+
+def open_notebook(page, base: str, token: str, name: str, timeout: float = 60_000) -> None:
+    """Open one notebook in a fresh workspace (no tabs left over from earlier pages)."""
+    workspace = name.split(".")[0]
+    page.goto(f"{base}/lab/workspaces/{workspace}/tree/{name}?reset&token={token}", wait_until="domcontentloaded",
+              timeout=timeout)
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=timeout)
+
+
+def run_all(page, timeout: float = 120_000) -> None:
+    """Clear the stored outputs (Edit menu), run all cells from the Run menu, and wait until
+    every code cell has a fresh execution count and the kernel is idle."""
+    page.click(".lm-MenuBar-itemLabel:text-is('Edit')")
+    page.click(".lm-Menu-itemLabel:text-is('Clear Outputs of All Cells')")
+    page.wait_for_function(f"""() => [...document.querySelectorAll('{PROMPTS}')]
+        .every(p => !/\\d/.test(p.textContent))""", timeout=timeout)
+    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+    page.wait_for_function(
+        f"""() => {{
+            const prompts = [...document.querySelectorAll('{PROMPTS}')];
+            const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
+            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent))
+                && ind && ind.dataset.status === 'idle';
+        }}""", timeout=timeout, polling=250)
+
+
+def shutdown_kernels(base: str, token: str) -> None:
+    """Stop every running session and its kernel, so chapters do not pile up on two cores."""
+    import json
+
+    with urllib.request.urlopen(f"{base}/api/sessions?token={token}", timeout=10) as r:
+        sessions = json.load(r)
+    for session in sessions:
+        request = urllib.request.Request(f"{base}/api/sessions/{session['id']}?token={token}", method="DELETE")
+        with contextlib.suppress(OSError):
+            urllib.request.urlopen(request, timeout=10).close()
+
+
+def error_outputs(page) -> list[str]:
+    """Texts of error outputs (tracebacks) and widget failures in the visible notebook."""
+    return page.evaluate("""() => {
+        const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+        const stderr = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]';
+        const errs = [...panel.querySelectorAll(stderr)].map(e => e.textContent).filter(t => /Error|Traceback/.test(t));
+        const text = panel.innerText;
+        for (const bad of ['Error displaying widget', 'Loading widget...', 'Model not found']) {
+            if (text.includes(bad)) errs.push(bad);
+        }
+        return errs;
+    }""")
+
+
+def image_bytes(page, selector: str) -> bytes:
+    """The bytes behind an <img> (a blob: or data: URL), fetched inside the page."""
+    import base64
+
+    data = page.evaluate("""async (sel) => {
+        const img = document.querySelector(sel);
+        const buf = await (await fetch(img.src)).arrayBuffer();
+        let s = ''; const b = new Uint8Array(buf);
+        for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]);
+        return btoa(s);
+    }""", selector)
+    return base64.b64decode(data)
