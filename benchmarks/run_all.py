@@ -4,9 +4,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import bench_executor  # noqa: E402
 import bench_heft  # noqa: E402
 import bench_import  # noqa: E402
 import bench_list_scheduling  # noqa: E402
+import bench_widget_latency  # noqa: E402
 import bench_work_stealing  # noqa: E402
 
 if __name__ == "__main__":
@@ -14,3 +16,5 @@ if __name__ == "__main__":
     bench_heft.main()
     bench_work_stealing.main()
     bench_import.main()
+    bench_executor.main()
+    bench_widget_latency.main()

@@ -10,12 +10,15 @@ import os
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from ._validate import check_int
+from .devices import Device
 
-__all__ = ["busy_loop", "PoolTiming", "time_pools", "split_matmul", "dispatch_overhead", "cpu_count"]
+__all__ = ["busy_loop", "PoolTiming", "time_pools", "split_matmul", "dispatch_overhead", "cpu_count",
+           "fit_overhead", "granularity_sweep", "calibrate", "calibrated_cpu", "Spin"]
 
 
 def cpu_count() -> int:
@@ -103,3 +106,156 @@ def dispatch_overhead(tasks: int = 2000, workers: int | None = None) -> float:
         for f in [pool.submit(int) for _ in range(tasks)]:
             f.result()
         return (time.perf_counter() - t) / tasks
+
+
+def fit_overhead(task_counts, seconds, workers: int | None = None) -> tuple[float, float]:
+    """Least-squares fit of ``T(N) = N * Os + W / N`` to measured times; returns ``(Os, W)``.
+
+    The book's model gives every task its own processor. On a pool of ``workers`` processors,
+    N equal tasks run in ``ceil(N / workers)`` waves, so the work term becomes
+    ``W * ceil(N / workers) / N``. Either way the model is linear in (Os, W): an ordinary
+    least-squares solve.
+    """
+    n = np.asarray(task_counts, dtype=float)
+    t = np.asarray(seconds, dtype=float)
+    if n.shape != t.shape or n.ndim != 1 or n.size < 2:
+        raise ValueError("task_counts and seconds must be 1-D sequences of the same length >= 2")
+    if (n < 1).any():
+        raise ValueError("task_counts must all be >= 1")
+    waves = np.ones_like(n) if workers is None else np.ceil(n / check_int("workers", workers, low=1))
+    design = np.column_stack([n, waves / n])
+    (os_, w), *_ = np.linalg.lstsq(design, t, rcond=None)
+    return float(os_), float(w)
+
+
+def _spin(seconds: float) -> float:
+    """Busy-wait for ``seconds`` of CPU work (a task of known size for granularity sweeps)."""
+    end = time.perf_counter() + seconds
+    x = 0.0
+    while time.perf_counter() < end:
+        x += 1.0
+    return x
+
+
+def granularity_sweep(total_seconds: float = 0.4, task_counts=(1, 2, 4, 8, 16, 64, 256, 1024),
+                      executor: str = "process", workers: int | None = None) -> dict[int, float]:
+    """Split ``total_seconds`` of CPU work into N equal tasks on a real pool; wall time for each N.
+
+    The work per task is a busy-wait, so ``W`` is known; fit ``Os`` with :func:`fit_overhead`.
+    """
+    from .execute import run_graph
+    from .tasks import independent_tasks
+
+    if not 0 < total_seconds <= 2:
+        raise ValueError(f"total_seconds must be in (0, 2], got {total_seconds}")
+    workers = workers or cpu_count()
+    out = {}
+    for n in task_counts:
+        n = check_int("task count", n, low=1, high=4096)
+        graph = independent_tasks([1.0] * n)
+        share = total_seconds / n
+        run = run_graph(graph, {t.name: Spin(share) for t in graph.tasks}, executor=executor, workers=workers)
+        out[n] = run.wall_time
+    return out
+
+
+@dataclass(frozen=True)
+class Spin:
+    """A picklable task body that keeps one CPU busy for ``seconds`` (inputs are ignored)."""
+
+    seconds: float
+
+    def __call__(self, *inputs) -> float:
+        return _spin(self.seconds)
+
+
+def calibrate(*, cache: bool = True, refresh: bool = False) -> dict:
+    """Measure this machine once (about two seconds) and cache the figures per machine.
+
+    Returns ``{"machine", "cpus", "matmul_gflops", "thread_overhead_s", "process_overhead_s", "gpu"}``;
+    ``gpu`` is a dict of throughput and host-to-device figures when torch with CUDA or cupy is
+    importable and sees a GPU, else ``{"available": False, "reason": ...}`` (use the presets).
+    Cache: ``$XDG_CACHE_HOME/hetlab/calibration-<host>.json``.
+    """
+    import json
+    import platform
+
+    machine = f"{platform.node()}-{platform.machine()}-{cpu_count()}cpu-numpy{np.__version__}"
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hetlab"
+    path = base / f"calibration-{platform.node() or 'host'}.json"
+    if cache and not refresh and path.exists():
+        try:
+            data = json.loads(path.read_text())
+            if data.get("machine") == machine:
+                return data
+        except (OSError, ValueError):
+            pass
+    data = {"machine": machine, "cpus": cpu_count(), "matmul_gflops": _matmul_gflops(),
+            "thread_overhead_s": dispatch_overhead(2000), "process_overhead_s": _process_overhead(200),
+            "gpu": _gpu_figures()}
+    if cache:
+        base.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=1))
+    return data
+
+
+def _matmul_gflops(n: int = 512, budget: float = 0.5) -> float:
+    rng = np.random.default_rng(0)
+    a, b = rng.random((n, n)), rng.random((n, n))
+    a @ b
+    runs, start = 0, time.perf_counter()
+    while time.perf_counter() - start < budget:
+        a @ b
+        runs += 1
+    return 2 * n**3 * runs / (time.perf_counter() - start) / 1e9
+
+
+def _process_overhead(tasks: int) -> float:
+    with ProcessPoolExecutor(cpu_count()) as pool:
+        list(pool.map(int, range(cpu_count())))
+        start = time.perf_counter()
+        for f in [pool.submit(int) for _ in range(tasks)]:
+            f.result()
+        return (time.perf_counter() - start) / tasks
+
+
+def _gpu_figures() -> dict:
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None and torch.cuda.is_available():
+        dev = torch.device("cuda")
+        x = torch.rand(2048, 2048, device=dev)
+        torch.cuda.synchronize()
+        start, runs = time.perf_counter(), 0
+        while time.perf_counter() - start < 0.5:
+            x @ x
+            runs += 1
+        torch.cuda.synchronize()
+        tflops = 2 * 2048**3 * runs / (time.perf_counter() - start) / 1e12
+        host = torch.rand(64 * 2**20 // 4)
+        small = torch.rand(1)
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(20):
+            small.to(dev)
+        torch.cuda.synchronize()
+        latency = (time.perf_counter() - start) / 20
+        start = time.perf_counter()
+        host.to(dev)
+        torch.cuda.synchronize()
+        bandwidth = host.numel() * 4 / (time.perf_counter() - start) / 1e9
+        return {"available": True, "library": "torch", "name": torch.cuda.get_device_name(0),
+                "matmul_tflops": tflops, "h2d_latency_s": latency, "h2d_gbps": bandwidth}
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        return {"available": False, "reason": "no torch with CUDA and no cupy importable: using the presets"}
+    return {"available": False, "reason": "cupy is importable but GPU timing uses torch only: using the presets"}
+
+
+def calibrated_cpu(data: dict | None = None) -> Device:
+    """A CPU Device whose speed is this machine's measured matmul rate (GFLOP per second)."""
+    data = data or calibrate()
+    return Device("CPU (measured)", "CPU", data["matmul_gflops"], cores=data["cpus"])

@@ -98,33 +98,55 @@ def parallelism_combo() -> Explorer:
 # --- chapter 3 ------------------------------------------------------------------------------------
 
 def peak_compute() -> Explorer:
-    """P = N_cores x f x IPC for a CPU-like and a GPU-like chip, on a log axis."""
+    """P = N_cores x f x IPC for a CPU-like and a GPU-like chip, on a log axis (bars updated in place)."""
+    art: dict = {}
+
     def draw(ax, cores: int, ghz: float, ipc: float) -> str:
         mine = F.peak_compute(cores, ghz * 1e9, ipc)
-        names = ["EPYC 7742 (FP64)", "A100 (FP32)", P.label("你的芯片", "yours")]
-        values = [F.peak_compute(64, 2.25e9, 16), F.peak_compute(6912, 1.41e9, 2), mine]
-        ax.barh(names, values, color=["#4C72B0", "#55A868", "#C44E52"])
-        ax.set_xscale("log")
-        ax.set_xlim(1e9, 1e15)
-        ax.set_xlabel(P.label("峰值（次/秒，对数轴）", "peak ops/s (log)"))
-        ax.set_title("P = N_cores × f × IPC")
+        if not art:
+            names = ["EPYC 7742 (FP64)", "A100 (FP32)", P.label("你的芯片", "yours")]
+            values = [F.peak_compute(64, 2.25e9, 16), F.peak_compute(6912, 1.41e9, 2), mine]
+            art["bars"] = ax.barh(names, values, color=["#4C72B0", "#55A868", "#C44E52"])
+            ax.set_xscale("log")
+            ax.set_xlim(1e9, 1e15)
+            ax.set_xlabel(P.label("峰值（次/秒，对数轴）", "peak ops/s (log)"))
+            ax.set_title("P = N_cores × f × IPC")
+        art["bars"][2].set_width(mine)
         return f"P = {cores} x {ghz:g} GHz x {ipc:g} = {mine:.3g} ops/s"
 
     return Explorer(draw, {"cores": int_slider("cores", 1, 8192, 64), "ghz": slider("GHz", 0.5, 5.0, 0.05, 2.25),
-                           "ipc": slider("IPC", 0.5, 32.0, 0.5, 16.0, fmt=".1f")}, figsize=(7, 2.6))
+                           "ipc": slider("IPC", 0.5, 32.0, 0.5, 16.0, fmt=".1f")}, figsize=(7, 2.6), clear=False)
 
 
 # --- chapter 4 ------------------------------------------------------------------------------------
 
 def granularity() -> Explorer:
-    """The U-curve T(N) = N Os + W/N; sliders for W and Os move the curve and N*."""
+    """The U-curve T(N) = N Os + W/N; sliders for W and Os move the curve and N*.
+
+    Drawn once, then updated in place (the heaviest redraw of the book otherwise)."""
+    art: dict = {}
+
     def draw(ax, W: float, Os: float) -> str:
-        P.granularity_curve(W, Os, ax)
-        n = F.optimal_tasks(W, Os)
-        return f"N* = sqrt(W/Os) = {n:.2f}, T(N*) = {F.total_time(max(n, 1.0), W, Os):.2f}"
+        n_star = F.optimal_tasks(W, Os)
+        n = np.geomspace(1, max(10.0, 4 * n_star), 300)
+        t_star = F.total_time(max(n_star, 1.0), W, Os)
+        if not art:
+            P.granularity_curve(W, Os, ax)
+            art["total"], art["overhead"], art["work"], art["point"] = ax.lines[:4]
+            art["note"] = ax.texts[-1]
+        art["total"].set_data(n, F.total_time(n, W, Os))
+        art["overhead"].set_data(n, n * Os)
+        art["work"].set_data(n, W / n)
+        art["point"].set_data([max(n_star, 1.0)], [t_star])
+        art["note"].xy = (max(n_star, 1.0), t_star)
+        art["note"].set_text(f"N* = {n_star:.1f}\nT = {t_star:.1f}")
+        ax.set_xlim(1, n[-1])
+        ax.set_ylim(0, min(float(F.total_time(1, W, Os)), 4 * t_star) * 1.05)
+        ax.set_title(P.label(f"粒度 U 形曲线：W = {W:g}, Os = {Os:g}", f"Granularity U-curve: W = {W:g}, Os = {Os:g}"))
+        return f"N* = sqrt(W/Os) = {n_star:.2f}, T(N*) = {F.total_time(max(n_star, 1.0), W, Os):.2f}"
 
     return Explorer(draw, {"W": slider("W", 100.0, 100000.0, 100.0, 10000.0, fmt=".0f"),
-                           "Os": slider("Os", 0.1, 10.0, 0.1, 1.0, fmt=".1f")}, figsize=(7, 3.6))
+                           "Os": slider("Os", 0.1, 10.0, 0.1, 1.0, fmt=".1f")}, figsize=(7, 3.6), clear=False)
 
 
 # --- chapter 5 ------------------------------------------------------------------------------------
@@ -276,25 +298,36 @@ def serving_workload(rate: int, seed: int = 0):
 
 
 def serving() -> Explorer:
-    """Dynamic batching under bursty load: latency distribution with and without batching."""
+    """Dynamic batching under bursty load: latency distribution with and without batching.
+
+    The CDF is drawn from 400 quantiles and updated in place."""
+    art: dict = {}
+    share = np.linspace(0, 1, 400)
+
     def draw(ax, rate: int, max_batch: int, steal: bool) -> str:
         arrivals, sizes = serving_workload(rate)
         r = sim.serve(arrivals, 4, max_batch=max_batch, steal=steal, sizes=sizes, **SERVING)
-        lat = np.sort(r.latency) * 1e3
-        ax.plot(lat, np.linspace(0, 1, lat.size), color="#4C72B0")
-        ax.axvline(r.p99 * 1e3, color="crimson", ls=":", label=f"P99 {r.p99 * 1e3:.0f} ms")
-        ax.axvline(200, color="0.5", ls="--", lw=0.8, label="200 ms")
-        ax.set_xscale("log")
-        ax.set_xlabel(P.label("延迟（毫秒，对数轴）", "latency (ms, log)"))
-        ax.set_ylabel(P.label("累计比例", "cumulative share"))
-        ax.legend(fontsize=8, loc="lower right")
+        lat = np.quantile(r.latency, share) * 1e3
+        if not art:
+            art["cdf"], = ax.plot(lat, share, color="#4C72B0")
+            art["p99"] = ax.axvline(r.p99 * 1e3, color="crimson", ls=":", label="P99")
+            ax.axvline(200, color="0.5", ls="--", lw=0.8, label="200 ms")
+            ax.set_xscale("log")
+            ax.set_xlim(10, 3e4)
+            ax.set_ylim(0, 1.02)
+            ax.set_xlabel(P.label("延迟（毫秒，对数轴）", "latency (ms, log)"))
+            ax.set_ylabel(P.label("累计比例", "cumulative share"))
+            art["legend"] = ax.legend(fontsize=8, loc="lower right")
+        art["cdf"].set_data(lat, share)
+        art["p99"].set_xdata([r.p99 * 1e3, r.p99 * 1e3])
+        art["legend"].get_texts()[0].set_text(f"P99 {r.p99 * 1e3:.0f} ms")
         ax.set_title(P.label(f"{len(arrivals)} 个请求，4 张 GPU，最大批 {max_batch}",
                              f"{len(arrivals)} requests, 4 GPUs, max batch {max_batch}"))
         return r.summary()
 
     return Explorer(draw, {"rate": int_slider("calm rate /s", 10, 150, 60, step=10),
                            "max_batch": int_slider("max batch", 1, 32, 16), "steal": checkbox("steal", True)},
-                    figsize=(7, 3.2))
+                    figsize=(7, 3.2), clear=False)
 
 
 def training() -> Explorer:

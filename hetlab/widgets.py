@@ -74,11 +74,16 @@ class Explorer:
     controls: name -> widget; the names are ``draw``'s keyword arguments.
     figsize, subplots: the figure's size in inches and its ``(rows, cols)`` grid.
     play: name of an integer slider to drive with a Play button (animations).
+    clear: clear the axes before each draw (default). With ``clear=False`` the draw function
+        keeps its artists and updates them in place (set_data, set_text), which skips rebuilding
+        ticks and lines: the fastest redraw.
+    fast: after the first render, keep the layout (constrained layout is solved once, not on
+        every redraw) and use light PNG compression; about halves the time per slider step.
     """
 
     def __init__(self, draw: Callable[..., str | None], controls: Mapping[str, Any], *, figsize=(8, 3.5),
                  subplots: tuple[int, int] | None = None, play: str | None = None, interval: int = 400,
-                 dpi: int = 80):
+                 dpi: int = 80, fast: bool = True, clear: bool = True):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -94,6 +99,8 @@ class Explorer:
         self.axes = self.figure.subplots(*subplots) if subplots else self.figure.subplots()
         self.play = play
         self.interval = interval
+        self.fast = fast
+        self.clear = clear
         self.text = ""
         self._image = None
         self._html = None
@@ -116,7 +123,8 @@ class Explorer:
             if name not in self.controls:
                 raise ValueError(f"unknown control {name!r}; controls are {sorted(self.controls)}")
             self._silent_set(name, value)
-        self._clear()
+        if self.clear:
+            self._clear()
         self.text = self.draw(self.axes, **self.values) or ""
         if self._image is not None:
             self._render()
@@ -136,7 +144,10 @@ class Explorer:
     def png(self) -> bytes:
         """The current figure as PNG bytes."""
         buffer = io.BytesIO()
-        self.figure.savefig(buffer, format="png", dpi=self.dpi)
+        options = {"pil_kwargs": {"compress_level": 1}} if self.fast else {}
+        self.figure.savefig(buffer, format="png", dpi=self.dpi, **options)
+        if self.fast and self.figure.get_layout_engine() is not None:
+            self.figure.set_layout_engine("none")   # positions found once stay put
         return buffer.getvalue()
 
     def _render(self) -> None:

@@ -14,7 +14,8 @@ from hetlab import quiz
 CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
 ORDER = ["visual-demo", "concepts", "hardware", "granularity", "runtime-scheduling", "sync-communication",
          "metrics", "typical-patterns", "optimisation", "ai-scenarios", "python-demo", "misconceptions", "interview"]
-PATHS = sorted(CHAPTERS.glob("*.ipynb"))
+PATHS = sorted(CHAPTERS.glob("[0-9][0-9]-*.ipynb"))
+APPENDIX = sorted(CHAPTERS.glob("A[0-9]-*.ipynb"))
 
 
 def test_thirteen_chapters_in_the_articles_order():
@@ -25,7 +26,12 @@ def _code(nb):
     return [c for c in nb.cells if c.cell_type == "code"]
 
 
-@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_only_chapters_and_appendices_live_in_chapters():
+    assert {p.name for p in CHAPTERS.glob("*.ipynb")} == {p.name for p in PATHS + APPENDIX}
+    assert [p.name for p in APPENDIX] == ["A1-real-execution.ipynb"]
+
+
+@pytest.mark.parametrize("path", PATHS + APPENDIX, ids=lambda p: p.stem)
 def test_chapter_was_run_cleanly_top_to_bottom(path):
     nb = nbformat.read(path, as_version=4)
     counts = [c.execution_count for c in _code(nb)]
@@ -55,7 +61,7 @@ def test_chapter_has_goals_analogy_widget_summary_quiz_and_exercise(path):
     assert all("### BEGIN HIDDEN TESTS" in c.source for c in graded)
 
 
-@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", PATHS + APPENDIX, ids=lambda p: p.stem)
 def test_ignore_output_marks_only_widget_and_measured_cells(path):
     nb = nbformat.read(path, as_version=4)
     for cell in _code(nb):
@@ -66,7 +72,7 @@ def test_ignore_output_marks_only_widget_and_measured_cells(path):
             assert ".widget" in cell.source or "quiz.quiz(" in cell.source or "panel()" in cell.source
 
 
-@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", PATHS + APPENDIX, ids=lambda p: p.stem)
 def test_no_cell_downloads_and_cells_stay_thin(path):
     nb = nbformat.read(path, as_version=4)
     for cell in _code(nb):

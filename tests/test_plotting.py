@@ -68,7 +68,11 @@ def test_gantt_hatches_stolen_tasks_and_labels_devices():
     s = S.work_stealing(article_tasks(), kitchen(), steal_latency=0.05, initial="first", seed=1)
     ax = plotting.gantt(s)
     stolen = {e.task for e in s.log if e.task}
-    hatched = [p for p in ax.patches if p.get_hatch() == "//"]
-    assert stolen and len(hatched) == len(stolen)
+    hatched = [c for c in ax.collections if c.get_hatch() == "//"]
+    assert stolen and len(hatched) == 1 and len(hatched[0].get_paths()) == len(stolen)
+    bars = ax.collections[0].get_paths()
+    assert len(bars) == len(s.graph.tasks)
+    first = bars[0].vertices[:4]
+    assert first[:, 0].min() == s.start[0] and first[:, 0].max() == s.end[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["NPU", "GPU", "CPU"]
     assert "makespan" in ax.get_title()

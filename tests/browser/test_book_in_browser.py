@@ -19,7 +19,7 @@ REASON = labdriver.chromium_missing_reason()
 if REASON:
     pytest.skip(REASON, allow_module_level=True)
 
-CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
+CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]-*.ipynb"))
 ARTIFACTS = ROOT / "test-artifacts"
 
 

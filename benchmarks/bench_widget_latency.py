@@ -1,0 +1,124 @@
+"""Benchmark 6: widget latency in a real browser, from a slider key press to the new figure painted.
+
+JupyterLab on loopback + headless Debian Chromium (tools/labdriver.py). For the three heaviest
+widgets of the book (by time per redraw) it measures, in the same run:
+
+- before: the naive pattern, ``ipywidgets.interact`` calling the plotting function, which builds
+  a new pyplot figure on every change and re-displays it in an Output area;
+- after: the book's ``hetlab.views`` widget (one figure reused, artists updated in place where it
+  matters, layout solved once, light PNG compression, the bars of a Gantt chart drawn as one collection).
+
+Latency = time of the key press (performance.now() in the page) to the first animation frame after
+the new image has been decoded. 24 changes per widget, alternating right/left so every press changes
+the value. Goal: median < 150 ms, P95 < 300 ms on a 2-core machine.
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import labdriver  # noqa: E402
+
+SETUP = """import ipywidgets as w
+import matplotlib.pyplot as plt
+from hetlab import views, plotting, simulators as sim
+plotting.use_cjk_font()
+def slider(d, lo, hi, step, value, kind=w.FloatSlider):
+    return kind(min=lo, max=hi, step=step, value=value, description=d, continuous_update=False)"""
+
+CASES = [  # (name, slider label, after-cell source, before-cell source)
+    ("granularity (ch.4)", "Os", "views.granularity().widget",
+     "w.interact(lambda W, Os: plotting.granularity_curve(W, Os), W=slider('W', 100.0, 100000.0, 100.0, 10000.0),"
+     " Os=slider('Os', 0.1, 10.0, 0.1, 1.0));"),
+    ("pipeline (ch.8)", "micro-batches", "views.pipeline().widget",
+     "w.interact(lambda m: plotting.pipeline_timeline(sim.pipeline_schedule([1.0] * 4, m)),"
+     " m=slider('micro-batches', 1, 16, 1, 8, w.IntSlider));"),
+    ("serving (ch.10)", "calm rate /s", "views.serving().widget",
+     "def naive(rate):\n"
+     "    a, s = views.serving_workload(rate)\n"
+     "    r = sim.serve(a, 4, max_batch=16, sizes=s, **views.SERVING)\n"
+     "    fig, ax = plt.subplots(figsize=(7, 3.2), layout='constrained')\n"
+     "    ax.plot(sorted(r.latency * 1e3), [k / len(a) for k in range(len(a))]); ax.set_xscale('log')\n"
+     "w.interact(naive, rate=slider('calm rate /s', 10, 150, 10, 60, w.IntSlider));"),
+]
+
+WATCH = """([cellIndex, label]) => {
+    const cell = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell')[cellIndex];
+    const slider = [...cell.querySelectorAll('.widget-slider')].find(s => s.querySelector('.widget-label').textContent.trim() === label);
+    const area = cell.querySelector('.jp-OutputArea');
+    const state = {painted: 0, src: [...area.querySelectorAll('img')].map(i => i.src).join()};
+    window.__hetlab = state;
+    new MutationObserver(() => {
+        const imgs = [...area.querySelectorAll('img')];
+        const src = imgs.map(i => i.src).join();
+        if (!imgs.length || src === state.src) return;
+        state.src = src;
+        Promise.all(imgs.map(i => i.decode().catch(() => null))).then(() =>
+            requestAnimationFrame(() => { state.painted = performance.now(); }));
+    }).observe(area, {subtree: true, childList: true, attributes: true, attributeFilter: ['src']});
+    slider.querySelector('.noUi-handle').setAttribute('data-hetlab-target', '1');
+    return true;
+}"""
+
+
+def measure(page, cell_index: int, label: str, presses: int = 24) -> list[float]:
+    page.evaluate(WATCH, [cell_index, label])
+    handle = page.locator("[data-hetlab-target='1']")
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    out = []
+    for k in range(presses):
+        t0 = page.evaluate("() => performance.now()")
+        page.keyboard.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
+        page.wait_for_function("(t) => window.__hetlab.painted > t", arg=t0, timeout=30_000, polling="raf")
+        out.append(page.evaluate("() => window.__hetlab.painted") - t0)
+        page.wait_for_timeout(50)
+    page.evaluate("() => document.querySelector(\"[data-hetlab-target='1']\").removeAttribute('data-hetlab-target')")
+    return out
+
+
+def summary(values: list[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def main() -> dict:
+    reason = labdriver.chromium_missing_reason()
+    if reason:
+        print(f"[6] widget latency: skipped, {reason}")
+        return {}
+    cells = [new_code_cell(SETUP)]
+    for _, _, after, before in CASES:
+        cells += [new_code_cell(after), new_code_cell(before)]
+    path = Path(tempfile.mkdtemp()) / "latency.ipynb"
+    nbformat.write(new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                                      "language": "python"}}), path)
+    print("[6] widget latency in headless Chromium, key press -> new figure painted (24 changes each)")
+    results = {}
+    with labdriver.jupyterlab([path]) as (base, token, _), labdriver.browser() as browser:
+        page = browser.new_page(viewport={"width": 1300, "height": 1000})
+        labdriver.open_notebook(page, base, token, path.name)
+        labdriver.run_all(page)
+        page.wait_for_timeout(2000)
+        for k, (name, label, _, _) in enumerate(CASES):
+            after = summary(measure(page, 1 + 2 * k, label))
+            before = summary(measure(page, 2 + 2 * k, label))
+            results[name] = {"before": before, "after": after}
+            print(f"    {name:<20} before (naive interact): median {before[0]:6.0f} ms, P95 {before[1]:6.0f} ms"
+                  f" | after (hetlab.views): median {after[0]:6.0f} ms, P95 {after[1]:6.0f} ms"
+                  f" | {before[0] / after[0]:.1f}x faster")
+        page.close()
+    ok = all(r["after"][0] < 150 and r["after"][1] < 300 for r in results.values())
+    print(f"    goal median < 150 ms and P95 < 300 ms: {'met' if ok else 'NOT met'}")
+    return results
+
+
+if __name__ == "__main__":
+    main()
