@@ -51,7 +51,8 @@ CASES = [  # (name, slider label, after-cell source, before-cell source)
 
 WATCH = """([cellIndex, label]) => {
     const cell = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell')[cellIndex];
-    const slider = [...cell.querySelectorAll('.widget-slider')].find(s => s.querySelector('.widget-label').textContent.trim() === label);
+    const slider = [...cell.querySelectorAll('.widget-slider')]
+        .find(s => s.querySelector('.widget-label').textContent.trim() === label);
     const area = cell.querySelector('.jp-OutputArea');
     const state = {painted: 0, src: [...area.querySelectorAll('img')].map(i => i.src).join()};
     window.__hetlab = state;
