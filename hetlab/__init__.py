@@ -37,7 +37,7 @@ _EXPORTS = {
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 _SUBMODULES = {"devices", "tasks", "schedule", "schedulers", "formulas", "simulators", "plotting", "widgets",
-               "quiz", "demo", "measure", "execute", "progress", "edition"}
+               "views", "workloads", "quiz", "demo", "measure", "execute", "progress", "edition", "cli"}
 
 __all__ = sorted(_WHERE)
 

@@ -315,10 +315,10 @@ def critical_path(graph: TaskGraph, devices: Sequence[Device] | None = None) -> 
     return finish[end], path[::-1]
 
 
-def random_dag(n: int, *, edge_prob: float | None = None, mean_degree: float = 3.0,
+def random_dag(n: int, *, mean_degree: float = 3.0,
                work: tuple[float, float] = (1.0, 10.0), data: tuple[float, float] = (0.0, 5.0),
                ops: Sequence[str] | None = None, seed: int = 0) -> TaskGraph:
-    """A random layered-free DAG: each edge goes from a lower to a higher index.
+    """A random DAG whose edges go from lower to higher task indices (so it is acyclic).
 
     Each task draws ``mean_degree`` predecessors on average among the previous tasks
     (uniformly from a window of the 50 before it, so paths stay long and memory linear).

@@ -20,6 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path(os.environ.get("HETLAB_CHROMIUM", "/usr/bin/chromium"))
+#: Process ids of every JupyterLab server started here (tests check none outlives its context).
+STARTED_PIDS: list[int] = []
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 
@@ -74,6 +76,7 @@ def jupyterlab(notebooks: list[Path] | None = None):
         cmd.append("--allow-root")
     log = open(workdir / "server.log", "w")
     server = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    STARTED_PIDS.append(server.pid)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

@@ -96,8 +96,6 @@ def _glyphs_missing(figure) -> list[str]:
 def test_chinese_in_the_browsers_figure_has_every_glyph(lab, page):
     """The figure the browser shows is byte-for-byte the library's rendering, and every character
     of that figure's text exists in the font it was drawn with (so no tofu boxes)."""
-    import matplotlib.pyplot as plt
-
     from hetlab import plotting, views
 
     if plotting.use_cjk_font() is None:
@@ -107,13 +105,10 @@ def test_chinese_in_the_browsers_figure_has_every_glyph(lab, page):
     labdriver.run_all(page)
     shown = labdriver.image_bytes(page, ".jp-NotebookPanel:not(.lm-mod-hidden) .widget-image")
     explorer = views.granularity()
-    try:
-        assert any("\u4e00" <= c <= "\u9fff" for t in explorer.figure.findobj(lambda a: hasattr(a, "get_text"))
-                   for c in t.get_text())
-        assert _glyphs_missing(explorer.figure) == []
-        assert shown == explorer.png()
-    finally:
-        plt.close(explorer.figure)
+    assert any("\u4e00" <= c <= "\u9fff" for t in explorer.figure.findobj(lambda a: hasattr(a, "get_text"))
+               for c in t.get_text())
+    assert _glyphs_missing(explorer.figure) == []
+    assert shown == explorer.png()
 
 
 def test_interview_quiz_marks_a_right_and_a_wrong_answer(lab, page):
@@ -135,3 +130,4 @@ def test_interview_quiz_marks_a_right_and_a_wrong_answer(lab, page):
         expected = "正确 ✓" if want_right else "错误 ✗"
         feedback.locator(f"text={expected}").wait_for(timeout=10_000)
         assert "解析" in feedback.inner_text()
+
