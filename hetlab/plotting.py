@@ -217,7 +217,7 @@ def flynn_diagram(axes=None):
                ("MIMD", 4, 4, label("多核 CPU / 集群", "multi-core / cluster"))]
     for ax, (name, n_inst, n_data, example) in zip(axes, classes):
         units = max(n_inst, n_data)
-        xs = np.linspace(0.15, 0.85, units)
+        xs = np.linspace(0.15, 0.85, units) if units > 1 else [0.5]
         ix = np.linspace(0.15, 0.85, n_inst) if n_inst > 1 else [0.5]
         dx = np.linspace(0.15, 0.85, n_data) if n_data > 1 else [0.5]
         for k, x in enumerate(xs):
