@@ -27,6 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
+from . import _kernels
 from ._validate import check_int, check_nonnegative
 from .devices import Device, check_devices
 from .schedule import Schedule
@@ -296,11 +297,18 @@ def article_demo(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -
     return prob.schedule(device_of, start, end, "article demo", info={"preference_reroutes": reroutes})
 
 
-def earliest_free(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> Schedule:
+#: Inputs at least this large use a compiled kernel when numba is installed (``hetlab[fast]``).
+COMPILED_FROM = 20_000
+
+
+def earliest_free(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
+                  compiled: bool | None = None) -> Schedule:
     """Graham's list scheduling (1969): in topological order, each task goes to the device
     that becomes free first (ties to the earlier-listed device), blind to speed.
 
     On independent tasks this is exactly the article's demo policy, in O(n log m).
+    ``compiled``: use the numba kernel (None: when installed and the graph has at least
+    :data:`COMPILED_FROM` tasks; True: require it); both paths give identical schedules.
     """
     prob = _problem(graph, devices)
     n, m = prob.n, prob.m
@@ -311,6 +319,16 @@ def earliest_free(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) 
         # Hot loop for the common case: run time is work / speed, so no (n x m) cost matrix.
         # One heapreplace per task; dividing (not multiplying by 1/speed) keeps every float
         # identical to the article's ``free_at + work / speed``.
+        # Importing numba costs a few tenths of a second: only for large inputs, or when asked.
+        wanted = compiled is True or (compiled is None and n >= COMPILED_FROM)
+        kernel = _kernels.earliest_free_kernel() if wanted else None
+        if compiled and kernel is None:
+            raise ImportError("compiled=True needs numba: pip install 'hetlab[fast]'")
+        if kernel is not None:
+            speed_array = np.array([d.speed for d in prob.devices])
+            device_of, start = kernel(prob.graph.work, speed_array)
+            end = start + prob.graph.work / speed_array[device_of]
+            return prob.schedule(device_of, start, end, "earliest free")
         work = prob.graph.work.tolist()
         speeds = [d.speed for d in prob.devices]
         dev_list = [0] * n

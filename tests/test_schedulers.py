@@ -302,3 +302,26 @@ def test_same_device_edges_cost_nothing_cross_device_edges_cost_the_transfer():
     same = S.execute_plan(g, devices, {"X": ["a", "b"]})
     apart = S.execute_plan(g, devices, {"X": ["a"], "Y": ["b"]})
     assert same.makespan == 4 and apart.makespan == 7
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=300), st.lists(st.integers(1, 4), min_size=1, max_size=9))
+def test_compiled_earliest_free_equals_the_python_path(works, speeds):
+    from hetlab import _kernels
+
+    if _kernels.earliest_free_kernel() is None:
+        pytest.skip("numba not installed (hetlab[fast]); the compiled path is unavailable")
+    graph = independent_tasks([float(w) for w in works])   # small integers: many exact ties
+    devices = [Device(f"D{j}", speed=float(s)) for j, s in enumerate(speeds)]
+    fast, slow = S.earliest_free(graph, devices, compiled=True), S.earliest_free(graph, devices, compiled=False)
+    assert np.array_equal(fast.device_of, slow.device_of) and np.array_equal(fast.start, slow.start)
+    fast.validate()
+
+
+def test_compiled_true_without_numba_says_how_to_get_it(monkeypatch):
+    from hetlab import _kernels
+
+    monkeypatch.setattr(_kernels, "earliest_free_kernel", lambda: None)
+    with pytest.raises(ImportError, match=r"hetlab\[fast\]"):
+        S.earliest_free(independent_tasks([1.0]), identical(2), compiled=True)
+    assert S.earliest_free(independent_tasks([1.0]), identical(2)).makespan == 1.0
