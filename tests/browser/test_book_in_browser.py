@@ -5,19 +5,12 @@ chromium when run as root, so CI never skips these.
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+import labdriver  # on sys.path via conftest.py, which also skips these tests where Chromium is absent
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import labdriver  # noqa: E402
-
-pytestmark = pytest.mark.browser
-REASON = labdriver.chromium_missing_reason()
-if REASON:
-    pytest.skip(REASON, allow_module_level=True)
 
 CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]-*.ipynb"))
 ARTIFACTS = ROOT / "test-artifacts"

@@ -2,19 +2,11 @@
 
 A separate module, so the browser-test module's shared server has been shut down before this runs.
 """
-import sys
 from pathlib import Path
 
+import labdriver  # on sys.path via conftest.py, which also skips these tests where Chromium is absent
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import labdriver  # noqa: E402
-
-pytestmark = pytest.mark.browser
-REASON = labdriver.chromium_missing_reason()
-if REASON:
-    pytest.skip(REASON, allow_module_level=True)
 
 def _alive(pid: int) -> bool:
     import os
