@@ -1,29 +1,20 @@
 """Benchmark 5: overhead per task of hetlab's executor, for 1,000 tiny tasks (ratios in one run).
 
-The same 1,000 independent no-op tasks on 2 workers: plain concurrent.futures (submit all, wait),
-hetlab.execute.run_graph on the same pool type (dependency tracking + timing records), and Dask
-distributed on a LocalCluster (cluster start-up excluded).
+The same 1,000 independent no-op tasks on 2 workers: plain concurrent.futures (submit all, wait:
+hetlab.measure.dispatch_overhead), hetlab.execute.run_graph on the same pool type (dependency
+tracking + timing records), and Dask distributed on a LocalCluster (cluster start-up excluded).
 """
 from __future__ import annotations
 
 import time
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 from hetlab.execute import run_graph
+from hetlab.measure import dispatch_overhead
 from hetlab.tasks import independent_tasks
 
 
 def noop() -> int:
     return 0
-
-
-def plain(pool_type, n: int, workers: int) -> float:
-    with pool_type(workers) as pool:
-        list(pool.map(int, range(workers)))
-        start = time.perf_counter()
-        for f in [pool.submit(noop) for _ in range(n)]:
-            f.result()
-        return time.perf_counter() - start
 
 
 def dask_seconds(n: int, workers: int) -> float | None:
@@ -44,8 +35,8 @@ def main(n: int = 1000, workers: int = 2) -> dict:
     functions = {t.name: noop for t in graph.tasks}
     print(f"[5] executor overhead, {n:,} no-op tasks on {workers} workers (best of 3; per task)")
     out = {}
-    for kind, pool_type in (("thread", ThreadPoolExecutor), ("process", ProcessPoolExecutor)):
-        base = min(plain(pool_type, n, workers) for _ in range(3))
+    for kind in ("thread", "process"):
+        base = min(dispatch_overhead(n, workers, executor=kind) for _ in range(3)) * n
         ours_wall = min(run_graph(graph, functions, executor=kind, workers=workers).wall_time for _ in range(3))
         print(f"    {kind:<7} pool: concurrent.futures {base / n * 1e6:7.1f} us, hetlab {ours_wall / n * 1e6:7.1f} us "
               f"({ours_wall / base:.2f}x)")

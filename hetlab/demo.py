@@ -55,23 +55,11 @@ def compare_policies(graph: TaskGraph | None = None, devices: list[Device] | Non
 
 
 def trace_article_demo(graph: TaskGraph | None = None, devices: list[Device] | None = None) -> list[dict]:
-    """Step through the article's demo and record, for each task, the popped entry and the best
-    remaining entry of the preferred device, showing why the re-routing test is never true."""
-    import heapq
-
-    from .tasks import execution_time
+    """Each step of the article's demo (see ``info["trace"]`` of
+    :func:`~hetlab.schedulers.article_demo`): the popped entry and the preferred device's entry,
+    showing why the re-routing test is never true."""
+    from .schedulers import article_demo
 
     graph = article_tasks() if graph is None else graph
     devices = kitchen() if devices is None else devices
-    by_name = {d.name: d for d in devices}
-    heap = [(0.0, d.name) for d in devices]
-    heapq.heapify(heap)
-    rows = []
-    for task in graph.tasks:
-        free_at, dev = heapq.heappop(heap)
-        cand = [(t, n) for t, n in heap if n == task.kind]
-        rows.append({"task": task.name, "prefers": task.kind, "popped": (free_at, dev),
-                     "preferred_entry": cand[0] if cand else None,
-                     "reroute": bool(cand and cand[0][0] < free_at)})
-        heapq.heappush(heap, (free_at + execution_time(task, by_name[dev]), dev))
-    return rows
+    return article_demo(graph, devices).info["trace"]

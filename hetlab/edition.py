@@ -103,7 +103,7 @@ def make_student_edition(out_dir: str | Path, chapters: list[int] | None = None,
                 if meta.get("solution"):
                     cell.source = strip_solutions(cell.source)
                 if meta.get("grade"):
-                    visible, hidden = split_hidden_tests(cell.source)
+                    visible, _ = split_hidden_tests(cell.source)   # the key keeps the whole cell
                     key["exercises"][meta["grade_id"]] = {"chapter": chapter, "points": meta.get("points", 0),
                                                           "tests": cell.source}
                     cell.source = visible
@@ -187,7 +187,7 @@ def grade(submission: str | Path, key, *, timeout: int = 60) -> GradeReport:
     chapter = nb.metadata.get("hetlab", {}).get("chapter") or _chapter_of(path)
     if chapter not in key.get("chapters", []):
         raise GradingError(f"submission is chapter {chapter}, the key covers chapters {key.get('chapters')}")
-    from .quiz import questions
+    from .quiz import question
 
     answers = _read_answers(nb)
     report = GradeReport(path.name)
@@ -196,7 +196,7 @@ def grade(submission: str | Path, key, *, timeout: int = 60) -> GradeReport:
             continue
         given = answers.get(qid, "")
         try:
-            chosen = "".join(sorted(next(q for q in questions() if q.id == qid).parse(given))) if given else ""
+            chosen = "".join(sorted(question(qid).parse(given))) if given else ""
             note = "" if given else "unanswered"
         except ValueError as exc:
             chosen, note = "", f"invalid: {exc}"

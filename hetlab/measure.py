@@ -98,10 +98,15 @@ def split_matmul(n: int = 1000, pieces=(1, 4, 16, 64, 256, 1000), workers: int |
     return out
 
 
-def dispatch_overhead(tasks: int = 2000, workers: int | None = None) -> float:
-    """Seconds per task of submitting an empty function to a thread pool and collecting it."""
+def dispatch_overhead(tasks: int = 2000, workers: int | None = None, executor: str = "thread") -> float:
+    """Seconds per task of submitting an empty function to a pool (``"thread"`` or ``"process"``)
+    and collecting it; a process pool's workers are started before the clock starts."""
     tasks = check_int("tasks", tasks, low=1, high=100_000)
-    with ThreadPoolExecutor(workers or cpu_count()) as pool:
+    if executor not in ("thread", "process"):
+        raise ValueError(f"executor must be 'thread' or 'process', got {executor!r}")
+    workers = workers or cpu_count()
+    with (ThreadPoolExecutor if executor == "thread" else ProcessPoolExecutor)(workers) as pool:
+        list(pool.map(int, range(workers)))
         t = time.perf_counter()
         for f in [pool.submit(int) for _ in range(tasks)]:
             f.result()
@@ -191,7 +196,8 @@ def calibrate(*, cache: bool = True, refresh: bool = False) -> dict:
         except (OSError, ValueError):
             pass
     data = {"machine": machine, "cpus": cpu_count(), "matmul_gflops": _matmul_gflops(),
-            "thread_overhead_s": dispatch_overhead(2000), "process_overhead_s": _process_overhead(200),
+            "thread_overhead_s": dispatch_overhead(2000),
+            "process_overhead_s": dispatch_overhead(200, executor="process"),
             "gpu": _gpu_figures()}
     if cache:
         base.mkdir(parents=True, exist_ok=True)
@@ -208,15 +214,6 @@ def _matmul_gflops(n: int = 512, budget: float = 0.5) -> float:
         a @ b
         runs += 1
     return 2 * n**3 * runs / (time.perf_counter() - start) / 1e9
-
-
-def _process_overhead(tasks: int) -> float:
-    with ProcessPoolExecutor(cpu_count()) as pool:
-        list(pool.map(int, range(cpu_count())))
-        start = time.perf_counter()
-        for f in [pool.submit(int) for _ in range(tasks)]:
-            f.result()
-        return (time.perf_counter() - start) / tasks
 
 
 def _gpu_figures() -> dict:

@@ -270,6 +270,8 @@ def article_demo(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -
     branch can never fire: the popped entry is the heap's minimum, so no remaining entry
     is earlier. ``info["preference_reroutes"]`` counts the times it fired (always 0), and the
     policy is plain earliest-free list scheduling, blind to speeds and preferences.
+    ``info["trace"]`` records each step: the task, its preference, the popped ``(free_at, name)``
+    entry, the first remaining entry of the preferred device (or None) and whether it re-routed.
     """
     prob = _problem(graph, devices)
     if prob.graph.edges:
@@ -282,10 +284,14 @@ def article_demo(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -
     start = np.empty(prob.n)
     end = np.empty(prob.n)
     reroutes = 0
+    trace = []
     for i, task in enumerate(prob.graph.tasks):
         free_at, dev = heapq.heappop(heap)
         cand = [(t, n) for t, n in heap if n == task.kind]
-        if cand and cand[0][0] < free_at:  # unreachable: free_at is the heap minimum
+        reroute = bool(cand and cand[0][0] < free_at)  # never true: free_at is the heap minimum
+        trace.append({"task": task.name, "prefers": task.kind, "popped": (free_at, dev),
+                      "preferred_entry": cand[0] if cand else None, "reroute": reroute})
+        if reroute:
             reroutes += 1
             heapq.heappush(heap, (free_at, dev))
             free_at, dev = cand[0]
@@ -294,11 +300,26 @@ def article_demo(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -
         j = index[dev]
         device_of[i], start[i], end[i] = j, free_at, free_at + prob.costs[i, j]
         heapq.heappush(heap, (end[i], dev))
-    return prob.schedule(device_of, start, end, "article demo", info={"preference_reroutes": reroutes})
+    return prob.schedule(device_of, start, end, "article demo",
+                         info={"preference_reroutes": reroutes, "trace": trace})
 
 
 #: Inputs at least this large use a compiled kernel when numba is installed (``hetlab[fast]``).
 COMPILED_FROM = 20_000
+
+
+def _earliest_free_python(work: list[float], speeds: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The pure-Python twin of the numba kernel: one heapreplace per task."""
+    heap = [(0.0, j) for j in range(len(speeds))]
+    dev_list = [0] * len(work)
+    start_list = [0.0] * len(work)
+    replace = heapq.heapreplace
+    for i, w in enumerate(work):
+        free_at, j = heap[0]
+        dev_list[i] = j
+        start_list[i] = free_at
+        replace(heap, (free_at + w / speeds[j], j))
+    return np.array(dev_list, dtype=int), np.array(start_list)
 
 
 def earliest_free(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
@@ -314,7 +335,6 @@ def earliest_free(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     n, m = prob.n, prob.m
     if not prob.speed_only and not np.isfinite(prob.costs).all():
         raise ValueError("earliest_free needs every task to run on every device")
-    heap = [(0.0, j) for j in range(m)]
     if not prob.graph.edges and prob.speed_only:
         # Hot loop for the common case: run time is work / speed, so no (n x m) cost matrix.
         # One heapreplace per task; dividing (not multiplying by 1/speed) keeps every float
@@ -324,26 +344,15 @@ def earliest_free(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
         kernel = _kernels.earliest_free_kernel() if wanted else None
         if compiled and kernel is None:
             raise ImportError("compiled=True needs numba: pip install 'hetlab[fast]'")
+        speeds = np.array([d.speed for d in prob.devices])
         if kernel is not None:
-            speed_array = np.array([d.speed for d in prob.devices])
-            device_of, start = kernel(prob.graph.work, speed_array)
-            end = start + prob.graph.work / speed_array[device_of]
-            return prob.schedule(device_of, start, end, "earliest free")
-        work = prob.graph.work.tolist()
-        speeds = [d.speed for d in prob.devices]
-        dev_list = [0] * n
-        start_list = [0.0] * n
-        replace = heapq.heapreplace
-        for i, w in enumerate(work):
-            free_at, j = heap[0]
-            dev_list[i] = j
-            start_list[i] = free_at
-            replace(heap, (free_at + w / speeds[j], j))
-        device_of = np.array(dev_list, dtype=int)
-        start = np.array(start_list)
-        end = start + prob.graph.work / np.array(speeds)[device_of]
+            device_of, start = kernel(prob.graph.work, speeds)
+        else:
+            device_of, start = _earliest_free_python(prob.graph.work.tolist(), speeds.tolist())
+        end = start + prob.graph.work / speeds[device_of]
         return prob.schedule(device_of, start, end, "earliest free")
     costs = prob.costs
+    heap = [(0.0, j) for j in range(m)]
     device_of = np.empty(n, dtype=int)
     start = np.empty(n)
     end = np.empty(n)
