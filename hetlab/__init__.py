@@ -33,7 +33,7 @@ _EXPORTS = {
     "formulas": ["serial_time", "parallel_time", "peak_compute", "total_time", "optimal_tasks",
                  "derive_optimal_tasks", "speedup", "amdahl", "amdahl_limit", "efficiency",
                  "amdahl_efficiency", "gustafson", "karp_flatt", "pipeline_period", "pipeline_throughput",
-                 "gpipe_bubble_fraction", "ring_allreduce_time", "imbalance"],
+                 "gpipe_bubble_fraction", "ring_allreduce_time", "matmul_offload_ms", "imbalance"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 _SUBMODULES = {"devices", "tasks", "schedule", "schedulers", "formulas", "simulators", "plotting", "widgets",

@@ -111,11 +111,12 @@ def identical(m: int, speed: float = 1.0, kind: str = "CPU", prefix: str = "D") 
     return [Device(f"{prefix}{i:0{width}d}", kind, speed) for i in range(m)]
 
 
-def kitchen(affinity: bool = False) -> list[Device]:
+def kitchen(affinity: bool = False, link: Link | None = None) -> list[Device]:
     """The article's 'smart restaurant' kitchen: CPU 10, GPU 20 and NPU 15 work units per time.
 
     With ``affinity=True`` each cook gets a speciality (factor 2 on its own dish kind,
-    0.5 on the others' specialities), for the chapters on placement by affinity.
+    0.5 on the others' specialities), for the chapters on placement by affinity. ``link``
+    connects the cooks (default: passing food costs nothing).
     """
     specials = {"CPU": "control", "GPU": "matmul", "NPU": "conv"}
     speeds = {"CPU": 10.0, "GPU": 20.0, "NPU": 15.0}
@@ -124,7 +125,7 @@ def kitchen(affinity: bool = False) -> list[Device]:
         factors = {}
         if affinity:
             factors = {op: (2.0 if k == kind else 0.5) for k, op in specials.items()}
-        devices.append(Device(kind, kind, speed, factors))
+        devices.append(Device(kind, kind, speed, factors, link=link or Link()))
     return devices
 
 

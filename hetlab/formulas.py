@@ -25,7 +25,7 @@ __all__ = [
     "serial_time", "parallel_time", "peak_compute", "total_time", "optimal_tasks", "GranularityDerivation",
     "derive_optimal_tasks", "speedup", "amdahl", "amdahl_limit", "efficiency", "amdahl_efficiency",
     "gustafson", "karp_flatt", "pipeline_period", "pipeline_throughput", "gpipe_bubble_fraction",
-    "ring_allreduce_time", "imbalance",
+    "ring_allreduce_time", "matmul_offload_ms", "imbalance",
 ]
 
 
@@ -221,6 +221,25 @@ def ring_allreduce_time(n_devices: Any, size: Any, bandwidth: Any, latency: Any 
     b = as_float_array("bandwidth", bandwidth, low=0.0, low_open=True)
     a = as_float_array("latency", latency, low=0.0)
     return _out(2.0 * (n - 1.0) * a + 2.0 * (n - 1.0) / n * s / b)
+
+
+def matmul_offload_ms(n: Any, *, cpu_flops: float = 1e12, gpu_flops: float = 15e12, bandwidth: float = 25e9,
+                      launch: float = 1e-5, copies: int = 3) -> tuple[Any, Any, Any]:
+    """Milliseconds for an ``n x n`` float32 matrix product on the CPU, and on the GPU counting
+    ``copies`` host-device copies (two inputs in, one result out), each ``launch`` seconds plus
+    its bytes over ``bandwidth``. Returns ``(cpu_ms, gpu_ms_with_copies, copies_ms)``.
+
+    >>> cpu, gpu, copy = matmul_offload_ms(64)
+    >>> gpu > cpu      # a small operator loses on the GPU: the copies cost more than the work
+    True
+    """
+    size = as_float_array("n", n, low=1.0)
+    for name, value in (("cpu_flops", cpu_flops), ("gpu_flops", gpu_flops), ("bandwidth", bandwidth)):
+        as_float_array(name, value, low=0.0, low_open=True)
+    as_float_array("launch", launch, low=0.0)
+    flops = 2 * size ** 3
+    copy = copies * launch * 1e3 + copies * 4 * size ** 2 / bandwidth * 1e3
+    return _out(flops / cpu_flops * 1e3), _out(flops / gpu_flops * 1e3 + copy), _out(copy)
 
 
 def imbalance(loads: Any) -> float:

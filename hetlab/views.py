@@ -265,11 +265,10 @@ def dag_balance() -> Explorer:
     """A random task graph on the kitchen: policies against the critical path."""
     def draw(ax, policy: str, tasks: int, seed: int) -> str:
         from .devices import Link
-        from .devices import kitchen as k
         from .tasks import critical_path
 
         graph = _dag(tasks, seed)
-        devices = [d.__class__(d.name, d.kind, d.speed, link=Link(0.0, 10.0)) for d in k()]
+        devices = kitchen(link=Link(0.0, 10.0))
         s = S.POLICIES[policy](graph, devices).validate()
         length, path = critical_path(graph, devices)
         P.gantt(s, ax, show_names=tasks <= 20)
@@ -397,16 +396,7 @@ def transfer_cost() -> Explorer:
     def draw(ax, log2_n: float) -> str:
         sizes = 2.0 ** np.arange(4, 14.01, 0.25)
         n = 2.0 ** log2_n
-
-        def times(size):
-            flops = 2 * size ** 3
-            bytes_moved = 3 * 4 * size ** 2  # two inputs in, one result out, float32
-            cpu = flops / 1e12 * 1e3          # 1 TFLOP/s sustained, in ms
-            gpu = flops / 15e12 * 1e3         # 15 TFLOP/s sustained
-            copy = 3 * 0.01 + bytes_moved / 25e9 * 1e3  # 10 us per copy launch, 25 GB/s
-            return cpu, gpu + copy, copy
-
-        cpu, gpu, copy = times(sizes)
+        cpu, gpu, copy = F.matmul_offload_ms(sizes)
         ax.plot(sizes, cpu, label="CPU")
         ax.plot(sizes, gpu, label=P.label("GPU（含拷贝）", "GPU incl. copies"))
         ax.plot(sizes, copy, ls=":", label=P.label("拷贝", "copies"))
@@ -416,7 +406,7 @@ def transfer_cost() -> Explorer:
         ax.set_xlabel(P.label("矩阵边长 n", "matrix size n"))
         ax.set_ylabel(P.label("时间（毫秒）", "time (ms)"))
         ax.legend(fontsize=8)
-        c, g, k = times(n)
+        c, g, k = F.matmul_offload_ms(n)
         winner = "GPU" if g < c else "CPU"
         return f"n = {n:.0f}: CPU {c:.4f} ms, GPU {g:.4f} ms (of which copies {k:.4f} ms): {winner} wins"
 

@@ -94,6 +94,19 @@ def test_gustafson_and_bubble_and_ring():
     assert F.ring_allreduce_time(1, 1.0, 10.0) == 0
 
 
+def test_matmul_offload_counts_compute_and_three_copies():
+    cpu, gpu, copy = F.matmul_offload_ms(512)
+    flops, moved = 2 * 512**3, 3 * 4 * 512**2
+    assert cpu == pytest.approx(flops / 1e12 * 1e3)
+    assert copy == pytest.approx(3 * 0.01 + moved / 25e9 * 1e3)
+    assert gpu == pytest.approx(flops / 15e12 * 1e3 + copy)
+    sizes = np.array([16.0, 4096.0])
+    cpu, gpu, _ = F.matmul_offload_ms(sizes)
+    assert gpu[0] > cpu[0] and gpu[1] < cpu[1]
+    with pytest.raises(ValueError, match="bandwidth must be in"):
+        F.matmul_offload_ms(8, bandwidth=0)
+
+
 def test_pipeline_and_imbalance():
     assert F.pipeline_period([3, 5, 4, 2]) == 5
     assert F.pipeline_throughput([3, 5, 4, 2]) == pytest.approx(0.2)
