@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["CJK_FONTS", "FontFallbackWarning", "use_cjk_font", "label", "gantt", "speedup_curve",
+__all__ = ["CJK_FONTS", "FontFallbackWarning", "use_cjk_font", "setup_notebook", "label", "gantt", "speedup_curve",
            "efficiency_curve", "granularity_curve", "pipeline_timeline", "new_axes", "KIND_COLOURS"]
 
 #: Preferred CJK font families, best first (Debian's fonts-noto-cjk provides the first).
@@ -47,6 +47,17 @@ def use_cjk_font() -> str | None:
     warnings.warn("no CJK font found (install Debian's fonts-noto-cjk); figures use English labels",
                   FontFallbackWarning, stacklevel=2)
     return None
+
+
+def setup_notebook() -> None:
+    """A chapter's first cell: choose the CJK font and print nothing.
+
+    A validated notebook cell must print the same text on every machine, so the font's name is
+    not shown and the no-font warning is not raised here (the figures' English labels say it).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FontFallbackWarning)
+        use_cjk_font()
 
 
 def label(zh: str, en: str) -> str:

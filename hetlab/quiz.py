@@ -1,6 +1,7 @@
 """Quizzes: one question bank (package data), checked without a browser, asked with a widget.
 
-Answers and explanations are stored sealed (zlib + base64) in ``data/questions.json``, so a
+Answers and explanations are stored sealed (zlib + base64) in ``data/questions/cNN.json`` (one file
+per chapter; a bank may also be a single JSON list, as in a student edition), so a
 learner reading a notebook's source, or skimming the data file, does not see them; they are
 revealed only when an answer is checked. :func:`check` is pure and deterministic, which lets
 nbval and pytest validate every question; :func:`ask` builds the interactive version.
@@ -22,7 +23,8 @@ from pathlib import Path
 __all__ = ["Question", "Result", "questions", "question", "check", "ask", "quiz", "render_text", "seal", "unseal",
            "export_bank", "import_bank", "BANK_PATH"]
 
-BANK_PATH = Path(str(resources.files("hetlab") / "data" / "questions.json"))
+#: The package's bank: a folder with one JSON list per chapter (``c01.json`` ... ``c13.json``).
+BANK_PATH = Path(str(resources.files("hetlab") / "data" / "questions"))
 
 
 def seal(payload: dict) -> str:
@@ -95,11 +97,20 @@ class Result:
         return self.text
 
 
+def _read_items(path: Path) -> list[dict]:
+    """The plain items of a bank: a JSON list, or a folder of ``*.json`` lists read in name order."""
+    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    items: list[dict] = []
+    for file in files:
+        try:
+            items.extend(json.loads(file.read_text(encoding="utf-8")))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"cannot read question bank {file}: {exc}") from None
+    return items
+
+
 def _load(path: Path) -> tuple[Question, ...]:
-    try:
-        items = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"cannot read question bank {path}: {exc}") from None
+    items = _read_items(Path(path))
     out = []
     for item in items:
         out.append(Question(item["id"], int(item["chapter"]), item["type"], item["prompt"], tuple(item["options"]),
@@ -173,7 +184,15 @@ def import_bank(path: str | Path, out: str | Path | None = None) -> int:
             entry["level"] = item["level"]
         sealed.append(entry)
     target = Path(out or BANK_PATH)
-    target.write_text(json.dumps(sealed, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    if target.is_dir():     # the package's layout: one file per chapter
+        for old in target.glob("c*.json"):
+            old.unlink()
+        for chapter in sorted({e["chapter"] for e in sealed}):
+            part = [e for e in sealed if e["chapter"] == chapter]
+            (target / f"c{chapter:02d}.json").write_text(json.dumps(part, ensure_ascii=False, indent=1) + "\n",
+                                                        encoding="utf-8")
+    else:
+        target.write_text(json.dumps(sealed, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     _bank.cache_clear()
     return len(sealed)
 
