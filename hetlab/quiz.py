@@ -147,10 +147,11 @@ def check(question_id: str, answer: str | Iterable[str], *, bank: str | Path | N
     return Result(q, chosen, chosen == correct_set, correct_set, explanation)
 
 
-def export_bank(path: str | Path, *, bank: str | Path | None = None) -> int:
-    """Write the bank with answers in plain text (for an instructor to edit); return the count."""
+def export_bank(path: str | Path, *, bank: str | Path | None = None, chapter: int | None = None) -> int:
+    """Write the bank (or one chapter of it) with answers in plain text, for an instructor to edit;
+    return the count. :func:`import_bank` of that file rewrites only the chapters it holds."""
     items = []
-    for q in questions(bank=bank):
+    for q in questions(chapter, bank=bank):
         item = {"id": q.id, "chapter": q.chapter, "type": q.type, "prompt": q.prompt, "options": list(q.options)}
         if q.level:
             item["level"] = q.level
@@ -163,7 +164,8 @@ def export_bank(path: str | Path, *, bank: str | Path | None = None) -> int:
 
 
 def import_bank(path: str | Path, out: str | Path | None = None) -> int:
-    """Validate a plain bank and write it sealed to ``out`` (default: the package's bank)."""
+    """Validate a plain bank and write it sealed to ``out`` (default: the package's bank, where only the
+    chapters the plain bank holds are rewritten)."""
     items = json.loads(Path(path).read_text(encoding="utf-8"))
     seen = set()
     sealed = []
@@ -184,9 +186,7 @@ def import_bank(path: str | Path, out: str | Path | None = None) -> int:
             entry["level"] = item["level"]
         sealed.append(entry)
     target = Path(out or BANK_PATH)
-    if target.is_dir():     # the package's layout: one file per chapter
-        for old in target.glob("c*.json"):
-            old.unlink()
+    if target.is_dir():     # the package's layout: one file per chapter; only the chapters given are rewritten
         for chapter in sorted({e["chapter"] for e in sealed}):
             part = [e for e in sealed if e["chapter"] == chapter]
             (target / f"c{chapter:02d}.json").write_text(json.dumps(part, ensure_ascii=False, indent=1) + "\n",
