@@ -1,0 +1,182 @@
+"""A lower bound on the makespan and the exact optimum by branch and bound (small instances)."""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._validate import check_int
+from ..devices import Device
+from ..schedule import Schedule
+from ..tasks import Task, TaskGraph, critical_path
+from ._core import _Problem, _problem, _run_queues
+from .heft import heft
+from .list_scheduling import lpt
+
+__all__ = ["optimal", "lower_bound"]
+
+
+def lower_bound(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> float:
+    """A bound no schedule can beat: the largest of the critical path (fastest run times, free
+    transfers), the longest single task at its fastest, and the fastest-time area per device
+    (``sum_i min_d t_id / m``; for devices of different speed, total work over total speed)."""
+    prob = _problem(graph, devices)
+    if prob.n == 0:
+        return 0.0
+    fastest = prob.costs.min(axis=1)
+    path, _ = critical_path(prob.graph, prob.devices)
+    bound = max(path, float(fastest.max()), float(fastest.sum()) / prob.m)
+    if prob.speed_only:
+        bound = max(bound, float(prob.graph.work.sum()) / sum(d.speed for d in prob.devices))
+    return bound
+
+
+def optimal(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, max_tasks: int = 12,
+            node_limit: int = 2_000_000) -> Schedule:
+    """The exact minimum-makespan schedule, by depth-first branch and bound (small instances only).
+
+    Independent tasks: every assignment of tasks to devices, largest tasks first, pruned by
+    the load bound ``max(max load, (sum of loads + remaining fastest times) / m)``.
+    Task graphs: every order of ready tasks and device choice, each task started as early as
+    its device and inputs allow; any schedule can be shifted left into one of these, so the
+    best of them is optimal. ``info["nodes"]`` counts the search nodes; ``ValueError`` when
+    the graph has more than ``max_tasks`` tasks or the search exceeds ``node_limit`` nodes.
+    """
+    prob = _problem(graph, devices)
+    max_tasks = check_int("max_tasks", max_tasks, low=1)
+    if prob.n > max_tasks:
+        raise ValueError(f"optimal searches exhaustively; graph has {prob.n} tasks, max_tasks is {max_tasks}")
+    if prob.n == 0:
+        return prob.schedule([], [], [], "optimal", info={"nodes": 0})
+    incumbent = min((lpt(prob.graph, prob.devices), heft(prob.graph, prob.devices)), key=lambda s: s.makespan)
+    if prob.graph.edges:
+        device_of, start, end, nodes = _optimal_dag(prob, incumbent, node_limit)
+    else:
+        device_of, start, end, nodes = _optimal_independent(prob, incumbent, node_limit)
+    return prob.schedule(device_of, start, end, "optimal", info={"nodes": nodes})
+
+
+def _optimal_independent(prob: _Problem, incumbent: Schedule, node_limit: int):
+    costs, n, m = prob.costs, prob.n, prob.m
+    fastest = costs.min(axis=1)
+    order = sorted(range(n), key=lambda i: -fastest[i])
+    rows = [costs[i].tolist() for i in order]
+    suffix = np.concatenate([np.cumsum(fastest[order][::-1])[::-1], [0.0]]).tolist()
+    best = [incumbent.makespan * (1 + 1e-12), list(incumbent.device_of[order])]
+    columns = [tuple(costs[:, j]) for j in range(m)]
+    loads = [0.0] * m
+    choice = [0] * n
+    nodes = 0
+
+    def search(k: int, current: float) -> None:
+        nonlocal nodes
+        nodes += 1
+        if nodes > node_limit:
+            raise ValueError(f"optimal exceeded node_limit={node_limit}; use a smaller instance")
+        if k == n:
+            if current < best[0]:
+                best[0], best[1] = current, choice.copy()
+            return
+        tried = set()
+        row = rows[k]
+        for j in sorted(range(m), key=lambda j: loads[j] + row[j]):
+            c = row[j]
+            if not math.isfinite(c):
+                continue
+            key = (columns[j], loads[j])  # identical devices with equal load are interchangeable
+            if key in tried:
+                continue
+            tried.add(key)
+            loads[j] += c
+            span = max(current, loads[j])
+            if max(span, (sum(loads) + suffix[k + 1]) / m) < best[0]:
+                choice[k] = j
+                search(k + 1, span)
+            loads[j] -= c
+
+    search(0, 0.0)
+    device_of = np.empty(n, dtype=int)
+    device_of[order] = best[1]
+    queues = [[i for i in range(n) if device_of[i] == j] for j in range(m)]
+    return _finish(prob, device_of, queues, nodes)
+
+
+def _finish(prob: _Problem, device_of, queues, nodes):
+    s = _run_queues(prob, device_of, queues, "optimal")
+    return s.device_of, s.start, s.end, nodes
+
+
+def _optimal_dag(prob: _Problem, incumbent: Schedule, node_limit: int):
+    # Left-shifting any schedule, task by task in start order, never delays a task; repeating it
+    # reaches a schedule that placing tasks in non-decreasing start order reproduces. So the search
+    # only extends a partial schedule with tasks that start no earlier than the last one placed.
+    g, costs, n, m = prob.graph, prob.costs, prob.n, prob.m
+    fastest = costs.min(axis=1)
+    bottom = fastest.copy()  # fastest time from a task's start to the graph's end, free transfers
+    for i in reversed(g.order):
+        bottom[i] = fastest[i] + max((bottom[s] for s in g.succs[i]), default=0.0)
+    rows = [costs[i].tolist() for i in range(n)]
+    best = [incumbent.makespan * (1 - 1e-12), None]
+    device_of = np.full(n, -1)
+    start = np.zeros(n)
+    end = np.zeros(n)
+    free = [0.0] * m
+    missing = [len(p) for p in g.preds]
+    ready = {i for i in range(n) if missing[i] == 0}
+    remaining = [float(fastest.sum())]
+    nodes = 0
+
+    def search(current: float, placed: int, last_start: float) -> None:
+        nonlocal nodes
+        nodes += 1
+        if nodes > node_limit:
+            raise ValueError(f"optimal exceeded node_limit={node_limit}; use a smaller instance")
+        if placed == n:
+            if current < best[0]:
+                best[0] = current
+                best[1] = (device_of.copy(), start.copy(), end.copy())
+            return
+        if max(current, (sum(free) + remaining[0]) / m) >= best[0]:
+            return
+        options = []
+        for i in ready:
+            earliest = math.inf
+            for j in range(m):
+                c = rows[i][j]
+                if c == math.inf:
+                    continue
+                s = max(free[j], prob.ready_on(i, j, device_of, end))
+                earliest = min(earliest, s)
+                if s >= last_start:
+                    options.append((s + c, i, j, s))
+            if max(earliest, last_start) + bottom[i] >= best[0]:
+                return
+        options.sort()
+        for finish, i, j, s in options:
+            if max(current, finish) >= best[0]:
+                continue
+            ready.discard(i)
+            remaining[0] -= fastest[i]
+            for k in g.succs[i]:
+                missing[k] -= 1
+                if missing[k] == 0:
+                    ready.add(k)
+            saved = free[j]
+            device_of[i], start[i], end[i] = j, s, finish
+            free[j] = finish
+            search(max(current, finish), placed + 1, s)
+            free[j] = saved
+            device_of[i] = -1
+            for k in g.succs[i]:
+                if missing[k] == 0:
+                    ready.discard(k)
+                missing[k] += 1
+            remaining[0] += fastest[i]
+            ready.add(i)
+
+    search(0.0, 0, 0.0)
+    if best[1] is None:
+        return incumbent.device_of, incumbent.start, incumbent.end, nodes
+    return (*best[1], nodes)
+

@@ -1,0 +1,192 @@
+"""Executing a fixed plan and dynamic list scheduling (Graham 1969): earliest free, EFT, LPT."""
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .. import _kernels
+from ..devices import Device
+from ..schedule import Schedule
+from ..tasks import Task, TaskGraph
+from ._core import _Problem, _problem, _run_queues
+
+__all__ = ["execute_plan", "earliest_free", "eft", "lpt", "COMPILED_FROM"]
+
+
+def execute_plan(graph: TaskGraph | Sequence[Task], devices: Sequence[Device],
+                 sequences: Mapping[str, Sequence[str]], policy: str = "plan") -> Schedule:
+    """Run a static plan: each device executes its listed tasks in that order, each task
+    starting as soon as its device is free and its inputs have arrived.
+
+    ``sequences`` maps device names to task names; every task must appear exactly once.
+    Raises ``ValueError`` if the plan deadlocks (a device waits on a task queued behind it).
+    """
+    prob = _problem(graph, devices)
+    g = prob.graph
+    dev_index = {d.name: j for j, d in enumerate(prob.devices)}
+    device_of = np.full(prob.n, -1)
+    queues: list[list[int]] = [[] for _ in range(prob.m)]
+    for name, seq in sequences.items():
+        if name not in dev_index:
+            raise ValueError(f"sequences names unknown device {name!r}")
+        for task in seq:
+            if task not in g.index:
+                raise ValueError(f"sequences names unknown task {task!r}")
+            i = g.index[task]
+            if device_of[i] != -1:
+                raise ValueError(f"task {task!r} appears twice in sequences")
+            device_of[i] = dev_index[name]
+            queues[dev_index[name]].append(i)
+    if (device_of == -1).any():
+        raise ValueError(f"task {g.tasks[int(np.flatnonzero(device_of == -1)[0])].name!r} is in no sequence")
+    return _run_queues(prob, device_of, queues, policy)
+
+
+
+#: Inputs at least this large use a compiled kernel when numba is installed (``hetlab[fast]``).
+COMPILED_FROM = 20_000
+
+
+def _earliest_free_python(work: list[float], speeds: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The pure-Python twin of the numba kernel: one heapreplace per task."""
+    heap = [(0.0, j) for j in range(len(speeds))]
+    dev_list = [0] * len(work)
+    start_list = [0.0] * len(work)
+    replace = heapq.heapreplace
+    for i, w in enumerate(work):
+        free_at, j = heap[0]
+        dev_list[i] = j
+        start_list[i] = free_at
+        replace(heap, (free_at + w / speeds[j], j))
+    return np.array(dev_list, dtype=int), np.array(start_list)
+
+
+def earliest_free(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
+                  compiled: bool | None = None) -> Schedule:
+    """Graham's list scheduling (1969): in topological order, each task goes to the device
+    that becomes free first (ties to the earlier-listed device), blind to speed.
+
+    On independent tasks this is exactly the article's demo policy, in O(n log m).
+    ``compiled``: use the numba kernel (None: when installed and the graph has at least
+    :data:`COMPILED_FROM` tasks; True: require it); both paths give identical schedules.
+    """
+    prob = _problem(graph, devices)
+    n, m = prob.n, prob.m
+    if not prob.speed_only and not np.isfinite(prob.costs).all():
+        raise ValueError("earliest_free needs every task to run on every device")
+    if not prob.graph.edges and prob.speed_only:
+        # Hot loop for the common case: run time is work / speed, so no (n x m) cost matrix.
+        # One heapreplace per task; dividing (not multiplying by 1/speed) keeps every float
+        # identical to the article's ``free_at + work / speed``.
+        # Importing numba costs a few tenths of a second: only for large inputs, or when asked.
+        wanted = compiled is True or (compiled is None and n >= COMPILED_FROM)
+        kernel = _kernels.earliest_free_kernel() if wanted else None
+        if compiled and kernel is None:
+            raise ImportError("compiled=True needs numba: pip install 'hetlab[fast]'")
+        speeds = np.array([d.speed for d in prob.devices])
+        if kernel is not None:
+            device_of, start = kernel(prob.graph.work, speeds)
+        else:
+            device_of, start = _earliest_free_python(prob.graph.work.tolist(), speeds.tolist())
+        end = start + prob.graph.work / speeds[device_of]
+        return prob.schedule(device_of, start, end, "earliest free")
+    costs = prob.costs
+    heap = [(0.0, j) for j in range(m)]
+    device_of = np.empty(n, dtype=int)
+    start = np.empty(n)
+    end = np.empty(n)
+    for i in prob.graph.order:
+        free_at, j = heapq.heappop(heap)
+        s = max(free_at, prob.ready_on(i, j, device_of, end))
+        device_of[i], start[i], end[i] = j, s, s + costs[i, j]
+        heapq.heappush(heap, (end[i], j))
+    return prob.schedule(device_of, start, end, "earliest free")
+
+
+def _list_schedule(prob: _Problem, priority: np.ndarray, policy: str, insertion: bool = False,
+                   **kwargs) -> Schedule:
+    """Among ready tasks take the one with the highest priority (ties: lower index) and put it
+    on the device where it finishes earliest (ties: earlier-listed device)."""
+    g, n, m, costs = prob.graph, prob.n, prob.m, prob.costs
+    device_of = np.full(n, -1)
+    start = np.zeros(n)
+    end = np.zeros(n)
+    free = np.zeros(m)
+    slots_start: list[list[float]] = [[] for _ in range(m)]
+    slots_end: list[list[float]] = [[] for _ in range(m)]
+    missing = [len(p) for p in g.preds]
+    ready = [(-float(priority[i]), i) for i in range(n) if missing[i] == 0]
+    heapq.heapify(ready)
+    while ready:
+        _, i = heapq.heappop(ready)
+        arrive = prob.ready_times(i, device_of, end)
+        if insertion:
+            best_finish, best_j, best_s = math.inf, -1, 0.0
+            for j in range(m):
+                c = costs[i, j]
+                if not math.isfinite(c):
+                    continue
+                s = _earliest_gap(slots_start[j], slots_end[j], float(arrive[j]), c)
+                if s + c < best_finish:
+                    best_finish, best_j, best_s = s + c, j, s
+            j, s = best_j, best_s
+            k = bisect.bisect_left(slots_start[j], s)
+            slots_start[j].insert(k, s)
+            slots_end[j].insert(k, s + costs[i, j])
+        else:
+            begin = np.maximum(free, arrive)
+            j = int(np.argmin(begin + costs[i]))
+            s = float(begin[j])
+            free[j] = s + costs[i, j]
+        device_of[i], start[i], end[i] = j, s, s + costs[i, j]
+        for k in g.succs[i]:
+            missing[k] -= 1
+            if missing[k] == 0:
+                heapq.heappush(ready, (-float(priority[k]), k))
+    return prob.schedule(device_of, start, end, policy, **kwargs)
+
+
+def _earliest_gap(starts: list[float], ends: list[float], ready: float, duration: float) -> float:
+    """Earliest time >= ready at which [t, t + duration] fits between a device's busy slots."""
+    k = bisect.bisect_right(ends, ready)
+    t = ready
+    for a, b in zip(starts[k:], ends[k:]):
+        if t + duration <= a:
+            return t
+        if b > t:
+            t = b
+    return t
+
+
+def eft(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
+        order: Sequence[str] | None = None) -> Schedule:
+    """Dynamic list scheduling by earliest finish time: in topological (or the given) order,
+    each task goes to the device where it would *finish* first, so speed, affinity and
+    transfer costs all count. ``order`` lists task names; it must respect dependencies.
+    """
+    prob = _problem(graph, devices)
+    if order is None:
+        priority = -np.arange(prob.n, dtype=float)
+        priority[np.asarray(prob.graph.order, dtype=int)] = -np.arange(prob.n, dtype=float)
+    else:
+        names = list(order)
+        if sorted(names) != sorted(t.name for t in prob.graph.tasks):
+            raise ValueError("order must list every task exactly once")
+        priority = np.empty(prob.n)
+        for rank, name in enumerate(names):
+            priority[prob.graph.index[name]] = -rank
+    return _list_schedule(prob, priority, "EFT")
+
+
+def lpt(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> Schedule:
+    """Longest processing time first (Graham 1969): ready tasks in decreasing order of their
+    fastest run time, each to its earliest-finish device. On m identical devices and
+    independent tasks its makespan is at most (4/3 - 1/(3m)) times the optimum.
+    """
+    prob = _problem(graph, devices)
+    return _list_schedule(prob, prob.costs.min(axis=1), "LPT")
+
