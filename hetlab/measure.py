@@ -48,9 +48,9 @@ class PoolTiming:
     processes: float
 
     def text(self) -> str:
-        return (f"{self.jobs} jobs, {self.workers} workers: serial {self.serial:.3f} s, "
-                f"threads {self.threads:.3f} s ({self.serial / self.threads:.2f}x), "
-                f"processes {self.processes:.3f} s ({self.serial / self.processes:.2f}x)")
+        return (f"{self.jobs} 个任务，{self.workers} 个工作者：串行 {self.serial:.3f} 秒，"
+                f"线程池 {self.threads:.3f} 秒（{self.serial / self.threads:.2f}x），"
+                f"进程池 {self.processes:.3f} 秒（{self.serial / self.processes:.2f}x）")
 
 
 def time_pools(jobs: int = 8, size: int = 300_000, workers: int | None = None) -> PoolTiming:

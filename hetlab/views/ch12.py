@@ -1,36 +1,76 @@
-"""Chapter 12 (misconceptions): the cost of offloading."""
+"""Chapter 12 (misconceptions): strong scaling with an all-reduce, and the cost of offloading."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import formulas as F
 from .. import plotting as P
+from .. import strong_scaling as SS
 from ..widgets import Explorer, slider
 
-__all__ = ['transfer_cost']
+__all__ = ["scaling_reality", "transfer_cost"]
+
+
+def scaling_reality() -> Explorer:
+    """Amdahl's speed-up against the same step with a ring all-reduce of the gradients, N = 1 ... 1024."""
+    counts = np.unique(np.round(2.0 ** np.arange(0, 10.01, 0.125))).astype(int)
+    art: dict = {}
+
+    def draw(ax, p: float, grad_gb: float, log2_n: float) -> str:
+        n = int(round(2.0 ** log2_n))
+        link = dict(grad_bytes=grad_gb * 1e9)
+        amdahl, real = F.amdahl(p, counts), SS.speedup_with_allreduce(p, counts, **link)
+        best = SS.best_device_count(p, max_devices=1024, **link)
+        if not art:
+            art["amdahl"], = ax.plot(counts, amdahl, label=P.label("Amdahl（无通信）", "Amdahl (no communication)"))
+            art["real"], = ax.plot(counts, real, label=P.label("加上环形全归约", "with ring all-reduce"))
+            art["now"] = ax.axvline(n, color="crimson", lw=0.8)
+            art["best"], = ax.plot([best], [SS.speedup_with_allreduce(p, best, **link)], "o", color="crimson",
+                                   label=P.label("通信模型的最佳卡数", "best N with communication"))
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel(P.label("卡数 N", "devices N"))
+            ax.set_ylabel(P.label("加速比", "speed-up"))
+            ax.legend(fontsize=8, loc="upper left")
+        art["amdahl"].set_ydata(amdahl)
+        art["real"].set_ydata(real)
+        ax.set_ylim(0, 1.1 * float(np.max(amdahl)))
+        art["now"].set_xdata([n, n])
+        art["best"].set_data([best], [SS.speedup_with_allreduce(p, best, **link)])
+        now, top = SS.speedup_with_allreduce(p, n, **link), SS.speedup_with_allreduce(p, best, **link)
+        return (f"N = {n}：Amdahl 加速比 {F.amdahl(p, n):.2f}x，加上全归约 {now:.2f}x；"
+                f"通信模型下 {best} 张卡最快（{top:.2f}x）")
+
+    return Explorer(draw, {"p": slider("并行比例 p", 0.5, 0.999, 0.001, 0.95, fmt=".3f"),
+                           "grad_gb": slider("梯度量 (GB)", 0.0, 4.0, 0.1, 0.5, fmt=".1f"),
+                           "log2_n": slider("log2 卡数", 0.0, 10.0, 1.0, 10.0, fmt=".0f")},
+                    figsize=(7, 3.2), clear=False)
 
 
 def transfer_cost() -> Explorer:
     """CPU vs GPU for one matrix multiply of size n, counting the PCIe copies both ways."""
+    sizes = 2.0 ** np.arange(4, 14.01, 0.25)
+    art: dict = {}
+
     def draw(ax, log2_n: float) -> str:
-        sizes = 2.0 ** np.arange(4, 14.01, 0.25)
         n = 2.0 ** log2_n
-        cpu, gpu, copy = F.matmul_offload_ms(sizes)
-        ax.plot(sizes, cpu, label="CPU")
-        ax.plot(sizes, gpu, label=P.label("GPU（含拷贝）", "GPU incl. copies"))
-        ax.plot(sizes, copy, ls=":", label=P.label("拷贝", "copies"))
-        ax.axvline(n, color="crimson", lw=0.8)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel(P.label("矩阵边长 n", "matrix size n"))
-        ax.set_ylabel(P.label("时间（毫秒）", "time (ms)"))
-        ax.legend(fontsize=8)
+        if not art:
+            cpu, gpu, copy = F.matmul_offload_ms(sizes)
+            ax.plot(sizes, cpu, label="CPU")
+            ax.plot(sizes, gpu, label=P.label("GPU（含拷贝）", "GPU incl. copies"))
+            ax.plot(sizes, copy, ls=":", label=P.label("其中拷贝", "of which copies"))
+            art["now"] = ax.axvline(n, color="crimson", lw=0.8)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel(P.label("矩阵边长 n", "matrix size n"))
+            ax.set_ylabel(P.label("时间（毫秒）", "time (ms)"))
+            ax.legend(fontsize=8)
+        art["now"].set_xdata([n, n])
         c, g, k = F.matmul_offload_ms(n)
         winner = "GPU" if g < c else "CPU"
-        return f"n = {n:.0f}: CPU {c:.4f} ms, GPU {g:.4f} ms (of which copies {k:.4f} ms): {winner} wins"
+        return f"n = {n:.0f}：CPU {c:.4f} 毫秒，GPU {g:.4f} 毫秒（其中拷贝 {k:.4f} 毫秒）：{winner} 更快"
 
-    return Explorer(draw, {"log2_n": slider("log2 n", 4.0, 13.0, 0.25, 6.0)}, figsize=(7, 3.2))
+    return Explorer(draw, {"log2_n": slider("log2 矩阵边长", 4.0, 13.0, 0.25, 6.0)}, figsize=(7, 3.2), clear=False)
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(12, transfer_cost)]
+VIEWS = [(12, scaling_reality), (12, transfer_cost)]

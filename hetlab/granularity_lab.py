@@ -1,0 +1,138 @@
+"""Measured granularity: split one matrix product into N row blocks and see where the time goes.
+
+Chapter 12 asks whether "cutting a big matrix product into 1,000 pieces, one per thread" is fastest.
+Timing only the thread pool mixes three effects; this module measures them apart, on this machine:
+
+- ``pool``: wall time of the N blocks on a thread pool of ``workers`` threads (what a user sees);
+- ``kernel``: the same N blocks computed one after another in this thread, no pool: the arithmetic
+  alone. It grows with N because a thin block is a less efficient product (a 1-row block is a
+  matrix-vector product that re-reads all of ``b`` for one row of output);
+- ``dispatch``: N empty tasks through the same pool: the scheduling cost ``N * O_s`` alone.
+
+BLAS is pinned to ``blas_threads`` threads (threadpoolctl) while measuring, so the pool's threads
+are the only parallelism: otherwise a multi-threaded BLAS already uses every core at N = 1 and
+the pool can only add overhead. The model the chapter compares with is the P-device form of
+chapter 4's ``T = N * O_s + W / N``: ``pool(N) ~ dispatch(N) + kernel(N) / min(N, workers)``.
+
+Assumptions: the machine is otherwise idle (a busy machine makes every figure noisier); numpy
+releases the GIL inside ``@``, so threads do run products in parallel; each figure is the best of
+``repeat`` runs, which filters out interruptions but not a slow machine.
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import check_int
+
+__all__ = ["SplitTiming", "split_matmul_timing", "plot_split_timing"]
+
+#: Most seconds the default experiment should take on a 2-core machine (a chapter cell has 10 s).
+_MAX_ELEMENTS = 1500 * 1500
+
+
+@dataclass(frozen=True)
+class SplitTiming:
+    """Seconds per piece count for the three measurements described in the module docstring."""
+
+    n: int
+    workers: int
+    blas_threads: int
+    pieces: tuple[int, ...]
+    pool: tuple[float, ...]
+    kernel: tuple[float, ...]
+    dispatch: tuple[float, ...]
+
+    def model(self) -> tuple[float, ...]:
+        """``dispatch + kernel / min(N, workers)`` for each piece count (seconds)."""
+        return tuple(d + k / min(p, self.workers) for p, k, d in zip(self.pieces, self.kernel, self.dispatch))
+
+    @property
+    def best(self) -> int:
+        """The piece count with the smallest pool time."""
+        return self.pieces[int(np.argmin(self.pool))]
+
+    def table(self) -> str:
+        """An aligned Chinese table in milliseconds."""
+        head = f"{'块数 N':>6} {'线程池实测':>10} {'纯计算(串行)':>10} {'派发开销':>8} {'模型预测':>8}"
+        rows = [head]
+        for p, t, k, d, m in zip(self.pieces, self.pool, self.kernel, self.dispatch, self.model()):
+            rows.append(f"{p:>8} {t * 1e3:>12.2f} {k * 1e3:>14.2f} {d * 1e3:>11.3f} {m * 1e3:>11.2f}")
+        rows.append(f"（单位：毫秒；{self.n}×{self.n} 矩阵乘，线程池 {self.workers} 个线程，"
+                    f"BLAS 固定为 {self.blas_threads} 个线程）")
+        return "\n".join(rows)
+
+
+def _best_of(repeat: int, run) -> float:
+    best = np.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return float(best)
+
+
+def split_matmul_timing(n: int = 600, pieces=(1, 2, 4, 16, 64, 150, 300, 600), *, workers: int = 2,
+                        repeat: int = 3, blas_threads: int = 1, seed: int = 0) -> SplitTiming:
+    """Measure an ``n x n`` float64 product split into row blocks (see the module docstring).
+
+    ``pieces`` must lie in [1, n]; ``workers`` threads in the pool; each figure is the best of
+    ``repeat`` runs. Takes about a second for the defaults on an idle 2-core machine.
+    """
+    n = check_int("n", n, low=1, high=1500)
+    workers = check_int("workers", workers, low=1, high=64)
+    repeat = check_int("repeat", repeat, low=1, high=10)
+    blas_threads = check_int("blas_threads", blas_threads, low=1, high=64)
+    if isinstance(pieces, (str, bytes)) or not hasattr(pieces, "__iter__"):
+        raise TypeError(f"pieces must be a sequence of integers, got {type(pieces).__name__} {pieces!r}")
+    counts = tuple(check_int("pieces", k, low=1, high=n) for k in pieces)
+    if not counts:
+        raise ValueError("pieces must hold at least one piece count, got an empty sequence")
+    if n * n * len(counts) > _MAX_ELEMENTS * 8:
+        raise ValueError(f"n * n * len(pieces) must be at most {_MAX_ELEMENTS * 8}, got {n * n * len(counts)}")
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(seed)
+    a, b = rng.random((n, n)), rng.random((n, n))
+    pool_t, kernel_t, dispatch_t = [], [], []
+
+    def product(rows: tuple[int, int]) -> np.ndarray:
+        return a[rows[0]:rows[1]] @ b
+
+    with threadpool_limits(blas_threads, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+        list(pool.map(int, range(workers)))        # start the threads before any clock runs
+        for k in counts:
+            blocks = [(r[0], r[-1] + 1) for r in np.array_split(np.arange(n), k)]
+            pool_t.append(_best_of(repeat, lambda bs=blocks: np.concatenate(list(pool.map(product, bs)))))
+            kernel_t.append(_best_of(repeat, lambda bs=blocks: np.concatenate([product(r) for r in bs])))
+            dispatch_t.append(_best_of(repeat, lambda bs=blocks: [f.result() for f in [pool.submit(int) for _ in bs]]))
+    return SplitTiming(n, workers, blas_threads, counts, tuple(pool_t), tuple(kernel_t), tuple(dispatch_t))
+
+
+def plot_split_timing(timing: SplitTiming, ax=None):
+    """The three measured curves and the model against the piece count (log-log)."""
+    from . import plotting as P
+
+    if not isinstance(timing, SplitTiming):
+        raise TypeError(f"timing must be a SplitTiming, got {type(timing).__name__}")
+    ax = P.new_axes(ax, figsize=(7, 3.4))
+    ms = lambda values: np.asarray(values) * 1e3  # noqa: E731
+    ax.plot(timing.pieces, ms(timing.pool), "o-", color="#4C72B0",
+            label=P.label(f"线程池实测（{timing.workers} 线程）", f"thread pool ({timing.workers} threads)"))
+    ax.plot(timing.pieces, ms(timing.kernel), "s--", color="#DD8452",
+            label=P.label("纯计算（串行，无线程池）", "kernel only (serial, no pool)"))
+    ax.plot(timing.pieces, ms(timing.dispatch), "^:", color="#8C8C8C",
+            label=P.label("派发开销（空任务）", "dispatch only (empty tasks)"))
+    ax.plot(timing.pieces, ms(timing.model()), "-", color="#C44E52", lw=1, alpha=0.8,
+            label=P.label("模型：派发 + 计算 / min(N, P)", "model: dispatch + kernel / min(N, P)"))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(P.label("块数 N（对数轴）", "pieces N (log)"))
+    ax.set_ylabel(P.label("时间（毫秒，对数轴）", "time (ms, log)"))
+    size = f"{timing.n}×{timing.n}"
+    ax.set_title(P.label(f"{size} 矩阵乘按行切块（实测）", f"{size} matmul split by rows (measured)"))
+    ax.legend(fontsize=8)
+    return ax
