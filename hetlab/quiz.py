@@ -217,8 +217,9 @@ def ask(question_id: str, *, bank: str | Path | None = None, store=None):
         choice = w.VBox(boxes)
     button = w.Button(description="提交", button_style="primary")
     feedback = w.HTML()
-    tag = "（多选）" if q.type == "multiple" else ""
-    title = w.HTML(f"<b>{q.id}</b> {q.prompt}{'' if '多选' in q.prompt else tag}")
+    tag = "（多选）" if q.type == "multiple" and "多选" not in q.prompt else ""
+    level = f" <span style='color:#666'>［{q.level}］</span>" if q.level else ""
+    title = w.HTML(f"<b>{q.id}</b>{level} {q.prompt}{tag}")
     box = w.VBox([title, choice, button, feedback], layout=w.Layout(border="1px solid #ddd", padding="6px",
                                                                     margin="4px 0"))
 
@@ -282,6 +283,7 @@ def render_text(chapter: int, *, bank: str | Path | None = None) -> str:
     lines = []
     for q in questions(chapter, bank=bank):
         kind = "多选" if q.type == "multiple" else "单选"
-        lines.append(f"[{q.id}]（{kind}）{q.prompt}")
+        level = f"·{q.level}" if q.level else ""
+        lines.append(f"[{q.id}]（{kind}{level}）{q.prompt}")
         lines.extend(f"    {o}" for o in q.options)
     return "\n".join(lines)
