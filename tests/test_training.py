@@ -1,0 +1,153 @@
+import math
+
+import pytest
+
+from hetlab import training as T
+
+
+# Rajbhandari et al. 2020 (ZeRO, SC'20), Figure 1: Psi = 7.5e9 parameters, K = 12, N_d = 64, GB = 1e9 bytes.
+# Baseline (2 + 2 + K) Psi = 120 GB; P_os: 2 Psi + 2 Psi + K Psi / 64 = 31.4 GB;
+# P_os+g: 2 Psi + (2 + K) Psi / 64 = 16.6 GB; P_os+g+p: (2 + 2 + K) Psi / 64 = 1.875 ~ 1.9 GB.
+@pytest.mark.parametrize("stage, paper_gb", [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.9)])
+def test_zero_paper_figure_1(stage, paper_gb):
+    m = T.memory_per_device(7.5e9, dp=64, zero_stage=stage, activations=False)
+    assert round(m["total"] / 1e9, 1) == paper_gb
+    assert m["activations"] == 0 and m["total"] == pytest.approx(m["params"] + m["grads"] + m["optimizer"])
+
+
+def test_zero_stages_shard_exactly_the_states_they_name():
+    base = T.memory_per_device(1e9, dp=8, activations=False)
+    assert (base["params"], base["grads"], base["optimizer"]) == (2e9, 2e9, 12e9)
+    s1 = T.memory_per_device(1e9, dp=8, zero_stage=1, activations=False)
+    s2 = T.memory_per_device(1e9, dp=8, zero_stage=2, activations=False)
+    s3 = T.memory_per_device(1e9, dp=8, zero_stage=3, activations=False)
+    assert (s1["params"], s1["grads"], s1["optimizer"]) == (2e9, 2e9, 1.5e9)
+    assert (s2["params"], s2["grads"], s2["optimizer"]) == (2e9, 0.25e9, 1.5e9)
+    assert (s3["params"], s3["grads"], s3["optimizer"]) == (0.25e9, 0.25e9, 1.5e9)
+
+
+def test_tensor_and_pipeline_parallel_divide_the_model():
+    whole = T.memory_per_device(8e9, activations=False)["total"]
+    assert T.memory_per_device(8e9, tp=2, pp=4, activations=False)["total"] == pytest.approx(whole / 8)
+
+
+def test_activation_formulas_of_korthikanti_2022():
+    s, b, h, a = 2048, 1, 4096, 32
+    sbh = s * b * h
+    # Table 2 of the paper: 34 + 5as/h without parallelism; 10 + 24/t + 5as/(ht) with TP; /t with SP.
+    assert T.activation_memory(sequence=s, micro_batch=b, hidden=h, heads=a) == sbh * (34 + 5 * a * s / h)
+    assert T.activation_memory(sequence=s, micro_batch=b, hidden=h, heads=a, tp=8) == pytest.approx(
+        sbh * (10 + 24 / 8 + 5 * a * s / (h * 8)))
+    assert T.activation_memory(sequence=s, micro_batch=b, hidden=h, heads=a, tp=8, sequence_parallel=True) == \
+        pytest.approx(sbh * (34 + 5 * a * s / h) / 8)
+    assert T.activation_memory(sequence=s, micro_batch=b, hidden=h, heads=a, recompute="selective") == sbh * 34
+    assert T.activation_memory(sequence=s, micro_batch=b, hidden=h, heads=a, recompute="full") == 2 * sbh
+
+
+def test_activations_held_per_pipeline_schedule():
+    shape = dict(layers=8, hidden=1024, sequence=512, heads=16, micro_batch=2, activations=True)
+    one = T.activation_memory(sequence=512, micro_batch=2, hidden=1024, heads=16)
+    # 4 stages of 2 layers; GPipe keeps all 16 micro-batches, 1F1B at most p = 4 on the first stage.
+    gpipe = T.memory_per_device(1e8, pp=4, micro_batches=16, schedule="gpipe", **shape)["activations"]
+    onef = T.memory_per_device(1e8, pp=4, micro_batches=16, schedule="1f1b", **shape)["activations"]
+    inter = T.memory_per_device(1e8, pp=4, micro_batches=16, schedule="interleaved", chunks=2,
+                                **shape)["activations"]
+    assert gpipe == pytest.approx(one * 2 * 16) and onef == pytest.approx(one * 2 * 4)
+    assert inter == pytest.approx(one * 2 * 4 * (1 + 3 / 8))
+
+
+def test_ring_allreduce_is_reduce_scatter_plus_all_gather():
+    r = T.ring_allreduce(8, 1e9, 25e9, 1e-5)
+    # each phase: 7/8 GB over 25 GB/s + 7 latencies = 35 ms + 70 us
+    assert r["reduce_scatter"] == pytest.approx(0.035 + 7e-5) and r["all_gather"] == r["reduce_scatter"]
+    assert r["total"] == pytest.approx(2 * r["reduce_scatter"])
+    # at large N the bandwidth term saturates at 2 M / B while the latency term keeps growing
+    big = T.ring_allreduce(10_000, 1e9, 25e9, 1e-5)
+    assert big["bandwidth_term"] < 2 * 1e9 / 25e9 and big["latency_term"] == pytest.approx(2 * 9999 * 1e-5)
+    assert T.ring_allreduce(1, 1e9, 25e9, 1e-5)["total"] == 0
+
+
+def test_bubble_fractions_of_narayanan_2021():
+    assert T.bubble_fraction(4, 8, "gpipe") == pytest.approx(3 / 11)
+    assert T.bubble_fraction(4, 8, "1f1b") == T.bubble_fraction(4, 8, "gpipe")
+    # interleaved: bubble (p-1)/v stage times against m of work -> (p-1)/(vm+p-1)
+    assert T.bubble_fraction(4, 8, "interleaved", chunks=2) == pytest.approx(3 / 19)
+    with pytest.raises(ValueError, match="chunks"):
+        T.bubble_fraction(4, 8, "1f1b", chunks=2)
+
+
+def _case(**kw):
+    args = dict(devices=512, dp=32, tp=1, pp=16, global_batch=1024, micro_batches=32, sequence=2048, layers=80,
+                hidden=8192, heads=64)
+    args.update(kw)
+    return T.step_time(70e9, **args)
+
+
+def test_step_time_parts_add_up():
+    r = _case()
+    # one micro-batch time = (compute + tp) / m; the step lasts (m + p - 1) of them plus exposed DP comm
+    assert r.time == pytest.approx((r.compute + r.tp_comm) * (32 + 15) / 32 + r.dp_exposed)
+    assert r.bubble / (r.compute + r.tp_comm + r.bubble) == pytest.approx(15 / 47)
+    assert r.tp_comm == 0 and 0 <= r.dp_exposed <= r.dp_comm
+    assert r.speedup == pytest.approx(512 * r.efficiency) and 0 < r.efficiency < 1
+
+
+def test_hand_computed_single_device_step():
+    # 1 device, 1e9 params, one micro-batch of 8 x 1024 = 8192 tokens: 6 * 1e9 * 8192 FLOPs at
+    # 100 TFLOP/s * 0.5 * 8192 / (8192 + 256)
+    r = T.step_time(1e9, devices=1, dp=1, global_batch=8, micro_batches=1, sequence=1024, layers=4, hidden=1024,
+                    heads=8, peak_flops=100e12, peak_efficiency=0.5, half_tokens=256.0, device_memory=1e12)
+    assert r.time == pytest.approx(6 * 1e9 * 8192 / (100e12 * 0.5 * 8192 / 8448))
+    assert r.feasible and r.bubble == 0 and r.dp_comm == 0
+
+
+def test_small_micro_batches_run_less_efficiently_and_bubble_shrinks_with_more_of_them():
+    slow = _case(recompute="full", micro_batches=8)
+    fast = _case(recompute="full", micro_batches=32)
+    assert fast.time < slow.time
+    # with one sample per micro-batch vs 4: kernel efficiency falls, so compute grows
+    assert fast.compute > slow.compute
+
+
+def test_overlap_is_capped_by_compute():
+    r = T.step_time(1e9, devices=64, dp=64, global_batch=64, sequence=16, layers=4, hidden=512, heads=8,
+                    inter_bandwidth=1e9, overlap=1.0)
+    assert r.dp_exposed == pytest.approx(r.dp_comm - r.compute) and r.dp_exposed > 0
+
+
+def test_infeasible_configurations_are_flagged_or_refused():
+    assert not _case(micro_batches=8).feasible            # 110 GB of activations and states per A100
+    assert "显存" in _case(micro_batches=8).reason
+    wide = _case(dp=2, tp=16, micro_batches=1)
+    assert not wide.feasible and "张量并行" in wide.reason
+    with pytest.raises(ValueError, match="micro_batches must be in \\[1, 32\\]"):
+        _case(micro_batches=64)                            # 32 samples per replica cannot make 64 micro-batches
+    with pytest.raises(ValueError, match="divide"):
+        _case(micro_batches=24)
+    with pytest.raises(ValueError, match="dp \\* tp \\* pp must equal devices"):
+        _case(dp=16)
+    with pytest.raises(ValueError, match="global_batch must be a multiple of dp"):
+        _case(global_batch=1000)
+    assert _case().feasible and "不可行" not in _case().summary()
+    assert "不可行" in _case(micro_batches=8).summary()
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0, 0, None, "7e9", True, 1e20])
+def test_params_rejected_with_a_message_naming_it(bad):
+    with pytest.raises((ValueError, TypeError), match="params"):
+        T.memory_per_device(bad, activations=False)
+
+
+def test_other_bad_inputs():
+    with pytest.raises(ValueError, match="zero_stage must be in \\[0, 3\\]"):
+        T.memory_per_device(1e9, zero_stage=4, activations=False)
+    with pytest.raises(ValueError, match="layers, hidden, sequence, heads"):
+        T.memory_per_device(1e9)
+    with pytest.raises(TypeError, match="dp"):
+        T.memory_per_device(1e9, dp=2.0, activations=False)
+    with pytest.raises(ValueError, match="schedule"):
+        T.bubble_fraction(4, 8, "zigzag")
+    with pytest.raises(ValueError, match="overlap must be in \\[0, 1\\]"):
+        _case(overlap=1.5)
+    with pytest.raises(ValueError, match="bandwidth"):
+        T.ring_allreduce(4, 1.0, math.inf)
