@@ -9,7 +9,7 @@ from hetlab.progress import CorruptProgressWarning, ProgressStore
 
 def test_bank_shape_every_chapter_has_questions_and_chapter_13_has_the_ten():
     for chapter in range(1, 13):
-        assert 2 <= len(quiz.questions(chapter)) <= 3
+        assert len(quiz.questions(chapter)) >= 2   # the textbook standard (test_chapter_standard) asks 4
     interview = quiz.questions(13)
     assert [q.id for q in interview] == [f"q{k:02d}" for k in range(1, 11)]
     assert [q.type for q in interview] == ["single"] * 7 + ["multiple"] * 3
