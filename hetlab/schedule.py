@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ._validate import check_nonnegative
 from .devices import Device, check_devices
 from .tasks import TaskGraph, assigned_costs, comm_matrices
 
@@ -137,9 +138,15 @@ class Schedule:
         - every task is placed once, on a real device, with ``end >= start >= 0``;
         - with ``check_durations``, each run time matches the task's time on its device
           (turn off for measured runs);
-        - no two tasks overlap on one device;
+        - no two tasks of positive run time overlap on one device (a zero-length run may touch or
+          sit inside another);
         - each task starts after each predecessor ends plus the transfer between their devices.
         """
+        rtol = check_nonnegative("rtol", rtol)
+        if not rtol < 1:
+            raise ValueError(f"rtol must be in [0, 1), got {rtol!r}")
+        if not isinstance(check_durations, bool):
+            raise TypeError(f"check_durations must be True or False, got {check_durations!r}")
         g, n, m = self.graph, len(self.graph.tasks), len(self.devices)
         if n == 0:
             return self
@@ -160,7 +167,10 @@ class Schedule:
                 i = bad[0]
                 raise ScheduleError(f"task {names[i]!r} runs {end[i] - start[i]:g} on "
                                     f"{self.devices[dev[i]].name}, but its run time there is {expected[i]:g}")
-        order = np.lexsort((start, dev))
+        # A zero-length run occupies an instant, not an interval: touching or inside another run is
+        # fine. Among positive-length runs sorted by start, any overlap shows between neighbours.
+        order = np.flatnonzero(end > start)
+        order = order[np.lexsort((start[order], dev[order]))]
         same = dev[order[1:]] == dev[order[:-1]]
         clash = same & (start[order[1:]] < end[order[:-1]] - tol)
         if clash.any():

@@ -247,11 +247,13 @@ def cost_matrix(graph: TaskGraph, devices: Sequence[Device]):
     n, m = len(graph.tasks), len(devices)
     if graph.speed_only:
         speeds = np.array([d.speed for d in devices])
-        return graph.work[:, None] / speeds[None, :]
+        with np.errstate(over="ignore"):  # an overflow gives inf; the schedulers refuse it with a clear message
+            return graph.work[:, None] / speeds[None, :]
     costs = np.empty((n, m))
-    for i, task in enumerate(graph.tasks):
-        for j, device in enumerate(devices):
-            costs[i, j] = execution_time(task, device)
+    with np.errstate(over="ignore"):
+        for i, task in enumerate(graph.tasks):
+            for j, device in enumerate(devices):
+                costs[i, j] = execution_time(task, device)
     return costs
 
 

@@ -325,3 +325,80 @@ def test_compiled_true_without_numba_says_how_to_get_it(monkeypatch):
     with pytest.raises(ImportError, match=r"hetlab\[fast\]"):
         S.earliest_free(independent_tasks([1.0]), identical(2), compiled=True)
     assert S.earliest_free(independent_tasks([1.0]), identical(2)).makespan == 1.0
+
+
+# --- issue 11: correctness regressions ---------------------------------------------------------------
+
+def test_heft_with_a_zero_duration_task_never_overlaps():
+    # Issue 11, item 1: a zero-length slot inserted before a later one left the slot ends unsorted and
+    # the gap search skipped b's slot, putting c on [0, 2] over b's [0, 3]. One device, work 3 + 2.
+    graph = TaskGraph([Task("a", 0.0), Task("b", 3.0), Task("c", 2.0)], [("a", "b")])
+    s = S.heft(graph, identical(1)).validate()
+    assert s.makespan == 5.0   # one device: the sum of the run times, no idle time is needed
+    best = S.optimal(graph, identical(1)).validate()
+    assert best.makespan == 5.0
+
+
+def test_heft_with_a_zero_cost_entry_node_stays_feasible_on_random_dags():
+    # The common trick of a zero-cost super source in front of every root (issue 11, item 1).
+    from hetlab.tasks import random_dag
+
+    for seed in range(20):
+        g = random_dag(30, seed=seed)
+        roots = [t.name for t in g.tasks if not any(dst == t.name for _, dst in g.edges)]
+        graph = TaskGraph([Task("entry", 0.0), *g.tasks], [*((a, b, d) for (a, b), d in g.edges.items()),
+                                                          *(("entry", r, 0.0) for r in roots)])
+        devices = [Device(f"P{j}", speed=s, link=Link(0.1, 4.0)) for j, s in enumerate([1.0, 2.0, 3.0])]
+        S.heft(graph, devices).validate()
+
+
+def test_validate_accepts_zero_duration_tasks_touching_or_inside_others():
+    # Issue 11, item 2: an instant is not an interval, so it cannot overlap anything.
+    s = S.work_stealing([Task("a", 1.0), Task("z", 0.0)], identical(1)).validate()
+    assert s.makespan == 1.0
+    g = TaskGraph([Task("a", 2.0), Task("z", 0.0), Task("y", 0.0)])
+    Schedule(g, identical(1), [0, 0, 0], [0.0, 1.0, 2.0], [2.0, 1.0, 2.0]).validate()   # inside, at the end
+    Schedule(g, identical(1), [0, 0, 0], [0.0, 0.0, 0.0], [2.0, 0.0, 0.0]).validate()   # two instants at 0
+    overlapping = Schedule(TaskGraph([Task("a", 2.0), Task("z", 0.0), Task("b", 2.0)]), identical(1),
+                           [0, 0, 0], [0.0, 1.0, 1.0], [2.0, 1.0, 3.0])
+    with pytest.raises(ScheduleError, match="'a' and 'b' overlap on D0"):   # positive runs still may not
+        overlapping.validate()
+
+
+def test_optimal_never_returns_an_infeasible_incumbent(monkeypatch):
+    # Issue 11, item 1: optimal starts from HEFT's makespan; an infeasible HEFT schedule must not win.
+    from hetlab.schedulers import exact
+
+    graph = TaskGraph([Task("a", 0.0), Task("b", 3.0), Task("c", 2.0)], [("a", "b")])
+    bogus = Schedule(graph, identical(1), [0, 0, 0], [0.0, 0.0, 0.0], [0.0, 3.0, 2.0], "HEFT")  # b, c overlap
+    monkeypatch.setattr(exact, "heft", lambda g, d: bogus)
+    best = S.optimal(graph, identical(1)).validate()
+    assert best.makespan == 5.0
+
+
+def test_a_task_placed_on_a_device_that_cannot_run_it_is_a_clear_error():
+    # Issue 11, item 3: start nan / end inf before. 'b' has no time for D1, where the demo puts it.
+    tasks = [Task("a", times={"D0": 1.0}), Task("b", times={"D0": 1.0})]
+    with pytest.raises(ValueError, match="task 'b' on device 'D1', which cannot run it"):
+        S.article_demo(tasks, identical(2))
+    with pytest.raises(ValueError, match="task 'a' on device 'D1', which cannot run it"):
+        S.execute_plan([Task("a", times={"D0": 1.0})], identical(2), {"D1": ["a"]})
+
+
+def test_run_times_beyond_the_float_range_are_refused_not_inf_or_nan():
+    # Issue 11, item 4: work 1e308 on speed 1e-10 is 1e318, above the largest float (1.8e308).
+    huge = [Task("a", 1e308), Task("b", 1e308)]
+    slow = [Device("x", speed=1e-10)]
+    for policy in S.POLICIES.values():
+        with pytest.raises(ValueError, match="task 'a' with work 1e\\+308 on device 'x'"):
+            policy(huge, slow)
+    with pytest.raises(ValueError, match="task 'a'"):
+        S.upward_rank(huge, slow)
+    # Each run time fits (1e308) but two in a chain sum past the float range: refused as a whole.
+    chain = TaskGraph(huge, [("a", "b")])
+    for policy in (S.heft, S.eft, S.lower_bound, S.upward_rank):
+        with pytest.raises(ValueError, match="add up to inf, above 1e\\+300"):
+            policy(chain, [Device("x", speed=1.0)])
+    # Large but representable magnitudes give exact, finite answers: 1e298 + 1e298 on one device.
+    s = S.heft(chain, [Device("x", speed=1e10)]).validate()
+    assert s.makespan == pytest.approx(2e298) and math.isfinite(s.info["upward_rank"]["a"])

@@ -64,17 +64,59 @@ class _Problem:
         return Schedule(self.graph, self.devices, device_of, start, end, policy, **kwargs)
 
 
+#: Largest total of run times and transfers a problem may have: every start, end and upward rank
+#: is at most this total (times a few), so sums of times never overflow a float.
+MAX_HORIZON = 1e300
+
+
 def _problem(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> _Problem:
     graph = as_graph(graph)
     devices = check_devices(devices)
     latency, inverse = comm_matrices(devices)
     prob = _Problem(graph, devices, latency, inverse)
-    if graph.has_times:
-        fastest = prob.costs.min(axis=1)
-        if not np.isfinite(fastest).all():
-            i = int(np.flatnonzero(~np.isfinite(fastest))[0])
-            raise ValueError(f"task {graph.tasks[i].name!r} cannot run on any of the devices given")
+    _check_horizon(prob)
     return prob
+
+
+def _check_horizon(prob: _Problem) -> None:
+    """Refuse problems whose times overflow: each work / speed must be finite, and the sum of every
+    task's slowest finite run time plus every edge's dearest transfer must stay below MAX_HORIZON."""
+    g = prob.graph
+    if not g.tasks:
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        if g.speed_only:
+            slowest = min(d.speed for d in prob.devices)
+            worst = g.work / slowest
+            total = float(worst.sum())
+            if not np.isfinite(worst).all():
+                i = int(np.flatnonzero(~np.isfinite(worst))[0])
+                _overflow(g.tasks[i], min(prob.devices, key=lambda d: d.speed))
+        else:
+            costs = prob.costs
+            for i in np.flatnonzero(~np.isfinite(costs).all(axis=1)):
+                task = g.tasks[i]
+                if task.times is None:  # work / speed overflowed: not "cannot run"
+                    _overflow(task, prob.devices[int(np.flatnonzero(~np.isfinite(costs[i]))[0])])
+            finite = np.isfinite(costs)
+            if not finite.any(axis=1).all():
+                i = int(np.flatnonzero(~finite.any(axis=1))[0])
+                raise ValueError(f"task {g.tasks[i].name!r} cannot run on any of the devices given "
+                                 f"({[d.name for d in prob.devices]})")
+            total = float(np.where(finite, costs, 0.0).max(axis=1).sum())
+        if g.edges:
+            total += len(g.edges) * float(prob.latency.max())
+            total += float(sum(g.edges.values())) * float(prob.inverse_bw.max())
+    if not total <= MAX_HORIZON:
+        raise ValueError(f"graph and devices: the run times and transfers add up to {total:g}, above "
+                         f"{MAX_HORIZON:g}, so schedule times would overflow a float; rescale the work, "
+                         f"speed or data units")
+
+
+def _overflow(task: Task, device: Device) -> None:
+    raise ValueError(f"task {task.name!r} with work {task.work:g} on device {device.name!r} (speed "
+                     f"{device.speed_for(task.op):g}) takes longer than the largest float; rescale the work "
+                     f"or speed units")
 
 
 def _device_index(devices: Sequence[Device], name: str | None, default: int = 0) -> int:
@@ -137,10 +179,12 @@ def _assign_in_order(prob: _Problem, device_of: np.ndarray, policy: str) -> Sche
     return _run_queues(prob, device_of, queues, policy)
 
 
-def _check_runnable(prob: _Problem, device_of: np.ndarray) -> None:
+def _check_runnable(prob: _Problem, device_of: np.ndarray, who: str = "static policy") -> None:
+    """ValueError naming the first task placed on a device that cannot run it (no time given for it)."""
+    if prob.speed_only:
+        return
     times = prob.costs[np.arange(prob.n), device_of]
     if not np.isfinite(times).all():
         i = int(np.flatnonzero(~np.isfinite(times))[0])
-        raise ValueError(f"static policy put task {prob.graph.tasks[i].name!r} on "
+        raise ValueError(f"{who} put task {prob.graph.tasks[i].name!r} on device "
                          f"{prob.devices[device_of[i]].name!r}, which cannot run it")
-

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validate import check_int
 from ..devices import Device
-from ..schedule import Schedule
+from ..schedule import Schedule, ScheduleError
 from ..tasks import Task, TaskGraph, critical_path
 from ._core import _Problem, _problem, _run_queues
 from .heft import heft
@@ -49,12 +49,23 @@ def optimal(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, max
         raise ValueError(f"optimal searches exhaustively; graph has {prob.n} tasks, max_tasks is {max_tasks}")
     if prob.n == 0:
         return prob.schedule([], [], [], "optimal", info={"nodes": 0})
-    incumbent = min((lpt(prob.graph, prob.devices), heft(prob.graph, prob.devices)), key=lambda s: s.makespan)
+    # The search starts from the best heuristic schedule; only a feasible one may serve as the incumbent,
+    # or the search would prune everything better than an impossible makespan and return it.
+    incumbent = min((s for s in (lpt(prob.graph, prob.devices), heft(prob.graph, prob.devices)) if _feasible(s)),
+                    key=lambda s: s.makespan)
     if prob.graph.edges:
         device_of, start, end, nodes = _optimal_dag(prob, incumbent, node_limit)
     else:
         device_of, start, end, nodes = _optimal_independent(prob, incumbent, node_limit)
-    return prob.schedule(device_of, start, end, "optimal", info={"nodes": nodes})
+    return prob.schedule(device_of, start, end, "optimal", info={"nodes": nodes}).validate()
+
+
+def _feasible(schedule: Schedule) -> bool:
+    try:
+        schedule.validate()
+    except ScheduleError:
+        return False
+    return True
 
 
 def _optimal_independent(prob: _Problem, incumbent: Schedule, node_limit: int):

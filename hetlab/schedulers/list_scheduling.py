@@ -12,7 +12,7 @@ from .. import _kernels
 from ..devices import Device
 from ..schedule import Schedule
 from ..tasks import Task, TaskGraph
-from ._core import _Problem, _problem, _run_queues
+from ._core import _check_runnable, _Problem, _problem, _run_queues
 
 __all__ = ["execute_plan", "earliest_free", "eft", "lpt", "COMPILED_FROM"]
 
@@ -43,6 +43,7 @@ def execute_plan(graph: TaskGraph | Sequence[Task], devices: Sequence[Device],
             queues[dev_index[name]].append(i)
     if (device_of == -1).any():
         raise ValueError(f"task {g.tasks[int(np.flatnonzero(device_of == -1)[0])].name!r} is in no sequence")
+    _check_runnable(prob, device_of, "sequences")
     return _run_queues(prob, device_of, queues, policy)
 
 
@@ -134,9 +135,12 @@ def _list_schedule(prob: _Problem, priority: np.ndarray, policy: str, insertion:
                 if s + c < best_finish:
                     best_finish, best_j, best_s = s + c, j, s
             j, s = best_j, best_s
-            k = bisect.bisect_left(slots_start[j], s)
-            slots_start[j].insert(k, s)
-            slots_end[j].insert(k, s + costs[i, j])
+            if costs[i, j] > 0:
+                # Only positive-length runs are kept: a zero-length run blocks no gap, and leaving it
+                # out keeps the slots sorted by start *and* end, which the gap search relies on.
+                k = bisect.bisect_left(slots_start[j], s)
+                slots_start[j].insert(k, s)
+                slots_end[j].insert(k, s + costs[i, j])
         else:
             begin = np.maximum(free, arrive)
             j = int(np.argmin(begin + costs[i]))
@@ -151,7 +155,8 @@ def _list_schedule(prob: _Problem, priority: np.ndarray, policy: str, insertion:
 
 
 def _earliest_gap(starts: list[float], ends: list[float], ready: float, duration: float) -> float:
-    """Earliest time >= ready at which [t, t + duration] fits between a device's busy slots."""
+    """Earliest time >= ready at which [t, t + duration] fits between a device's busy slots
+    (positive-length, disjoint, so sorted by both start and end)."""
     k = bisect.bisect_right(ends, ready)
     t = ready
     for a, b in zip(starts[k:], ends[k:]):

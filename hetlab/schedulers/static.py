@@ -109,6 +109,8 @@ def article_demo(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -
             heap.remove(cand[0])
             heapq.heapify(heap)
         j = index[dev]
+        if not math.isfinite(prob.costs[i, j]):  # the article's policy is blind to what a device can run
+            raise ValueError(f"article_demo put task {task.name!r} on device {dev!r}, which cannot run it")
         device_of[i], start[i], end[i] = j, free_at, free_at + prob.costs[i, j]
         heapq.heappush(heap, (end[i], dev))
     return prob.schedule(device_of, start, end, "article demo",
