@@ -63,17 +63,14 @@ def _chapter_list(text: str) -> list[int]:
 
 
 def _student_edition(args: argparse.Namespace) -> int:
-    import json
     from pathlib import Path
 
     from .edition import make_student_edition
 
     out = Path(args.out_dir)
     key_path = Path(args.key) if args.key else out.parent / f"{out.name}-key.json"
-    if out.resolve() in key_path.resolve().parents:
-        raise ValueError(f"--key must be outside OUT_DIR, or learners receive the answers: {key_path}")
-    key = make_student_edition(out, args.chapters, source=args.source)
-    key_path.write_text(json.dumps(key, ensure_ascii=False, indent=1), encoding="utf-8")
+    # The key is written first and atomically; OUT_DIR may not be (or contain) the source, see edition.py.
+    key = make_student_edition(out, args.chapters, source=args.source, key=key_path, force=args.force)
     print(f"student edition of chapters {key['chapters']} written to {out}")
     print(f"grading key (keep it private): {key_path}")
     return 0
@@ -84,6 +81,20 @@ def _grade(args: argparse.Namespace) -> int:
 
     report = grade(args.submission, args.key)
     print(report.text())
+    return 0
+
+
+def _answer_key(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .answer_key import answer_key
+
+    text = answer_key(args.chapter)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+        print(f"answer key written to {args.out} (keep it private)")
+    else:
+        print(text)
     return 0
 
 
@@ -116,11 +127,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--chapters", type=_chapter_list, default=None, help="e.g. 3,5,6 (default: all)")
     p.add_argument("--source", default="chapters", help="folder of the instructor's chapters (default: chapters)")
     p.add_argument("--key", default=None, help="where to write the key (default: OUT_DIR-key.json beside OUT_DIR)")
+    p.add_argument("--force", action="store_true",
+                   help="write into a non-empty OUT_DIR or one inside the source (never the source itself)")
     p.set_defaults(func=_student_edition)
     p = sub.add_parser("grade", help="score a submitted student notebook with the instructor's key")
     p.add_argument("submission", metavar="SUBMISSION.ipynb")
     p.add_argument("--key", required=True, help="the key written by student-edition")
     p.set_defaults(func=_grade)
+    p = sub.add_parser("answer-key", help="instructors: questions with answers and explanations, for printing")
+    p.add_argument("--chapter", type=int, default=None, help="one chapter, e.g. 13 (default: all chapters)")
+    p.add_argument("--out", default=None, help="write to this file instead of printing")
+    p.set_defaults(func=_answer_key)
     p = sub.add_parser("progress", help="this learner's quiz progress across the 13 chapters")
     p.set_defaults(func=_progress)
     return parser

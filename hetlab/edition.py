@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["make_student_edition", "grade", "GradeReport", "GradingError", "strip_solutions", "split_hidden_tests"]
+__all__ = ["make_student_edition", "check_edition_paths", "grade", "GradeReport", "GradingError", "strip_solutions",
+           "split_hidden_tests"]
 
 STUB = "# 在这里写你的代码\nraise NotImplementedError()"
 SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.S | re.M)
@@ -71,14 +73,79 @@ def _student_bank(chapters: list[int]) -> list[dict]:
              **({"level": q.level} if q.level else {})} for q in questions() if q.chapter in chapters]
 
 
+def _atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a reader sees the old file or the whole new one, never a part."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _is_key_file(path: Path) -> bool:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and data.get("version") in (1, 2) and "exercises" in data
+
+
+def check_edition_paths(out_dir: str | Path, source: str | Path, key: str | Path | None = None, *,
+                        force: bool = False) -> None:
+    """Refuse an output folder that would damage the instructor's files (ValueError naming the parameter).
+
+    ``out_dir`` may never be ``source`` or a folder that contains it (the book would be overwritten by
+    stubs); it may be inside ``source`` or a non-empty folder only with ``force``. ``key`` may not lie
+    in ``out_dir`` (learners would receive the answers), nor overwrite a file that is not a grading key
+    unless ``force``.
+    """
+    out, src = Path(out_dir).resolve(), Path(source).resolve()
+    if out == src:
+        raise ValueError(f"out_dir must not be the source folder (the solutions would be overwritten), got {out_dir}")
+    if out in src.parents:
+        raise ValueError(f"out_dir must not contain the source folder {source}, got {out_dir}")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out_dir must be a folder, got the file {out_dir}")
+    if not force:
+        if src in out.parents:
+            raise ValueError(f"out_dir must be outside the source folder {source} (or pass --force), got {out_dir}")
+        if out.is_dir() and any(out.iterdir()):
+            raise ValueError(f"out_dir must be a new or empty folder (or pass --force), got {out_dir}, which has files")
+    if key is not None:
+        key_path = Path(key).resolve()
+        if out == key_path or out in key_path.parents:
+            raise ValueError(f"key must be outside out_dir, or learners receive the answers, got {key}")
+        if key_path.is_dir():
+            raise ValueError(f"key must be a file path, got the folder {key}")
+        if src in key_path.parents and key_path.suffix == ".ipynb":
+            raise ValueError(f"key must not be a notebook of the source folder, got {key}")
+        if key_path.exists() and not force and not _is_key_file(key_path):
+            raise ValueError(f"key must be a new file or an old grading key (or pass --force), got {key}")
+
+
 def make_student_edition(out_dir: str | Path, chapters: list[int] | None = None, *,
-                         source: str | Path = "chapters") -> dict:
+                         source: str | Path = "chapters", key: str | Path | None = None,
+                         force: bool = False) -> dict:
     """Write the student edition of ``chapters`` (default all) from ``source`` into ``out_dir``;
-    return the grading key (answers, hidden tests, points), which is *not* written there."""
+    return the grading key (answers, hidden tests, points), which is *not* written there.
+
+    With ``key`` (a file path) the key is written first, atomically, so that no edition exists
+    without its key. The paths are checked first (:func:`check_edition_paths`): the command never
+    overwrites the book, and writes into a non-empty folder only with ``force``.
+    """
     import nbformat
 
     from .quiz import questions
 
+    if not isinstance(force, bool):
+        raise TypeError(f"force must be True or False, got {force!r}")
+    check_edition_paths(out_dir, source, key, force=force)
     source, out_dir = Path(source), Path(out_dir)
     paths = sorted(source.glob("[0-9][0-9]-*.ipynb"))
     if not paths:
@@ -88,13 +155,14 @@ def make_student_edition(out_dir: str | Path, chapters: list[int] | None = None,
     unknown = [c for c in chosen if c not in available]
     if unknown:
         raise ValueError(f"chapters must be among {sorted(available)}, got {unknown}")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    key: dict = {"version": 1, "chapters": chosen, "questions": {}, "exercises": {}}
-    for chapter in chosen:
+    answer_key: dict = {"version": 1, "chapters": chosen, "questions": {}, "exercises": {}}
+    notebooks = {}
+    for chapter in chosen:   # everything is built in memory first: a failure here writes nothing
         nb = nbformat.read(available[chapter], as_version=4)
         ids = [q.id for q in questions(chapter)]
         for q in questions(chapter):
-            key["questions"][q.id] = {"chapter": chapter, "type": q.type, "answer": "".join(sorted(q.key()[0]))}
+            answer_key["questions"][q.id] = {"chapter": chapter, "type": q.type,
+                                             "answer": "".join(sorted(q.key()[0]))}
         cells = []
         for cell in nb.cells:
             meta = _nbgrader(cell)
@@ -104,8 +172,8 @@ def make_student_edition(out_dir: str | Path, chapters: list[int] | None = None,
                     cell.source = strip_solutions(cell.source)
                 if meta.get("grade"):
                     visible, _ = split_hidden_tests(cell.source)   # the key keeps the whole cell
-                    key["exercises"][meta["grade_id"]] = {"chapter": chapter, "points": meta.get("points", 0),
-                                                          "tests": cell.source}
+                    answer_key["exercises"][meta["grade_id"]] = {"chapter": chapter, "points": meta.get("points", 0),
+                                                                 "tests": cell.source}
                     cell.source = visible
                 cell.source = QUIZ_CALL.sub(lambda m: f'quiz.{m.group(1)}({m.group(2)}, bank="{BANK_NAME}")',
                                             cell.source)
@@ -114,10 +182,18 @@ def make_student_edition(out_dir: str | Path, chapters: list[int] | None = None,
                 cells.append(_answer_sheet(chapter, ids))
         nb.cells = cells
         nb.metadata["hetlab"] = {"chapter": chapter, "edition": "student"}
-        nbformat.write(nb, out_dir / available[chapter].name)
-    (out_dir / BANK_NAME).write_text(json.dumps(_student_bank(chosen), ensure_ascii=False, indent=1) + "\n",
-                                     encoding="utf-8")
-    return key
+        notebooks[available[chapter].name] = nbformat.writes(nb)
+    if key is not None:
+        try:
+            Path(key).parent.mkdir(parents=True, exist_ok=True)
+            _atomic_write(Path(key), json.dumps(answer_key, ensure_ascii=False, indent=1) + "\n")
+        except OSError as exc:   # nothing has been written to out_dir yet
+            raise ValueError(f"key must be a writable file path, got {key} ({exc.strerror or exc})") from None
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, text in notebooks.items():
+        _atomic_write(out_dir / name, text)
+    _atomic_write(out_dir / BANK_NAME, json.dumps(_student_bank(chosen), ensure_ascii=False, indent=1) + "\n")
+    return answer_key
 
 
 @dataclass

@@ -110,3 +110,69 @@ def test_student_edition_refuses_bad_chapter_lists(tmp_path):
     assert run.returncode == 2 and "chapters in [1, 13]" in run.stderr
     with pytest.raises(ValueError, match="chapters must be among"):
         make_student_edition(tmp_path / "y", [14], source=CHAPTERS)
+
+
+# --- the command never destroys the book (issue 11, item 5) ---------------------------------------
+
+def _book(tmp_path) -> Path:
+    src = tmp_path / "chapters"
+    src.mkdir()
+    (src / "04-granularity.ipynb").write_bytes((CHAPTERS / "04-granularity.ipynb").read_bytes())
+    return src
+
+
+def _snapshot(folder: Path) -> dict:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _edition_cli(cwd, *args):
+    return subprocess.run([sys.executable, "-m", "hetlab", "student-edition", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_student_edition_refuses_to_overwrite_the_source_even_with_force(tmp_path):
+    src = _book(tmp_path)
+    before = _snapshot(src)
+    for args in (["chapters"], ["chapters", "--force"], [str(src), "--source", str(src), "--force"],
+                 [str(tmp_path), "--source", str(src), "--force"]):    # the last: OUT contains SRC
+        run = _edition_cli(tmp_path, *args)
+        assert run.returncode == 2, (args, run.stdout, run.stderr)
+        assert run.stderr.startswith("error: out_dir must not") and len(run.stderr.strip().splitlines()) == 1
+    assert _snapshot(src) == before
+    assert not list(tmp_path.glob("*key.json"))          # refused before anything was written
+
+
+def test_student_edition_inside_the_source_or_into_a_nonempty_folder_needs_force(tmp_path):
+    src = _book(tmp_path)
+    before = _snapshot(src)
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine", encoding="utf-8")
+    for out, message in ((src / "students", "outside the source"), (busy, "new or empty")):
+        key_path = tmp_path / f"{out.name}-key.json"
+        with pytest.raises(ValueError, match=message):
+            make_student_edition(out, [4], source=src, key=key_path)
+        assert not key_path.exists()
+        key = make_student_edition(out, [4], source=src, key=key_path, force=True)
+        assert (out / "04-granularity.ipynb").exists() and json.loads(key_path.read_text(encoding="utf-8")) == key
+    assert (busy / "notes.txt").read_text(encoding="utf-8") == "mine"
+    assert {k: v for k, v in _snapshot(src).items() if not k.startswith("students/")} == before
+
+
+def test_the_key_is_written_first_and_never_inside_the_edition(tmp_path):
+    src = _book(tmp_path)
+    with pytest.raises(ValueError, match="key must be outside out_dir"):
+        make_student_edition(tmp_path / "out", [4], source=src, key=tmp_path / "out" / "key.json")
+    blocker = tmp_path / "afile"
+    blocker.write_text("x", encoding="utf-8")
+    with pytest.raises(ValueError, match="key must be a writable file path"):
+        make_student_edition(tmp_path / "out", [4], source=src, key=blocker / "key.json")
+    assert not (tmp_path / "out").exists()                # no edition without its key
+    (tmp_path / "precious.txt").write_text("not a key", encoding="utf-8")
+    with pytest.raises(ValueError, match="old grading key"):
+        make_student_edition(tmp_path / "out", [4], source=src, key=tmp_path / "precious.txt")
+    run = _edition_cli(tmp_path, "out", "--chapters", "4")
+    assert run.returncode == 0, run.stderr
+    assert json.loads((tmp_path / "out-key.json").read_text(encoding="utf-8"))["chapters"] == [4]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["04-granularity.ipynb", "questions.json"]
+    assert not [p for p in tmp_path.rglob("*.tmp")]        # atomic writes leave no temporary files
