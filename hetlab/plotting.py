@@ -95,8 +95,11 @@ def _bar_vertices(start, end, y, height: float = 0.7) -> np.ndarray:
 
 
 def gantt(schedule, ax=None, *, title: str | None = None, show_names: bool = True, show_deps: bool = False,
-          highlight_steals: bool = True, xmax: float | None = None):
+          highlight_steals: bool = True, xmax: float | None = None, xlabel: str | None = None):
     """Gantt chart: one row per device, one bar per task, coloured by operation or task kind.
+
+    ``xlabel`` replaces the default "时间（时间单位）" when the times have a unit (e.g. seconds);
+    an empty string draws no label (for the upper panel of a stacked pair).
 
     Tasks obtained by stealing (from a work-stealing schedule's log) are hatched; with
     ``show_deps`` a thin arrow joins each dependency.
@@ -134,7 +137,7 @@ def gantt(schedule, ax=None, *, title: str | None = None, show_names: bool = Tru
     ax.axvline(schedule.makespan, color="black", lw=0.8, ls="--")
     ax.set_yticks(range(rows), [d.name for d in reversed(devices)])
     ax.set_xlim(0, (xmax or span) * 1.02)
-    ax.set_xlabel(label("时间（时间单位）", "time (time units)"))
+    ax.set_xlabel(label("时间（时间单位）", "time (time units)") if xlabel is None else xlabel)
     ax.set_title(title or f"{schedule.policy}: makespan {schedule.makespan:.2f}")
     handles = [Patch(color=_colour(k), label=k) for k in sorted(set(keys))]
     if stolen:
