@@ -1,0 +1,196 @@
+"""Peak compute from the hardware's own numbers, with every figure tied to its datasheet and precision.
+
+A chip's peak is ``P = N_cores * f * FLOPs/cycle`` where, for chips built from fused multiply-add
+(FMA) units, ``FLOPs/cycle = FMA units per core * SIMD lanes per unit * 2`` (an FMA ``a*b + c`` counts
+as two floating-point operations). "Core" means a unit with its own instruction stream: a CPU core, or
+a GPU streaming multiprocessor (SM); NVIDIA's "CUDA cores" are the SM's FP32 lanes.
+
+Sources (precision stated per entry):
+
+- NVIDIA A100 Tensor Core GPU datasheet (2020/2021): FP64 9.7 TFLOPS, FP64 Tensor Core 19.5, FP32 19.5,
+  FP16/BF16 Tensor Core 312 (dense; 624 with 2:4 sparsity); HBM2 1,555 GB/s (40 GB), HBM2e 2,039 GB/s
+  (80 GB SXM).
+- NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 108 SMs, boost clock 1,410 MHz; per SM and
+  clock 64 FP32 FMA, 32 FP64 FMA, 1,024 dense FP16 FMA and 64 FP64 FMA in the tensor cores.
+- AMD EPYC 7763 product specification (2021): 64 cores, base 2.45 GHz, boost up to 3.5 GHz, 8 channels
+  of DDR4-3200. Zen 3 has two 256-bit FMA pipes per core (AMD Software Optimization Guide for Family 19h,
+  2020), so 2 x 4 FP64 lanes x 2 = 16 FP64 FLOPs/cycle. AMD does not print a FLOPS figure; ours is
+  computed, at the *base* clock.
+- Jouppi et al., "In-Datacenter Performance Analysis of a Tensor Processing Unit", ISCA 2017: a 256 x 256
+  systolic array of 8-bit multiply-accumulate cells at 700 MHz, 92 TOPS.
+
+>>> a100 = entry("A100", "FP64")
+>>> round(a100.peak / 1e12, 2), a100.datasheet / 1e12
+(9.75, 9.7)
+>>> round(entry("EPYC 7763", "FP64").peak / 1e12, 2)
+2.51
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._validate import check_int, check_nonnegative, check_positive
+from .devices import Device
+
+__all__ = ["ComputeEngine", "Memory", "ENGINES", "MEMORIES", "flops_per_cycle", "peak_flops", "entry",
+           "memory", "systolic_peak", "systolic_utilisation", "specialised_kitchen"]
+
+
+def _check_text(name: str, value) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise TypeError(f"{name} must be a non-empty string, got {value!r}")
+
+
+def flops_per_cycle(fma_units: int, simd_lanes: int) -> int:
+    """FLOPs one core finishes per clock: ``fma_units * simd_lanes * 2`` (an FMA is 2 FLOPs)."""
+    return 2 * check_int("fma_units", fma_units, low=1, high=10**6) * check_int("simd_lanes", simd_lanes,
+                                                                               low=1, high=10**6)
+
+
+def peak_flops(cores: int, frequency_hz: float, flops_per_cycle: float) -> float:
+    """``P = N_cores * f * FLOPs/cycle`` in FLOP/s."""
+    cores = check_int("cores", cores, low=1, high=10**9)
+    f = check_positive("frequency_hz", frequency_hz)
+    if f > 1e11:
+        raise ValueError(f"frequency_hz must be in (0, 1e11], got {f:g}")
+    per_cycle = check_positive("flops_per_cycle", flops_per_cycle)
+    if per_cycle > 1e7:
+        raise ValueError(f"flops_per_cycle must be in (0, 1e7], got {per_cycle:g}")
+    return cores * f * per_cycle
+
+
+@dataclass(frozen=True)
+class ComputeEngine:
+    """One way a chip computes at one precision (its vector units, or its tensor cores).
+
+    ``cores`` are CPU cores or GPU SMs; ``fma_units`` x ``simd_lanes`` FMAs per core per clock.
+    ``datasheet`` is the vendor's printed peak in FLOP/s (0 when the vendor prints none).
+    """
+
+    chip: str
+    precision: str
+    engine: str           # "vector" (CPU SIMD, GPU CUDA cores) or "tensor" (tensor cores)
+    cores: int
+    frequency_hz: float
+    clock: str            # which clock the figure uses: "base" or "boost"
+    fma_units: int
+    simd_lanes: int
+    datasheet: float
+    source: str
+
+    def __post_init__(self) -> None:
+        for name in ("chip", "precision", "engine", "clock", "source"):
+            _check_text(name, getattr(self, name))
+        check_int("cores", self.cores, low=1, high=10**9)
+        check_int("fma_units", self.fma_units, low=1, high=10**6)
+        check_int("simd_lanes", self.simd_lanes, low=1, high=10**6)
+        peak_flops(self.cores, self.frequency_hz, 2.0)       # checks frequency_hz
+        if check_nonnegative("datasheet", self.datasheet) > 1e20:
+            raise ValueError(f"datasheet must be in [0, 1e20] FLOP/s, got {self.datasheet:g}")
+
+    @property
+    def flops_per_cycle(self) -> int:
+        return flops_per_cycle(self.fma_units, self.simd_lanes)
+
+    @property
+    def peak(self) -> float:
+        return peak_flops(self.cores, self.frequency_hz, self.flops_per_cycle)
+
+
+_A100 = "NVIDIA A100 datasheet (2021); A100 architecture whitepaper (2020)"
+_EPYC = "AMD EPYC 7763 specification (2021); AMD Family 19h optimization guide (2020)"
+
+#: Peak-compute engines with their datasheet figures. A100 SM: 4 partitions of 16 FP32 / 8 FP64 lanes;
+#: 4 tensor cores of 256 dense FP16 FMA (or 16 FP64 FMA) per clock.
+ENGINES: tuple[ComputeEngine, ...] = (
+    ComputeEngine("EPYC 7763", "FP64", "vector", 64, 2.45e9, "base", 2, 4, 0.0, _EPYC),
+    ComputeEngine("EPYC 7763", "FP32", "vector", 64, 2.45e9, "base", 2, 8, 0.0, _EPYC),
+    ComputeEngine("A100", "FP64", "vector", 108, 1.41e9, "boost", 4, 8, 9.7e12, _A100),
+    ComputeEngine("A100", "FP32", "vector", 108, 1.41e9, "boost", 4, 16, 19.5e12, _A100),
+    ComputeEngine("A100", "FP64", "tensor", 108, 1.41e9, "boost", 4, 16, 19.5e12, _A100),
+    ComputeEngine("A100", "FP16/BF16", "tensor", 108, 1.41e9, "boost", 4, 256, 312e12, _A100),
+)
+
+
+def entry(chip: str = "A100", precision: str = "FP64", engine: str = "vector") -> ComputeEngine:
+    """The engine of ``chip`` at ``precision`` (``engine`` "vector" or "tensor")."""
+    for e in ENGINES:
+        if (e.chip, e.precision, e.engine) == (chip, precision, engine):
+            return e
+    known = sorted({(e.chip, e.precision, e.engine) for e in ENGINES})
+    raise ValueError(f"(chip, precision, engine) must be one of {known}, got {(chip, precision, engine)!r}")
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A memory space: where it sits, its size (bytes) and its peak bandwidth (bytes/s)."""
+
+    name: str
+    where: str            # "host" (next to the CPU) or "device" (on the accelerator)
+    kind: str
+    capacity: float
+    bandwidth: float
+    source: str
+
+    def __post_init__(self) -> None:
+        for name in ("name", "where", "kind", "source"):
+            _check_text(name, getattr(self, name))
+        check_nonnegative("capacity", self.capacity)
+        check_positive("bandwidth", self.bandwidth)
+
+
+#: Memory spaces of the machine in this chapter. DDR4-3200: 3.2e9 transfers/s x 8 bytes x 8 channels.
+MEMORIES: tuple[Memory, ...] = (
+    Memory("EPYC 7763 DDR4", "host", "DDR4-3200 x 8", 512e9, 8 * 3.2e9 * 8, _EPYC),
+    Memory("A100 40GB HBM2", "device", "HBM2", 40e9, 1555e9, _A100),
+    Memory("A100 80GB HBM2e", "device", "HBM2e (SXM)", 80e9, 2039e9, _A100),
+    Memory("PCIe 4.0 x16", "link", "PCIe Gen4", 0.0, 32e9, "PCI-SIG PCIe 4.0 specification (2017), per direction"),
+)
+
+
+def memory(name: str = "A100 40GB HBM2") -> Memory:
+    """The memory space called ``name``."""
+    for m in MEMORIES:
+        if m.name == name:
+            return m
+    raise ValueError(f"name must be one of {[m.name for m in MEMORIES]}, got {name!r}")
+
+
+def systolic_peak(rows: int, cols: int, frequency_hz: float) -> float:
+    """Peak of a ``rows x cols`` systolic array of multiply-accumulate cells: one MAC (2 ops) per cell
+    per clock. TPU v1 (Jouppi et al. 2017): 256 x 256 at 0.7 GHz = 9.175e13 ops/s ("92 TOPS")."""
+    rows = check_int("rows", rows, low=1, high=65536)
+    cols = check_int("cols", cols, low=1, high=65536)
+    return peak_flops(rows * cols, frequency_hz, 2.0)
+
+
+def systolic_utilisation(k: int, n: int, rows: int, cols: int) -> float:
+    """Share of a weight-stationary ``rows x cols`` array's cells that hold a weight when a ``k x n``
+    weight matrix is cut into ``ceil(k/rows) * ceil(n/cols)`` tiles (fill and drain ignored).
+
+    A matmul with ``k, n`` multiples of the array uses every cell; an elementwise product has no
+    reduction dimension (``k = 1``), so only one row of cells works.
+    """
+    k = check_int("k", k, low=1, high=10**9)
+    n = check_int("n", n, low=1, high=10**9)
+    rows = check_int("rows", rows, low=1, high=65536)
+    cols = check_int("cols", cols, low=1, high=65536)
+    tiles_k, tiles_n = -(-k // rows), -(-n // cols)
+    return (k * n) / (tiles_k * rows * tiles_n * cols)
+
+
+def specialised_kitchen() -> list[Device]:
+    """The kitchen of chapter 1 (the article's speeds CPU 10, GPU 20, NPU 15) with specialities that agree
+    with the hardware: the NPU is a multiply-accumulate array, so matmul *and* conv (a convolution is
+    lowered to a matmul) run at twice its base speed; the GPU's SIMT lanes also double matmul and speed
+    up conv by 1.25; control flow (branches, scalar code) runs best on the CPU and badly on the arrays.
+
+    The factors are this book's illustrative assumptions, not measurements.
+    """
+    factors = {
+        "CPU": {"control": 2.0, "matmul": 0.5, "conv": 0.5},
+        "GPU": {"matmul": 2.0, "conv": 1.25, "control": 0.25},
+        "NPU": {"matmul": 2.0, "conv": 2.0, "control": 0.1},
+    }
+    speeds = {"CPU": 10.0, "GPU": 20.0, "NPU": 15.0}
+    return [Device(kind, kind, speeds[kind], factors[kind]) for kind in speeds]

@@ -1,0 +1,70 @@
+import math
+
+import numpy as np
+import pytest
+
+from hetlab import roofline as R
+
+PEAK, BW = 19.5e12, 1.555e12   # A100 40 GB: FP32 peak (datasheet) and HBM2 bandwidth (datasheet)
+
+
+def test_ridge_point_is_where_the_two_roofs_meet():
+    ridge = R.ridge_point(PEAK, BW)
+    assert ridge == pytest.approx(19.5 / 1.555)                # 12.54 FLOP/byte by hand
+    assert R.attainable(ridge, PEAK, BW) == pytest.approx(PEAK)
+    assert R.attainable(ridge / 2, PEAK, BW) == pytest.approx(PEAK / 2)   # half the intensity, half the speed
+    assert R.attainable(ridge * 10, PEAK, BW) == pytest.approx(PEAK)      # flat roof
+
+
+def test_attainable_is_monotone_and_vectorised():
+    i = np.logspace(-3, 3, 50)
+    a = R.attainable(i, PEAK, BW)
+    assert a.shape == i.shape and np.all(np.diff(a) >= 0) and a.max() == PEAK
+    assert R.attainable(0, PEAK, BW) == 0.0
+
+
+def test_kernel_intensities_by_hand():
+    # c = a + b in FP32: 1 FLOP per element, 3 arrays of 4 bytes -> 1/12 FLOP/byte
+    assert R.elementwise_intensity() == pytest.approx(1 / 12)
+    # a*x + y (axpy) in FP64: 2 FLOPs, 3 arrays of 8 bytes -> 1/12
+    assert R.elementwise_intensity(2, 3, 8) == pytest.approx(1 / 12)
+    # 1024 x 1024 FP32 matmul: 2*1024^3 FLOPs over 3*1024^2*4 bytes = 2048/12
+    assert R.matmul_intensity(1024) == pytest.approx(2048 / 12)
+    assert R.memory_bound(R.elementwise_intensity(), PEAK, BW)
+    assert not R.memory_bound(R.matmul_intensity(1024), PEAK, BW)
+    assert R.memory_bound(R.matmul_intensity(8), PEAK, BW)          # tiny matmuls are memory-bound too
+
+
+def test_kernel_time_takes_the_slower_of_compute_and_traffic():
+    n = 2**26                        # a + b on 64 Mi FP32 elements: 768 MiB of traffic
+    t = R.kernel_time(n, 12 * n, PEAK, BW)
+    assert t == pytest.approx(12 * n / BW)
+    assert R.kernel_time(2e12, 1.0, PEAK, BW) == pytest.approx(2e12 / PEAK)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: R.attainable(-1, PEAK, BW), "intensity"),
+    (lambda: R.attainable(math.inf, PEAK, BW), "intensity"),
+    (lambda: R.attainable([], PEAK, BW), "intensity"),
+    (lambda: R.attainable(1, 0, BW), "peak"),
+    (lambda: R.attainable(1, PEAK, math.nan), "bandwidth"),
+    (lambda: R.ridge_point(PEAK, -1), "bandwidth"),
+    (lambda: R.matmul_intensity(0), "n"),
+    (lambda: R.elementwise_intensity(operands=0), "operands"),
+    (lambda: R.kernel_time(math.inf, 1, PEAK, BW), "flops"),
+    (lambda: R.kernel_time(-1, 1, PEAK, BW), "flops"),
+])
+def test_bad_values_raise_value_error_naming_the_parameter(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: R.attainable("1", PEAK, BW), "intensity"),
+    (lambda: R.attainable(1, True, BW), "peak"),
+    (lambda: R.matmul_intensity(2.0), "n"),
+    (lambda: R.memory_bound([1, 2], PEAK, BW), "intensity"),
+])
+def test_bad_types_raise_type_error(call, match):
+    with pytest.raises(TypeError, match=match):
+        call()
