@@ -8,6 +8,7 @@ import bench_executor  # noqa: E402
 import bench_heft  # noqa: E402
 import bench_import  # noqa: E402
 import bench_list_scheduling  # noqa: E402
+import bench_serving  # noqa: E402
 import bench_widget_latency  # noqa: E402
 import bench_work_stealing  # noqa: E402
 
@@ -18,3 +19,4 @@ if __name__ == "__main__":
     bench_import.main()
     bench_executor.main()
     bench_widget_latency.main()
+    bench_serving.main()

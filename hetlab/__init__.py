@@ -38,7 +38,8 @@ _EXPORTS = {
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 _SUBMODULES = {"devices", "tasks", "schedule", "schedulers", "formulas", "simulators", "plotting", "widgets",
                "views", "workloads", "quiz", "demo", "measure", "execute", "progress", "edition", "cli",
-               "workspan", "roofline", "hardware"}
+               "workspan", "roofline", "hardware",
+               "training", "serving"}
 
 __all__ = sorted(_WHERE)
 

@@ -1,0 +1,495 @@
+"""LLM inference serving as a seeded discrete-event simulation.
+
+One idea: how a batching policy turns a stream of generation requests into latency and GPU time.
+
+A request arrives, is pre-processed on a CPU pool (tokenisation; FIFO over ``cpu_workers``), is dispatched to
+one of ``gpus`` per-GPU queues (round robin or least loaded; with ``steal`` a GPU with room and an empty queue
+takes the oldest request of the longest other queue), then generates ``output`` tokens after a ``prompt``:
+
+- **prefill** processes the whole prompt in one iteration and yields the first token (compute-bound: cost
+  grows with the prompt's tokens); **decode** yields one token per iteration for every running sequence
+  (memory-bound: each iteration reads the weights once, so a bigger batch shares that cost). One iteration
+  with ``B`` running sequences and ``P`` prompt tokens to prefill takes
+  ``step_base + step_per_sequence * B + prefill_per_token * P``;
+- **request-level batching** (``policy="static"``; with ``max_wait > 0`` it is dynamic batching): a free GPU
+  takes up to ``max_batch`` queued requests, prefills them together and decodes until the longest is done; no
+  request joins or leaves in between and all return at the end (Yu et al. 2022, Orca, section 2);
+- **iteration-level (continuous) batching** (``policy="continuous"``, Orca, OSDI 2022; vLLM, Kwon et al.,
+  SOSP 2023): after every iteration finished sequences leave and queued ones join (their prefill rides in the
+  next iteration), so no slot idles while requests wait;
+- **KV cache**: each running sequence reserves ``prompt + output`` tokens of a GPU's ``kv_capacity`` (as Orca
+  does; vLLM's paging reserves on demand, which admits more): memory bounds the running batch.
+
+Reports TTFT, time per output token (TPOT), request latency percentiles, tokens/s, the GPUs' busy share and
+the useful share (busy time spent on real sequences rather than on the padding slots of request-level
+batches). Between events the batch is fixed, so the simulation jumps over runs of identical decode iterations
+instead of stepping through them: its cost grows with the number of requests, not of tokens.
+
+>>> w = workload(rate=20, duration=10, seed=1)
+>>> a = simulate(w.arrivals, w.prompt, w.output, policy="static", max_batch=8)
+>>> b = simulate(w.arrivals, w.prompt, w.output, policy="continuous", max_batch=8)
+>>> b.p99 < a.p99
+True
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import as_float_array, check_int, check_nonnegative, check_positive
+
+__all__ = ["Workload", "workload", "skewed_workload", "simulate", "ServingResult", "POLICIES", "DISPATCH"]
+
+POLICIES = ("static", "continuous")
+DISPATCH = ("round_robin", "least_loaded")
+_MAX_REQUESTS = 10 ** 7
+_MAX_TOKENS = 10 ** 7
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Arrival times (s, sorted) with each request's prompt and output lengths (tokens)."""
+
+    arrivals: np.ndarray
+    prompt: np.ndarray
+    output: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.arrivals.size)
+
+
+def _lengths(rng: np.random.Generator, mean: float, n: int) -> np.ndarray:
+    # Lognormal lengths (sigma 0.6: a long tail, as in chat traces), at least one token.
+    sigma = 0.6
+    draws = rng.lognormal(math.log(mean) - sigma ** 2 / 2, sigma, n)
+    return np.maximum(1, np.rint(draws)).astype(np.int64)
+
+
+def workload(rate: float, duration: float, *, burst_factor: float = 10.0, burst_share: float = 0.1,
+             mean_burst: float = 1.0, prompt_mean: float = 200.0, output_mean: float = 100.0,
+             seed: int = 0) -> Workload:
+    """Bursty requests: calm periods at ``rate`` per second and bursts at ``rate * burst_factor`` taking
+    ``burst_share`` of the time (a two-state Markov-modulated Poisson process,
+    :func:`hetlab.simulators.bursty_arrivals`); prompt and output lengths lognormal with the given means."""
+    from .simulators import bursty_arrivals
+
+    check_int("seed", seed, low=0)
+    p_mean = check_positive("prompt_mean", prompt_mean)
+    o_mean = check_positive("output_mean", output_mean)
+    for name, value in (("prompt_mean", p_mean), ("output_mean", o_mean)):
+        if value > 1e5:
+            raise ValueError(f"{name} must be in (0, 100000], got {value:g}")
+    r = check_positive("rate", rate)
+    d = check_positive("duration", duration)
+    if r * d * max(1.0, check_positive("burst_factor", burst_factor)) > _MAX_REQUESTS:
+        raise ValueError(f"rate * duration * burst_factor must be at most {_MAX_REQUESTS:g} requests, "
+                         f"got {r * d * burst_factor:g}")
+    arrivals = bursty_arrivals(r, d, burst_factor=burst_factor, burst_share=burst_share, mean_burst=mean_burst,
+                               seed=seed)
+    rng = np.random.default_rng([seed, 1])
+    return Workload(arrivals, _lengths(rng, p_mean, arrivals.size), _lengths(rng, o_mean, arrivals.size))
+
+
+def skewed_workload(n: int, *, every: int = 4, long_output: int = 400, short_output: int = 20,
+                    prompt: int = 100, gap: float = 0.01) -> Workload:
+    """``n`` requests ``gap`` seconds apart; every ``every``-th one (0, every, 2 every, ...) is long.
+
+    With ``every`` GPUs and round-robin dispatch all long requests land on GPU 0: the case where stealing
+    between queues matters."""
+    n = check_int("n", n, low=1, high=_MAX_REQUESTS)
+    every = check_int("every", every, low=1, high=n)
+    long_output = check_int("long_output", long_output, low=1, high=_MAX_TOKENS)
+    short_output = check_int("short_output", short_output, low=1, high=_MAX_TOKENS)
+    prompt = check_int("prompt", prompt, low=1, high=_MAX_TOKENS)
+    gap = check_positive("gap", gap)
+    idx = np.arange(n)
+    output = np.where(idx % every == 0, long_output, short_output).astype(np.int64)
+    return Workload(idx * gap, np.full(n, prompt, dtype=np.int64), output)
+
+
+@dataclass(frozen=True)
+class ServingResult:
+    """Per-request times (s) and per-GPU busy/useful time of a :func:`simulate` run."""
+
+    policy: str
+    arrivals: np.ndarray
+    ready: np.ndarray          # pre-processing done, request enters a GPU queue
+    first_token: np.ndarray
+    finish: np.ndarray
+    gpu_of: np.ndarray
+    prompt: np.ndarray
+    output: np.ndarray
+    busy: np.ndarray           # per GPU: seconds running iterations
+    useful: np.ndarray         # per GPU: busy seconds weighted by the share of slots holding a real sequence
+    slot_time: np.ndarray      # per GPU: sum over iterations of batch size x duration
+    stolen: int                # requests a GPU took from another GPU's queue
+    served: np.ndarray         # how many times each request was completed (1 for every request)
+
+    @property
+    def latency(self) -> np.ndarray:
+        return self.finish - self.arrivals
+
+    @property
+    def ttft(self) -> np.ndarray:
+        """Time to first token of each request."""
+        return self.first_token - self.arrivals
+
+    @property
+    def tpot(self) -> float:
+        """Mean time per output token after the first, over requests with more than one token."""
+        many = self.output > 1
+        if not many.any():
+            return 0.0
+        return float(np.mean((self.finish[many] - self.first_token[many]) / (self.output[many] - 1)))
+
+    @property
+    def horizon(self) -> float:
+        return float(self.finish.max() - self.arrivals.min()) if self.finish.size else 0.0
+
+    def percentile(self, q: float) -> float:
+        return float(np.percentile(self.latency, q)) if self.latency.size else 0.0
+
+    @property
+    def p50(self) -> float:
+        return self.percentile(50)
+
+    @property
+    def p99(self) -> float:
+        return self.percentile(99)
+
+    @property
+    def tokens_per_s(self) -> float:
+        h = self.horizon
+        return float(self.output.sum() / h) if h > 0 else 0.0
+
+    @property
+    def busy_fraction(self) -> float:
+        h = self.horizon
+        return float(self.busy.sum() / (self.busy.size * h)) if h > 0 else 0.0
+
+    @property
+    def useful_fraction(self) -> float:
+        h = self.horizon
+        return float(self.useful.sum() / (self.busy.size * h)) if h > 0 else 0.0
+
+    @property
+    def mean_batch(self) -> float:
+        """Time-weighted mean batch size while busy (padding slots included)."""
+        total = self.busy.sum()
+        return float(self.slot_time.sum() / total) if total > 0 else 0.0
+
+    def summary(self) -> str:
+        """One line in Chinese."""
+        name = {"static": "请求级批处理", "continuous": "连续批处理"}[self.policy]
+        return (f"{name}：P50 {self.p50 * 1e3:.0f} ms，P99 {self.p99 * 1e3:.0f} ms，"
+                f"首字延迟 P99 {np.percentile(self.ttft, 99) * 1e3:.0f} ms，每字 {self.tpot * 1e3:.1f} ms，"
+                f"{self.tokens_per_s:.0f} 字/秒，GPU 忙碌 {self.busy_fraction:.0%}，有效 {self.useful_fraction:.0%}，"
+                f"平均批 {self.mean_batch:.1f}")
+
+
+def _tokens(name: str, value, n: int) -> np.ndarray:
+    arr = as_float_array(name, value, low=1.0, high=_MAX_TOKENS)
+    if arr.shape != (n,):
+        raise ValueError(f"{name} must have one entry per arrival ({n}), got shape {arr.shape}")
+    if not np.all(arr == np.floor(arr)):
+        raise ValueError(f"{name} must be whole numbers of tokens, got {arr[arr != np.floor(arr)][0]:g}")
+    return arr.astype(np.int64)
+
+
+def _preprocess(arrivals: np.ndarray, cost: np.ndarray, workers: int) -> np.ndarray:
+    """FIFO multi-server queue: when each request leaves the CPU pool."""
+    if not cost.any():
+        return arrivals.copy()
+    if workers == 1:   # Lindley's recursion, no heap needed
+        ready = np.empty_like(arrivals)
+        free = -math.inf
+        for i, (a, c) in enumerate(zip(arrivals.tolist(), cost.tolist())):
+            free = (a if a > free else free) + c
+            ready[i] = free
+        return ready
+    heap = [0.0] * workers
+    ready = np.empty_like(arrivals)
+    for i, (a, c) in enumerate(zip(arrivals.tolist(), cost.tolist())):
+        free = heap[0]
+        done = (a if a > free else free) + c
+        heapq.heapreplace(heap, done)
+        ready[i] = done
+    return ready
+
+
+def simulate(arrivals, prompt, output, *, policy: str = "continuous", gpus: int = 1, max_batch: int = 32,
+             max_wait: float = 0.0, kv_capacity: int = 100_000, step_base: float = 0.02,
+             step_per_sequence: float = 2e-4, prefill_per_token: float = 5e-5, cpu_workers: int = 1,
+             cpu_time: float = 0.0, dispatch: str = "round_robin", steal: bool = False) -> ServingResult:
+    """Serve generation requests on ``gpus`` GPUs; see the module docstring for the model.
+
+    ``arrivals`` (s, any order), ``prompt`` and ``output`` (tokens, >= 1) give one entry per request.
+    ``kv_capacity`` is each GPU's KV cache in tokens; a request needing more than it alone is refused.
+    ``max_wait`` (request-level batching only): how long a GPU holding a partial batch waits for more.
+    The default costs are illustrative (a 13B-class model on one A100: ~20 ms to read the weights per
+    iteration). Deterministic: the same inputs give the same result.
+    """
+    arr = as_float_array("arrivals", arrivals, low=0.0)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"arrivals must be a non-empty 1-D sequence, got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError("arrivals must be finite, got inf")
+    n = arr.size
+    if n > _MAX_REQUESTS:
+        raise ValueError(f"arrivals must hold at most {_MAX_REQUESTS} requests, got {n}")
+    p_tok = _tokens("prompt", prompt, n)
+    o_tok = _tokens("output", output, n)
+    if not isinstance(policy, str) or policy not in POLICIES:
+        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    if not isinstance(dispatch, str) or dispatch not in DISPATCH:
+        raise ValueError(f"dispatch must be one of {', '.join(DISPATCH)}, got {dispatch!r}")
+    if not isinstance(steal, bool):
+        raise TypeError(f"steal must be a bool, got {steal!r}")
+    n_gpu = check_int("gpus", gpus, low=1, high=4096)
+    max_batch = check_int("max_batch", max_batch, low=1, high=100_000)
+    wait = check_nonnegative("max_wait", max_wait)
+    kv_cap = check_int("kv_capacity", kv_capacity, low=2, high=10 ** 10)
+    base = check_positive("step_base", step_base)
+    per_seq = check_nonnegative("step_per_sequence", step_per_sequence)
+    per_tok = check_nonnegative("prefill_per_token", prefill_per_token)
+    workers = check_int("cpu_workers", cpu_workers, low=1, high=100_000)
+    cpu = check_nonnegative("cpu_time", cpu_time)
+    for name, value in (("max_wait", wait), ("step_base", base), ("step_per_sequence", per_seq),
+                        ("prefill_per_token", per_tok), ("cpu_time", cpu)):
+        if value > 3600:
+            raise ValueError(f"{name} must be at most 3600 seconds, got {value:g}")
+    need = p_tok + o_tok
+    if need.max() > kv_cap:
+        raise ValueError(f"kv_capacity must hold prompt + output of every request (>= {int(need.max())} tokens), "
+                         f"got {kv_cap}")
+
+    order = np.argsort(arr, kind="stable")
+    ready_sorted = _preprocess(arr[order], np.full(n, cpu), workers)
+    ready = np.empty(n)
+    ready[order] = ready_sorted
+    ready_order = order[np.argsort(ready_sorted, kind="stable")]   # requests in the order they reach a GPU
+
+    sim = _Simulator(ready, p_tok, o_tok, n_gpu, max_batch, wait, kv_cap, base, per_seq, per_tok,
+                     dispatch, steal, policy == "continuous")
+    sim.run(ready_order)
+    return ServingResult(policy, arr, ready, sim.first, sim.finish, sim.gpu_of, p_tok, o_tok,
+                         sim.busy, sim.useful, sim.slots, sim.stolen, sim.served)
+
+
+class _Simulator:
+    """The event loop. Events: a request becomes ready, a GPU reaches a planned iteration boundary,
+    a GPU's batching timer (request-level batching) expires. A GPU's planned boundary is cancelled
+    (by a version number) when a new request could join earlier."""
+
+    READY, BOUNDARY, TIMER, KICK = 0, 1, 2, 3   # at equal times: arrivals first, then boundaries, then starts
+
+    def __init__(self, ready, prompt, output, n_gpu, max_batch, wait, kv_cap, base, per_seq, per_tok, dispatch,
+                 steal, continuous):
+        self.ready_t, self.prompt, self.output = ready, prompt.tolist(), output.tolist()
+        self.need = (prompt + output).tolist()
+        self.G, self.B, self.wait, self.kv_cap = n_gpu, max_batch, wait, kv_cap
+        self.base, self.per_seq, self.per_tok = base, per_seq, per_tok
+        self.least_loaded, self.steal, self.continuous = dispatch == "least_loaded", steal, continuous
+        n = ready.size
+        self.first = np.zeros(n)
+        self.finish = np.zeros(n)
+        self.gpu_of = np.zeros(n, dtype=np.int64)
+        self.served = np.zeros(n, dtype=np.int64)
+        self.busy = np.zeros(n_gpu)
+        self.useful = np.zeros(n_gpu)
+        self.slots = np.zeros(n_gpu)
+        self.stolen = 0
+        self.queues = [deque() for _ in range(n_gpu)]
+        self.load = [0] * n_gpu            # queued + running requests, for least-loaded dispatch
+        self.running = [[] for _ in range(n_gpu)]   # heap of (finishing iteration, request)
+        self.kv = [0] * n_gpu
+        self.iters = [0] * n_gpu           # iterations completed
+        self.active = [False] * n_gpu      # an iteration run is planned
+        self.plan = [(0.0, 0.0, 0, 0)] * n_gpu   # (start, step duration, iterations, slots) of the planned run
+        self.version = [0] * n_gpu
+        self.joiners: list[list[int]] = [[] for _ in range(n_gpu)]
+        self.timer = [math.inf] * n_gpu
+        self.kicked = [False] * n_gpu
+        self.events: list = []
+        self.seq = 0
+        self.rr = 0
+
+    def push(self, t, kind, x, version=0):
+        self.seq += 1
+        heapq.heappush(self.events, (t, kind, self.seq, x, version))
+
+    def run(self, ready_order):
+        for i in ready_order.tolist():
+            self.events.append((float(self.ready_t[i]), self.READY, i, i, 0))
+        self.seq = len(self.events) + 1
+        heapq.heapify(self.events)
+        pop = heapq.heappop
+        events = self.events
+        while events:
+            t, kind, _, x, version = pop(events)
+            if kind == self.READY:
+                self.arrive(t, x)
+            elif kind == self.BOUNDARY:
+                if version == self.version[x]:
+                    self.boundary(t, x)
+            elif kind == self.KICK:
+                self.kicked[x] = False
+                if not self.active[x]:
+                    self.start(t, x)
+            elif self.timer[x] == t and not self.active[x]:
+                self.timer[x] = math.inf
+                self.start(t, x)
+
+    # -- dispatch ---------------------------------------------------------------------------------
+    def arrive(self, t, i):
+        if self.least_loaded:
+            g = min(range(self.G), key=self.load.__getitem__)
+        else:
+            g = self.rr
+            self.rr = (g + 1) % self.G
+        self.queues[g].append(i)
+        self.load[g] += 1
+        self.poke(t, g)
+        if self.steal:
+            for h in range(self.G):
+                if h != g and not self.queues[h]:
+                    self.poke(t, h)
+
+    def poke(self, t, g):
+        """A request is waiting that ``g`` could take: start ``g`` if idle (after every arrival at this
+        instant has been queued), or cut its planned run short."""
+        if not self.active[g]:
+            if not self.kicked[g]:
+                self.kicked[g] = True
+                self.push(t, self.KICK, g)
+            return
+        if not self.continuous or len(self.running[g]) >= self.B:
+            return
+        start, step, k, _ = self.plan[g]
+        j = max(1, math.ceil((t - start) / step - 1e-12))
+        if j < k:
+            self.version[g] += 1
+            self.plan[g] = (start, step, j, self.plan[g][3])
+            self.push(start + j * step, self.BOUNDARY, g, self.version[g])
+
+    def take(self, g, fits):
+        """Oldest request of ``g``'s queue, or with stealing of the longest other queue, if ``fits`` it."""
+        q = self.queues[g]
+        if not q and self.steal:
+            victim = max(range(self.G), key=lambda h: len(self.queues[h]))
+            if self.queues[victim]:
+                q = self.queues[victim]
+                if fits(q[0]):
+                    self.stolen += 1
+                    self.load[victim] -= 1
+                    self.load[g] += 1
+                    return q.popleft()
+                return None
+        if q and fits(q[0]):
+            return q.popleft()
+        return None
+
+    # -- request-level batching -----------------------------------------------------------------
+    def start(self, t, g):
+        if self.continuous:
+            self.boundary(t, g, idle=True)
+            return
+        q = self.queues[g]
+        if not q and not (self.steal and any(self.queues)):
+            return
+        if q and len(q) < self.B and self.wait > 0 and t < self.ready_t[q[0]] + self.wait:
+            due = float(self.ready_t[q[0]] + self.wait)
+            if due < self.timer[g]:
+                self.timer[g] = due
+                self.push(due, self.TIMER, g)
+            return
+        batch, kv = [], 0
+        while len(batch) < self.B:
+            i = self.take(g, lambda r, kv=kv: kv + self.need[r] <= self.kv_cap)
+            if i is None:
+                break
+            batch.append(i)
+            kv += self.need[i]
+        if not batch:
+            return
+        size = len(batch)
+        outs = [self.output[i] for i in batch]
+        longest = max(outs)
+        prefill = self.base + self.per_seq * size + self.per_tok * sum(self.prompt[i] for i in batch)
+        step = self.base + self.per_seq * size
+        end = t + prefill + (longest - 1) * step
+        for i in batch:
+            self.first[i] = t + prefill
+            self.finish[i] = end      # request-level batching returns the batch together
+            self.served[i] += 1
+            self.gpu_of[i] = g
+        decode_useful = (sum(outs) - size) / (size * (longest - 1)) if longest > 1 else 1.0
+        busy = prefill + (longest - 1) * step
+        self.busy[g] += busy
+        self.useful[g] += min(busy, prefill + (longest - 1) * step * decode_useful)
+        self.slots[g] += size * busy
+        self.active[g] = True
+        self.timer[g] = math.inf
+        self.version[g] += 1
+        self.running[g] = batch
+        self.push(end, self.BOUNDARY, g, self.version[g])
+
+    # -- iteration-level (continuous) batching and the end of a static batch ------------------------
+    def boundary(self, t, g, idle=False):
+        if not self.continuous:
+            self.active[g] = False
+            self.load[g] -= len(self.running[g])
+            self.running[g] = []
+            self.start(t, g)
+            return
+        run = self.running[g]
+        if not idle and self.active[g]:
+            start, step, k, size = self.plan[g]
+            self.iters[g] += k
+            self.busy[g] += k * step
+            self.useful[g] += k * step
+            self.slots[g] += k * step * size
+            for i in self.joiners[g]:
+                self.first[i] = start + step    # a joiner's prefill iteration yields its first token
+            self.joiners[g] = []
+            now = self.iters[g]
+            while run and run[0][0] <= now:
+                _, i = heapq.heappop(run)
+                self.finish[i] = t
+                self.served[i] += 1
+                self.kv[g] -= self.need[i]
+                self.load[g] -= 1
+        elif self.active[g]:
+            return                              # mid-run: poke() handles early joins
+        joined = []
+        while len(run) + len(joined) < self.B:
+            kv = self.kv[g]
+            i = self.take(g, lambda r, kv=kv: kv + self.need[r] <= self.kv_cap)
+            if i is None:
+                break
+            self.kv[g] += self.need[i]
+            joined.append(i)
+        now = self.iters[g]
+        for i in joined:
+            self.gpu_of[i] = g
+            # it yields token 1 in the next iteration (now + 1) and its last in iteration now + output
+            heapq.heappush(run, (now + self.output[i], i))
+        if not run:
+            self.active[g] = False
+            return
+        size = len(run)
+        if joined:
+            step = self.base + self.per_seq * size + self.per_tok * sum(self.prompt[i] for i in joined)
+            k = 1
+        else:
+            step = self.base + self.per_seq * size
+            k = run[0][0] - now
+        self.joiners[g] = joined
+        self.active[g] = True
+        self.plan[g] = (t, step, k, size)
+        self.version[g] += 1
+        self.push(t + k * step, self.BOUNDARY, g, self.version[g])

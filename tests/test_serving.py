@@ -1,0 +1,144 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hetlab import serving as SV
+
+COST = dict(step_base=0.02, step_per_sequence=2e-4, prefill_per_token=5e-5)
+
+
+def _minimum_latency(prompt, output, cpu_time=0.0):
+    # alone on a GPU: pre-processing, one prefill iteration (yields token 1), then output - 1 decode iterations,
+    # each with a batch of at least one sequence
+    b, s, p = COST["step_base"], COST["step_per_sequence"], COST["prefill_per_token"]
+    return cpu_time + (b + s + p * prompt) + (output - 1) * (b + s)
+
+
+@pytest.mark.parametrize("policy", SV.POLICIES)
+def test_one_request_at_a_time_has_the_closed_form_latency(policy):
+    # requests 100 s apart never share a GPU: latency = prefill + tokens x decode step
+    # = p * prompt + output * (b + s), e.g. 5e-5 * 300 + 40 * 0.0202 = 0.823 s
+    prompt, output = np.array([300, 10, 1]), np.array([40, 7, 1])
+    r = SV.simulate([0.0, 100.0, 200.0], prompt, output, policy=policy, cpu_time=0.003, **COST)
+    expected = 0.003 + 5e-5 * prompt + output * (0.02 + 2e-4)
+    assert np.allclose(r.latency, expected)
+    assert r.latency[0] == pytest.approx(0.003 + 0.823)
+    assert np.allclose(r.ttft, 0.003 + 0.02 + 2e-4 + 5e-5 * prompt)
+    assert r.tpot == pytest.approx(0.0202)
+
+
+@st.composite
+def workloads(draw):
+    n = draw(st.integers(1, 40))
+    gaps = draw(st.lists(st.floats(0, 0.5), min_size=n, max_size=n))
+    prompt = draw(st.lists(st.integers(1, 300), min_size=n, max_size=n))
+    output = draw(st.lists(st.integers(1, 60), min_size=n, max_size=n))
+    return np.cumsum(gaps), np.array(prompt), np.array(output)
+
+
+@settings(max_examples=40, deadline=None)
+@given(workloads(), st.sampled_from(SV.POLICIES), st.integers(1, 3), st.integers(1, 6), st.booleans(),
+       st.sampled_from(SV.DISPATCH), st.sampled_from([0.0, 0.05]), st.sampled_from([400, 100_000]))
+def test_properties(w, policy, gpus, max_batch, steal, dispatch, wait, kv):
+    arrivals, prompt, output = w
+    kwargs = dict(policy=policy, gpus=gpus, max_batch=max_batch, steal=steal, dispatch=dispatch, max_wait=wait,
+                  kv_capacity=kv, cpu_time=0.001, cpu_workers=2, **COST)
+    r = SV.simulate(arrivals, prompt, output, **kwargs)
+    assert (r.served == 1).all()                                   # every request served exactly once
+    assert ((r.gpu_of >= 0) & (r.gpu_of < gpus)).all()
+    assert (r.latency >= _minimum_latency(prompt, output) - 1e-9).all()   # cannot beat running alone
+    assert (r.ready >= r.arrivals + 0.001 - 1e-12).all() and (r.first_token >= r.ready).all()
+    assert (r.finish >= r.first_token).all()
+    assert 0 <= r.useful_fraction <= r.busy_fraction + 1e-12 <= 1 + 1e-9
+    again = SV.simulate(arrivals, prompt, output, **kwargs)
+    assert np.array_equal(again.finish, r.finish) and np.array_equal(again.gpu_of, r.gpu_of)   # deterministic
+
+
+def test_kv_cache_bounds_the_running_batch():
+    # 8 requests at once, each needing 100 + 50 = 150 KV tokens; 300 tokens of cache fit 2 at a time
+    r = SV.simulate(np.zeros(8), np.full(8, 100), np.full(8, 50), kv_capacity=300, max_batch=8, **COST)
+    done = np.sort(r.finish)
+    assert len(np.unique(np.round(done, 9))) == 4            # four waves of two
+    assert r.mean_batch == pytest.approx(2.0)
+
+
+def test_continuous_batching_lets_short_requests_leave_early():
+    # one long (100 tokens) and one short (2 tokens) request together: request-level batching holds the short
+    # one until the long one ends; iteration-level batching returns it after its own 2 tokens
+    args = ([0.0, 0.0], [10, 10], [100, 2])
+    static = SV.simulate(*args, policy="static", max_batch=2, **COST)
+    cont = SV.simulate(*args, policy="continuous", max_batch=2, **COST)
+    assert static.finish[1] == static.finish[0]
+    assert cont.finish[1] < cont.finish[0] / 10
+    # padding: the short request's slot idles for 98 of the 99 decode iterations
+    assert static.useful_fraction < static.busy_fraction and cont.useful_fraction == cont.busy_fraction
+
+
+def test_continuous_batching_beats_request_level_under_a_burst():
+    w = SV.workload(rate=3, duration=300, burst_share=0.1, mean_burst=2.0, seed=0)
+    args = dict(gpus=4, max_batch=32, dispatch="least_loaded", **COST)
+    static = SV.simulate(w.arrivals, w.prompt, w.output, policy="static", **args)
+    cont = SV.simulate(w.arrivals, w.prompt, w.output, policy="continuous", **args)
+    assert np.percentile(cont.ttft, 99) < 0.2 < np.percentile(static.ttft, 99)
+    assert cont.p99 < static.p99
+
+
+def test_stealing_rescues_a_skewed_round_robin():
+    # every 4th request is long and round robin sends them all to GPU 0, which falls behind
+    w = SV.skewed_workload(400, every=4, long_output=200, short_output=20, gap=0.1)
+    off = SV.simulate(w.arrivals, w.prompt, w.output, gpus=4, max_batch=8, **COST)
+    on = SV.simulate(w.arrivals, w.prompt, w.output, gpus=4, max_batch=8, steal=True, **COST)
+    assert off.stolen == 0 and on.stolen > 0
+    assert on.p99 < off.p99 / 2
+    assert np.bincount(off.gpu_of).tolist() == [100, 100, 100, 100]
+
+
+def test_dynamic_batching_waits_to_fill_a_batch():
+    # two requests 10 ms apart: with max_wait 50 ms they share one batch starting when the second arrives
+    r = SV.simulate([0.0, 0.01], [10, 10], [5, 5], policy="static", max_batch=2, max_wait=0.05, **COST)
+    assert r.finish[0] == r.finish[1]
+    assert r.ttft[1] == pytest.approx(0.02 + 2 * 2e-4 + 5e-5 * 20)
+
+
+def test_cpu_preprocessing_is_a_fifo_queue():
+    # one CPU worker, 10 ms per request, three simultaneous arrivals: ready at 10, 20, 30 ms
+    r = SV.simulate([0.0, 0.0, 0.0], [1, 1, 1], [1, 1, 1], cpu_time=0.01, cpu_workers=1, gpus=3, **COST)
+    assert np.allclose(r.ready, [0.01, 0.02, 0.03])
+    r2 = SV.simulate([0.0, 0.0, 0.0], [1, 1, 1], [1, 1, 1], cpu_time=0.01, cpu_workers=3, gpus=3, **COST)
+    assert np.allclose(r2.ready, 0.01)
+
+
+def test_workload_is_seeded_and_bursty():
+    a, b = SV.workload(5, 100, seed=3), SV.workload(5, 100, seed=3)
+    assert np.array_equal(a.arrivals, b.arrivals) and np.array_equal(a.output, b.output)
+    assert (a.prompt >= 1).all() and (np.diff(a.arrivals) >= 0).all()
+
+
+def test_summary_is_chinese():
+    r = SV.simulate([0.0], [10], [3])
+    assert r.summary().startswith("连续批处理") and "P99" in r.summary()
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(arrivals=[np.nan]), "arrivals"), (dict(arrivals=[np.inf]), "arrivals"), (dict(arrivals=[-1.0]), "arrivals"),
+    (dict(arrivals=[]), "arrivals"), (dict(arrivals=None), "arrivals"), (dict(prompt=[0]), "prompt"),
+    (dict(output=[1.5]), "output"), (dict(output=[1, 2]), "output"), (dict(policy="fifo"), "policy"),
+    (dict(gpus=0), "gpus"), (dict(gpus=True), "gpus"), (dict(max_batch=2.0), "max_batch"),
+    (dict(kv_capacity=10), "kv_capacity"), (dict(step_base=0), "step_base"), (dict(cpu_time=-1), "cpu_time"),
+    (dict(dispatch="random"), "dispatch"), (dict(steal=1), "steal"), (dict(max_wait=np.inf), "max_wait"),
+])
+def test_bad_inputs_name_the_parameter(kwargs, match):
+    args = dict(arrivals=[0.0], prompt=[10], output=[5])
+    args.update(kwargs)
+    with pytest.raises((ValueError, TypeError), match=match):
+        SV.simulate(args.pop("arrivals"), args.pop("prompt"), args.pop("output"), **args)
+
+
+def test_workload_rejects_bad_sizes():
+    with pytest.raises(ValueError, match="rate"):
+        SV.workload(-1, 10)
+    with pytest.raises(ValueError, match="at most"):
+        SV.workload(1e6, 1e6)
+    with pytest.raises(ValueError, match="every"):
+        SV.skewed_workload(4, every=0)
