@@ -1,8 +1,8 @@
-"""The question bank on paper: a learner's question sheet with each question's difficulty, and the
-instructor's answer key with the correct letters and the explanation (``python -m hetlab answer-key``).
+"""The instructor's answer key: every question of the bank with its difficulty, options, the correct
+letters and the explanation, as printable text (``python -m hetlab answer-key --chapter 13``).
 
->>> print(question_sheet(11).splitlines()[0])
-[c11-1]（单选 · 进阶）原文演示程序里“若偏好设备更早空闲则改派”的分支为什么从不执行？
+>>> print(answer_key(11).splitlines()[0])
+第 11 章（5 题）
 """
 from __future__ import annotations
 
@@ -11,43 +11,23 @@ from pathlib import Path
 from . import quiz
 from ._validate import check_int
 
-__all__ = ["question_sheet", "answer_key"]
-
-
-def _chapters(chapter) -> list[int]:
-    numbers = sorted({q.chapter for q in quiz.questions()})
-    if chapter is None:
-        return numbers
-    chapter = check_int("chapter", chapter, low=1, high=14)
-    if chapter not in numbers:
-        raise ValueError(f"chapter must be one of {numbers} (chapters with questions), got {chapter}")
-    return [chapter]
-
-
-def _head(q: quiz.Question) -> str:
-    kind = "多选" if q.type == "multiple" else "单选"
-    level = f" · {q.level}" if q.level else ""
-    prompt = q.prompt.replace("（多选）", "")
-    return f"[{q.id}]（{kind}{level}）{prompt}"
-
-
-def question_sheet(chapter: int, *, bank: str | Path | None = None) -> str:
-    """One chapter's questions and options with their type and difficulty, without answers."""
-    (chapter,) = _chapters(chapter)
-    lines = []
-    for q in quiz.questions(chapter, bank=bank):
-        lines.append(_head(q))
-        lines.extend(f"    {o}" for o in q.options)
-    return "\n".join(lines)
+__all__ = ["answer_key"]
 
 
 def answer_key(chapter: int | None = None, *, bank: str | Path | None = None) -> str:
-    """The answer key for instructors: every question of one chapter (default: all chapters) with
-    its difficulty, options, the correct letters and the explanation.
+    """Every question of one chapter (default: all chapters), each with its type and difficulty,
+    its options, ``答案：`` the correct letters and ``解析：`` the explanation.
 
-    Raises ``ValueError`` when the bank carries no answers (a student edition's bank)."""
+    Raises ``ValueError`` for a chapter without questions, and when the bank carries no answers
+    (a student edition's bank)."""
+    numbers = sorted({q.chapter for q in quiz.questions(bank=bank)})
+    if chapter is not None:
+        chapter = check_int("chapter", chapter, low=1, high=14)
+        if chapter not in numbers:
+            raise ValueError(f"chapter must be one of {numbers} (chapters with questions), got {chapter}")
+        numbers = [chapter]
     out = []
-    for number in _chapters(chapter):
+    for number in numbers:
         items = quiz.questions(number, bank=bank)
         out.append(f"第 {number} 章（{len(items)} 题）")
         for q in items:
@@ -55,7 +35,9 @@ def answer_key(chapter: int | None = None, *, bank: str | Path | None = None) ->
             if key is None:
                 raise ValueError(f"the question bank has no answers (question {q.id}): it is a student edition")
             letters, explanation = key
-            out.append(_head(q))
+            kind = "多选" if q.type == "multiple" else "单选"
+            level = f"·{q.level}" if q.level else ""
+            out.append(f"[{q.id}]（{kind}{level}）{q.prompt.replace('（多选）', '')}")
             out.extend(f"    {o}" for o in q.options)
             out.append(f"    答案：{''.join(sorted(letters))}")
             out.append(f"    解析：{explanation}")

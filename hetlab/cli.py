@@ -84,6 +84,20 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _answer_key(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .answer_key import answer_key
+
+    text = answer_key(args.chapter)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+        print(f"answer key written to {args.out} (keep it private)")
+    else:
+        print(text)
+    return 0
+
+
 def _progress(args: argparse.Namespace) -> int:
     from .progress import default_path, default_store
 
@@ -120,6 +134,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("submission", metavar="SUBMISSION.ipynb")
     p.add_argument("--key", required=True, help="the key written by student-edition")
     p.set_defaults(func=_grade)
+    p = sub.add_parser("answer-key", help="instructors: questions with answers and explanations, for printing")
+    p.add_argument("--chapter", type=int, default=None, help="one chapter, e.g. 13 (default: all chapters)")
+    p.add_argument("--out", default=None, help="write to this file instead of printing")
+    p.set_defaults(func=_answer_key)
     p = sub.add_parser("progress", help="this learner's quiz progress across the 13 chapters")
     p.set_defaults(func=_progress)
     return parser
