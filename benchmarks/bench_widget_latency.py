@@ -34,9 +34,9 @@ def slider(d, lo, hi, step, value, kind=w.FloatSlider):
     return kind(min=lo, max=hi, step=step, value=value, description=d, continuous_update=False)"""
 
 CASES = [  # (name, slider label, after-cell source, before-cell source)
-    ("granularity (ch.4)", "Os", "views.granularity().widget",
+    ("granularity (ch.4)", "调度开销 Os", "views.granularity().widget",
      "w.interact(lambda W, Os: plotting.granularity_curve(W, Os), W=slider('W', 100.0, 100000.0, 100.0, 10000.0),"
-     " Os=slider('Os', 0.1, 10.0, 0.1, 1.0));"),
+     " Os=slider('调度开销 Os', 0.1, 10.0, 0.1, 1.0));"),
     ("pipeline (ch.8)", "micro-batches", "views.pipeline().widget",
      "w.interact(lambda m: plotting.pipeline_timeline(sim.pipeline_schedule([1.0] * 4, m)),"
      " m=slider('micro-batches', 1, 16, 1, 8, w.IntSlider));"),

@@ -39,6 +39,7 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 _SUBMODULES = {"devices", "tasks", "schedule", "schedulers", "formulas", "simulators", "plotting", "widgets",
                "views", "workloads", "quiz", "demo", "measure", "execute", "progress", "edition", "cli",
                "workspan", "roofline", "hardware",
+               "granularity", "runtime_variance", "baselines", "sync", "scaling_fractions", "device_sweep",
                "training", "serving"}
 
 __all__ = sorted(_WHERE)

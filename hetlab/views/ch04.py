@@ -1,42 +1,54 @@
-"""Chapter 4 (granularity): the U-curve."""
+"""Chapter 4 (granularity): the U-curve, and the same model on P devices."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import formulas as F
+from .. import granularity as G
 from .. import plotting as P
-from ..widgets import Explorer, slider
+from ..widgets import Explorer, int_slider, slider
 
 __all__ = ['granularity']
 
 
 def granularity() -> Explorer:
-    """The U-curve T(N) = N Os + W/N; sliders for W and Os move the curve and N*.
+    """The U-curve T(N) = N Os + W/N and the P-device curve N Os + W/min(N, P); sliders for W, Os and P.
 
     Drawn once, then updated in place (the heaviest redraw of the book otherwise)."""
     art: dict = {}
 
-    def draw(ax, W: float, Os: float) -> str:
+    def draw(ax, W: float, Os: float, P_devices: int) -> str:
         n_star = F.optimal_tasks(W, Os)
         n = np.geomspace(1, max(10.0, 4 * n_star), 300)
         t_star = F.total_time(max(n_star, 1.0), W, Os)
+        k = G.optimal_task_count(W, Os, P_devices)
+        t_k = G.total_time_on(k, W, Os, P_devices)
         if not art:
             P.granularity_curve(W, Os, ax)
             art["total"], art["overhead"], art["work"], art["point"] = ax.lines[:4]
             art["note"] = ax.texts[-1]
+            art["devices"], = ax.plot([], [], color="tab:purple", lw=1.6,
+                                      label=P.label("P 台设备：N·Os + W/min(N, P)", "P devices: N·Os + W/min(N, P)"))
+            art["best"], = ax.plot([], [], "s", color="tab:purple", zorder=3)
+            ax.legend(fontsize=8, loc="upper center")
         art["total"].set_data(n, F.total_time(n, W, Os))
         art["overhead"].set_data(n, n * Os)
         art["work"].set_data(n, W / n)
+        art["devices"].set_data(n, G.total_time_on(n, W, Os, P_devices))
         art["point"].set_data([max(n_star, 1.0)], [t_star])
+        art["best"].set_data([k], [t_k])
         art["note"].xy = (max(n_star, 1.0), t_star)
         art["note"].set_text(f"N* = {n_star:.1f}\nT = {t_star:.1f}")
         ax.set_xlim(1, n[-1])
-        ax.set_ylim(0, min(float(F.total_time(1, W, Os)), 4 * t_star) * 1.05)
-        ax.set_title(P.label(f"粒度 U 形曲线：W = {W:g}, Os = {Os:g}", f"Granularity U-curve: W = {W:g}, Os = {Os:g}"))
-        return f"N* = sqrt(W/Os) = {n_star:.2f}, T(N*) = {F.total_time(max(n_star, 1.0), W, Os):.2f}"
+        ax.set_ylim(0, min(float(F.total_time(1, W, Os)), max(4 * t_star, 1.5 * t_k)) * 1.05)
+        ax.set_title(P.label(f"粒度 U 形曲线：W = {W:g}, Os = {Os:g}, P = {P_devices}",
+                             f"Granularity U-curve: W = {W:g}, Os = {Os:g}, P = {P_devices}"))
+        return (f"设备无限多：N* = sqrt(W/Os) = {n_star:.2f}，T(N*) = {t_star:.2f}；"
+                f"只有 P = {P_devices} 台设备：最优整数任务数 {k}，T = {t_k:.2f}")
 
-    return Explorer(draw, {"W": slider("W", 100.0, 100000.0, 100.0, 10000.0, fmt=".0f"),
-                           "Os": slider("Os", 0.1, 10.0, 0.1, 1.0, fmt=".1f")}, figsize=(7, 3.6), clear=False)
+    return Explorer(draw, {"W": slider("总工作量 W", 100.0, 100000.0, 100.0, 10000.0, fmt=".0f"),
+                           "Os": slider("调度开销 Os", 0.1, 10.0, 0.1, 1.0, fmt=".1f"),
+                           "P_devices": int_slider("设备数 P", 1, 256, 256)}, figsize=(7, 3.6), clear=False)
 
 
 #: (chapter, factory) for each widget of this module.

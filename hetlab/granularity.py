@@ -1,0 +1,130 @@
+"""Granularity with a finite number of devices: ``T = N * Os + W / min(N, P)`` and an integer N*.
+
+Chapter 4's model ``T(N) = N * Os + W / N`` (:func:`hetlab.formulas.total_time`) hides two
+assumptions: one dispatcher hands out the N tasks one after another (so dispatching costs ``N * Os``
+in total, not ``Os``), and there are at least N devices, so all N pieces run at once. With P devices
+only ``min(N, P)`` pieces run at a time:
+
+- ``model="ideal"``: the work spreads perfectly over the busy devices, ``T = N Os + W / min(N, P)``;
+- ``model="rounds"``: N equal pieces run in ``ceil(N / P)`` rounds of ``W / N`` each,
+  ``T = N Os + ceil(N / P) W / N`` (what a real pool of P workers does with equal tasks; appendix A1
+  fits this form to a measured sweep).
+
+For ``N >= P`` the first term grows and the second cannot fall below ``W / P``, so in both models
+the best task count never exceeds P; below P the models equal ``N Os + W / N``, which is convex.
+The best *integer* count is therefore the better of ``floor`` and ``ceil`` of ``sqrt(W / Os)``,
+clamped to ``[1, P]`` (:func:`optimal_task_count`).
+
+The real size of ``Os`` depends on the mechanism (:data:`OVERHEADS`): microseconds for a CUDA
+kernel launch or a thread-pool task, hundreds of microseconds for a process pool, about a
+millisecond for a Dask task.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._validate import as_float_array, check_int, check_nonnegative, check_positive
+
+__all__ = ["total_time_on", "optimal_task_count", "derivation_zh", "Overhead", "OVERHEADS"]
+
+_MODELS = ("ideal", "rounds")
+
+
+def _model(model: str) -> str:
+    if model not in _MODELS:
+        raise ValueError(f"model must be 'ideal' or 'rounds', got {model!r}")
+    return model
+
+
+def total_time_on(N: Any, W: Any, Os: Any, P: int, *, model: str = "ideal") -> Any:
+    """Total time of W split into N tasks on P devices behind one serial dispatcher.
+
+    ``model="ideal"``: ``N Os + W / min(N, P)``; ``model="rounds"``: ``N Os + ceil(N / P) W / N``.
+    ``N`` may be an array (for curves); ``P`` is a positive integer.
+
+    >>> total_time_on(100, 10_000, 1.0, 8)          # 100 + 10000 / 8
+    1350.0
+    >>> total_time_on(12, 1200, 1.0, 8, model="rounds")   # 12 + 2 rounds * 100
+    212.0
+    """
+    n = as_float_array("N", N, low=1.0)
+    if n.size and not np.isfinite(n).all():
+        raise ValueError("N must be finite")
+    w = as_float_array("W", W, low=0.0)
+    o = as_float_array("Os", Os, low=0.0)
+    if not (np.isfinite(w).all() and np.isfinite(o).all()):
+        raise ValueError("W and Os must be finite")
+    p = check_int("P", P, low=1, high=10**9)
+    if _model(model) == "ideal":
+        t = n * o + w / np.minimum(n, p)
+    else:
+        t = n * o + np.ceil(n / p) * w / n
+    return float(t) if t.ndim == 0 else t
+
+
+def optimal_task_count(W: float, Os: float, P: int | None = None) -> int:
+    """The best integer task count for ``N Os + W / N`` (P = None: unlimited devices) or for either
+    P-device model of :func:`total_time_on` (both have the same optimum).
+
+    The real optimum ``sqrt(W / Os)`` is rarely an integer: compare its floor and ceiling (T is
+    convex in N, so one of them wins), then clamp to P, because no model gains from more tasks
+    than devices. Ties go to the smaller count (fewer tasks, less dispatching).
+
+    >>> optimal_task_count(10_000, 1.0)        # sqrt = 100 exactly
+    100
+    >>> optimal_task_count(2000, 3.0)          # sqrt = 25.8: T(25) = 155.0, T(26) = 154.9
+    26
+    >>> optimal_task_count(10_000, 1.0, P=8)
+    8
+    """
+    w = check_positive("W", W)
+    o = check_positive("Os", Os)
+    if P is not None:
+        P = check_int("P", P, low=1, high=10**9)
+    root = math.sqrt(w / o)
+    if root > 1e12:
+        raise ValueError(f"W / Os must be at most 1e24, got {w / o:g}")
+    lo = max(1, math.floor(root))
+    hi = lo + 1
+    best = lo if lo * o + w / lo <= hi * o + w / hi else hi
+    return best if P is None else min(best, P)
+
+
+def derivation_zh():
+    """:func:`hetlab.formulas.derive_optimal_tasks` with its step labels in Chinese (for chapter 4)."""
+    from .formulas import derive_optimal_tasks
+
+    d = derive_optimal_tasks()
+    labels = ["总耗时", "对 N 求一阶导数", "令导数为零，解出", "二阶导数",
+              "在 N* 处为正，所以 N* 是极小值点", "最小总耗时"]
+    if len(labels) != len(d.steps):
+        raise RuntimeError(f"expected {len(labels)} derivation steps, got {len(d.steps)}")
+    return dataclasses.replace(d, steps=[(zh, expr) for zh, (_, expr) in zip(labels, d.steps)])
+
+
+@dataclass(frozen=True)
+class Overhead:
+    """A typical per-task scheduling overhead ``seconds`` of one mechanism, and where the figure comes from."""
+
+    mechanism: str
+    seconds: float
+    source: str
+
+    def __post_init__(self) -> None:
+        check_nonnegative("seconds", self.seconds)
+
+
+#: Orders of magnitude of Os (seconds). Thread and process pools: measured on the book's 2-core build
+#: machine by ``hetlab.measure.dispatch_overhead`` (appendix A1 re-measures them on yours).
+OVERHEADS: tuple[Overhead, ...] = (
+    Overhead("CUDA 核函数启动（GPU kernel launch）", 5e-6,
+             "NVIDIA CUDA C++ Best Practices Guide；Gray 2019, Getting Started with CUDA Graphs（数微秒量级）"),
+    Overhead("线程池任务（Python ThreadPoolExecutor）", 12e-6, "本书构建机实测，附录 A1"),
+    Overhead("进程池任务（Python ProcessPoolExecutor）", 120e-6, "本书构建机实测，附录 A1"),
+    Overhead("Dask 分布式任务", 1e-3, "Dask 文档（Shared Memory、Array Best Practices）：每个任务约 200 µs 至 1 ms"),
+)
