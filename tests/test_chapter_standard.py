@@ -88,7 +88,7 @@ def test_at_least_two_graded_exercises(chapter):
 def test_at_least_three_references(chapter):
     _, nb = chapter
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    refs = text[text.index("参考文献"):]
+    refs = text[re.search(r"^#+\s*参考文献", text, re.M).start():]
     entries = [line for line in refs.splitlines()[1:] if re.match(r"\s*(\d+\.|[-*]|\[\d+\])\s+\S", line)]
     assert len(entries) >= 3, entries
     assert all(re.search(r"(1[89]|20)\d\d", e) for e in entries), "every reference names its year"
