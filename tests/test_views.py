@@ -1,3 +1,5 @@
+import re
+
 import matplotlib.pyplot as plt
 import pytest
 
@@ -45,3 +47,16 @@ def test_sweep_values_covers_ends_and_middle():
     assert sweep_values(int_slider("n", 1, 9, 3)) == [1, 5, 9]
     assert sweep_values(slider("p", 0.0, 1.0, 0.01, 0.5)) == [0.0, 0.5, 1.0]
     assert sweep_values(dropdown("x", ["a", "b"])) == ["a", "b"]
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize("factory", FACTORIES, ids=lambda f: f.__name__)
+def test_every_control_and_readout_speaks_chinese(factory):
+    # Widget descriptions and readouts are HTML text, shown by the browser whether or not matplotlib
+    # has a CJK font, so they are Chinese on every machine (figure text falls back to English instead).
+    explorer = factory()
+    for name, control in explorer.controls.items():
+        assert CJK.search(control.description), f"{factory.__name__}: control {name!r} is {control.description!r}"
+    assert CJK.search(explorer.text), f"{factory.__name__}: readout {explorer.text!r}"
