@@ -11,6 +11,7 @@ The policies live in one module per family and are all re-exported here:
 - :mod:`~hetlab.schedulers.static`: ``serial``, ``round_robin``, ``block``, ``by_affinity``, ``article_demo``;
 - :mod:`~hetlab.schedulers.list_scheduling`: ``execute_plan``, ``earliest_free``, ``eft``, ``lpt``;
 - :mod:`~hetlab.schedulers.heft`: ``heft``, ``upward_rank``;
+- :mod:`~hetlab.schedulers.cpop`: ``cpop``, ``downward_rank``;
 - :mod:`~hetlab.schedulers.work_stealing`: ``work_stealing``, ``StealEvent``;
 - :mod:`~hetlab.schedulers.exact`: ``optimal``, ``lower_bound``.
 
@@ -28,6 +29,7 @@ from collections.abc import Callable
 
 from ..schedule import Schedule
 from ..tasks import cost_matrix  # noqa: F401 -- hetlab.schedulers.cost_matrix worked before the split
+from .cpop import cpop, downward_rank
 from .exact import lower_bound, optimal
 from .heft import heft, upward_rank
 from .list_scheduling import COMPILED_FROM, earliest_free, eft, execute_plan, lpt
@@ -37,7 +39,7 @@ from .work_stealing import StealEvent, work_stealing
 __all__ = [
     "serial", "article_demo", "earliest_free", "round_robin", "block", "by_affinity", "eft", "lpt",
     "work_stealing", "heft", "upward_rank", "optimal", "execute_plan", "lower_bound", "StealEvent",
-    "POLICIES", "COMPILED_FROM",
+    "POLICIES", "COMPILED_FROM", "cpop", "downward_rank",
 ]
 
 POLICIES: dict[str, Callable[..., Schedule]] = {
@@ -51,5 +53,6 @@ POLICIES: dict[str, Callable[..., Schedule]] = {
     "LPT": lpt,
     "work stealing": work_stealing,
     "HEFT": heft,
+    "CPOP": cpop,
     "optimal": optimal,
 }
