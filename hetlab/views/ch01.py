@@ -1,4 +1,8 @@
-"""Chapter 1 (visual demo): orchestration, serial vs parallel, parallelism combinations."""
+"""Chapter 1 (visual demo): decompose, assign, orchestrate; serial vs parallel; parallelism combinations.
+
+:func:`orchestration_player` is the same demo as a self-contained HTML player (frames embedded as PNG),
+so it plays on GitHub's viewer and on the book's website without a kernel.
+"""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -11,35 +15,34 @@ from ..devices import identical, kitchen
 from ..widgets import Explorer, dropdown, int_slider, slider
 from ..workloads import article_tasks, skewed_tasks
 
-__all__ = ['orchestration', 'serial_vs_parallel', 'parallelism_combo']
+__all__ = ['orchestration', 'orchestration_player', 'kitchen_schedule', 'serial_vs_parallel', 'parallelism_combo']
+
+#: Dropdown labels for the policies; only the article's demo policy is taught in chapter 1.
+POLICY_LABELS = {"article demo": ("演示调度（最早空闲）", "demo (earliest free)"),
+                 "EFT": ("EFT（第 5 章会讲）", "EFT (chapter 5)"),
+                 "LPT": ("LPT（第 5 章会讲）", "LPT (chapter 5)"),
+                 "optimal": ("最优解（第 5 章会讲）", "optimal (chapter 5)")}
+
+
+def _policy_name(policy: str) -> str:
+    return P.label(*POLICY_LABELS[policy])
+
+
+@lru_cache(maxsize=8)
+def kitchen_schedule(policy: str = "article demo"):
+    """The demo's 8 dishes on the article's kitchen (CPU 10, GPU 20, NPU 15) under ``policy``, validated."""
+    if policy not in POLICY_LABELS:
+        raise ValueError(f"policy must be one of {sorted(POLICY_LABELS)}, got {policy!r}")
+    return S.POLICIES[policy](article_tasks(), kitchen()).validate()
 
 
 @lru_cache(maxsize=256)
 def _kitchen_schedule(policy: str, gpu_speed: float = 20.0):
+    """Any policy on the kitchen with the GPU's speed changed (used by chapter 11's widget)."""
     from ..devices import Device
 
     devices = [Device(d.name, d.kind, gpu_speed if d.kind == "GPU" else d.speed) for d in kitchen()]
     return S.POLICIES[policy](article_tasks(), devices).validate()
-
-
-def orchestration() -> Explorer:
-    """Decompose, assign, orchestrate: the demo's dishes appear on the Gantt chart one by one."""
-    def draw(ax, step: int, policy: str) -> str:
-        s = _kitchen_schedule(policy)
-        order = np.argsort(s.start, kind="stable")[:step]
-        shown = np.zeros(len(s.graph), dtype=bool)
-        shown[order] = True
-        partial = _masked(s, shown)
-        P.gantt(partial, ax, xmax=s.makespan, title=P.label(
-            f"{policy}：已派出 {step}/8 道菜", f"{policy}: {step}/8 dishes dispatched"))
-        phase = P.label("分解：8 道菜拆成独立任务", "decompose: 8 independent tasks") if step == 0 else (
-            P.label("分配 + 编排：", "assign + orchestrate: ") + ", ".join(
-                f"{s.graph.tasks[i].name}->{s.devices[s.device_of[i]].name}@{s.start[i]:.2f}" for i in order[-3:]))
-        return phase
-
-    return Explorer(draw, {"step": int_slider("step", 0, 8, 8),
-                           "policy": dropdown("policy", ["article demo", "EFT", "LPT", "optimal"])},
-                    play="step", figsize=(8, 2.8))
 
 
 def _masked(s, shown):
@@ -52,24 +55,113 @@ def _masked(s, shown):
     return Schedule(graph, s.devices, s.device_of[keep], s.start[keep], s.end[keep], s.policy, s.log)
 
 
+def _preference_legend(ax) -> None:
+    """Bars are coloured by the dish's *preferred* cook; the row is the cook that actually made it."""
+    from matplotlib.patches import Patch
+
+    handles = [Patch(color=P.KIND_COLOURS[k], label=P.label(f"偏好 {k}", f"prefers {k}"))
+               for k in ("CPU", "GPU", "NPU")]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+
+
+def _draw_step(ax, policy: str, step: int) -> str:
+    s = kitchen_schedule(policy)
+    n = len(s.graph)
+    order = np.argsort(s.start, kind="stable")[:step]
+    shown = np.zeros(n, dtype=bool)
+    shown[order] = True
+    P.gantt(_masked(s, shown), ax, xmax=s.makespan, title=P.label(
+        f"{_policy_name(policy)}：已派出 {step}/{n} 道菜，全部完成于 {s.makespan:.2f}",
+        f"{_policy_name(policy)}: {step}/{n} dishes dispatched, all done at {s.makespan:.2f}"))
+    _preference_legend(ax)
+    if step == 0:
+        return P.label(f"分解：一桌菜拆成 {n} 道互不依赖的菜，还没有派出去",
+                       f"decompose: {n} independent dishes, none dispatched yet")
+    names = [d.name for d in s.devices]
+    recent = "；".join(f"{s.graph.tasks[i].name}（偏好 {s.graph.tasks[i].kind}）→ {names[s.device_of[i]]}，"
+                       f"{s.start[i]:.2f} 开工" for i in order[-2:])
+    return P.label("分配 + 编排：", "assign + orchestrate: ") + recent
+
+
+def orchestration() -> Explorer:
+    """Decompose, assign, orchestrate: the demo's dishes appear on the Gantt chart one by one (Play button)."""
+    n = len(article_tasks())
+    options = [(_policy_name(p), p) for p in POLICY_LABELS]
+    return Explorer(lambda ax, step, policy: _draw_step(ax, policy, step),
+                    {"step": int_slider(P.label("已派出的菜", "dishes sent"), 0, n, n),
+                     "policy": dropdown(P.label("调度策略", "policy"), options, "article demo")},
+                    play="step", figsize=(8, 2.8))
+
+
+class Player:
+    """A self-contained animation: ``.html`` (a JavaScript player with the frames embedded) and
+    ``.widget`` (an ``IPython.display.HTML`` of it, what a notebook cell shows)."""
+
+    def __init__(self, html: str, frames: int):
+        self.html = html
+        self.frames = frames
+
+    @property
+    def widget(self):
+        from IPython.display import HTML
+
+        return HTML(self.html)
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+
+def orchestration_player(policy: str = "article demo", *, dpi: int = 55, interval: int = 700) -> Player:
+    """The decompose -> assign -> orchestrate demo as a kernel-free player (matplotlib ``to_jshtml``).
+
+    One frame per dispatched dish (9 frames for the 8 dishes); the schedule is produced and validated by
+    :func:`kitchen_schedule`. ``dpi`` keeps the embedded PNGs small.
+    """
+    from matplotlib.animation import FuncAnimation
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from .._validate import check_int
+
+    dpi = check_int("dpi", dpi, low=20, high=200)
+    interval = check_int("interval", interval, low=50, high=10_000)
+    P.use_cjk_font()
+    n = len(kitchen_schedule(policy).graph)
+    fig = Figure(figsize=(8, 2.5), dpi=dpi, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+
+    def frame(step):
+        ax.clear()
+        ax.text(0.0, -0.52, _draw_step(ax, policy, step), transform=ax.transAxes, fontsize=8, va="top")
+        return []
+
+    anim = FuncAnimation(fig, frame, frames=range(n + 1), interval=interval, blit=False)
+    html = anim.to_jshtml(fps=max(1, round(1000 / interval)), default_mode="once")
+    return Player(html, n + 1)
+
+
 def serial_vs_parallel() -> Explorer:
-    """Serial sum against parallel max for n equal-sized tasks on n devices (the 4x of chapter 1)."""
+    """Serial sum against parallel max for n tasks on n identical cooks (the 4x of chapter 1)."""
     def draw(ax, tasks: int, spread: float) -> str:
         graph = skewed_tasks(tasks, spread=spread, seed=1)
         devices = identical(tasks, speed=10.0)
         serial = S.serial(graph, devices).validate()
         parallel = S.eft(graph, devices).validate()
         times = S.cost_matrix(graph, devices)[:, 0]
-        ax.bar(["serial"], [serial.makespan], color="#4C72B0")
+        ax.bar([P.label("串行", "serial")], [serial.makespan], color="#4C72B0")
         ax.bar([f"T{i}" for i in range(tasks)], times, color="#55A868")
         ax.axhline(parallel.makespan, color="crimson", ls="--", lw=1)
-        ax.set_ylabel(P.label("时间", "time"))
+        ax.set_ylabel(P.label("时间（时间单位）", "time (time units)"))
         ax.set_title(P.label(f"串行 = 求和 {serial.makespan:.2f}，并行 = 最大值 {parallel.makespan:.2f}",
                              f"serial = sum {serial.makespan:.2f}, parallel = max {parallel.makespan:.2f}"))
-        return f"T_serial = {serial.makespan:.2f}, T_parallel = {parallel.makespan:.2f}, " \
-               f"speed-up = {parallel.speedup(serial):.2f}x"
+        return P.label(f"串行 {serial.makespan:.2f}，并行 {parallel.makespan:.2f}，"
+                       f"加速比 {parallel.speedup(serial):.2f} 倍（{tasks} 位师傅）",
+                       f"serial {serial.makespan:.2f}, parallel {parallel.makespan:.2f}, "
+                       f"speed-up {parallel.speedup(serial):.2f}x ({tasks} cooks)")
 
-    return Explorer(draw, {"tasks": int_slider("tasks", 1, 8, 4), "spread": slider("spread", 0.0, 1.0, 0.1, 0.0)},
+    return Explorer(draw, {"tasks": int_slider(P.label("菜的数量（= 师傅数）", "tasks (= cooks)"), 1, 8, 4),
+                           "spread": slider(P.label("大小差异", "size spread"), 0.0, 1.0, 0.1, 0.0)},
                     figsize=(7, 3))
 
 
@@ -77,11 +169,16 @@ def parallelism_combo() -> Explorer:
     """Data x tensor x pipeline parallelism: how many devices a combination uses."""
     def draw(ax, data: int, tensor: int, pipeline: int) -> str:
         P.parallelism_grid(data, tensor, pipeline, ax)
-        return f"devices = {data} x {tensor} x {pipeline} = {data * tensor * pipeline}"
+        ax.set_yticks([pipeline - 1 - s + 0.42 for s in range(pipeline)],
+                      [P.label(f"第 {s} 段", f"stage {s}") for s in range(pipeline)])
+        total = data * tensor * pipeline
+        return P.label(f"设备数 = 数据并行 {data} × 张量并行 {tensor} × 流水线 {pipeline} 段 = {total}",
+                       f"devices = {data} x {tensor} x {pipeline} = {total}")
 
-    return Explorer(draw, {"data": int_slider("data", 1, 8, 2), "tensor": int_slider("tensor", 1, 4, 2),
-                           "pipeline": int_slider("pipeline", 1, 4, 4)}, figsize=(8, 3.2))
+    return Explorer(draw, {"data": int_slider(P.label("数据并行路数", "data"), 1, 8, 2),
+                           "tensor": int_slider(P.label("张量并行路数", "tensor"), 1, 4, 2),
+                           "pipeline": int_slider(P.label("流水线段数", "pipeline"), 1, 4, 4)}, figsize=(8, 3.2))
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(1, orchestration), (1, serial_vs_parallel), (1, parallelism_combo), (2, serial_vs_parallel)]
+VIEWS = [(1, orchestration), (1, serial_vs_parallel), (1, parallelism_combo)]
