@@ -1,34 +1,68 @@
-"""Chapter 5 (runtime scheduling): policies on the kitchen."""
+"""Chapter 5 (runtime scheduling): a static plan under runtime variance, and the policies on the kitchen."""
 from __future__ import annotations
 
 from .. import plotting as P
+from .. import runtime_variance as R
 from .. import schedulers as S
 from ..devices import kitchen
 from ..widgets import Explorer, dropdown, int_slider, slider
 from ..workloads import skewed_tasks
 
-__all__ = ['policies']
+__all__ = ['policies', 'variance', 'POLICY_NAMES']
+
+#: Chinese labels of the policies (HEFT, EFT and LPT keep their names).
+POLICY_NAMES = {"round-robin": "轮转", "block": "分块", "by affinity": "按专长", "earliest free": "最早空闲",
+                "EFT": "EFT", "LPT": "LPT", "work stealing": "工作窃取"}
 
 
 def policies() -> Explorer:
-    """Static vs dynamic vs work stealing on the kitchen: a policy dropdown and a task-count slider."""
+    """The policies on the kitchen: a policy dropdown, a task-count slider and the steal latency."""
     def draw(ax, policy: str, tasks: int, steal_latency: float) -> str:
         graph = skewed_tasks(tasks, spread=0.8, seed=7)
         devices = kitchen()
         options = {"steal_latency": steal_latency, "initial": "first"} if policy == "work stealing" else {}
         s = S.POLICIES[policy](graph, devices, **options).validate()
         base = S.serial(graph, devices, device="CPU")
-        P.gantt(s, ax, show_names=tasks <= 16)
-        text = f"{policy}: makespan {s.makespan:.2f}, speed-up {s.speedup(base):.2f}x, imbalance {s.imbalance:.2f}"
+        name = POLICY_NAMES[policy]
+        P.gantt(s, ax, show_names=tasks <= 16, title=P.label(f"{name}：完成时间 {s.makespan:.2f}",
+                                                             f"{policy}: makespan {s.makespan:.2f}"))
+        text = (f"{name}：完成时间 {s.makespan:.2f}，相对 CPU 串行的加速比 {s.speedup(base):.2f}x，"
+                f"负载不均衡度 {s.imbalance:.2f}")
         if policy == "work stealing":
-            text += f", steals {s.info['steals']} (failed {s.info['failed_steals']})"
+            text += f"，成功偷取 {s.info['steals']} 次（扑空 {s.info['failed_steals']} 次）"
         return text
 
-    names = ["round-robin", "block", "by affinity", "earliest free", "EFT", "LPT", "work stealing"]
-    return Explorer(draw, {"policy": dropdown("policy", names, "work stealing"),
-                           "tasks": int_slider("tasks", 3, 60, 24),
-                           "steal_latency": slider("steal latency", 0.0, 1.0, 0.05, 0.1)}, figsize=(8, 2.8))
+    options = [(zh, key) for key, zh in POLICY_NAMES.items()]
+    return Explorer(draw, {"policy": dropdown("策略", options, "work stealing"),
+                           "tasks": int_slider("菜品数", 3, 60, 24),
+                           "steal_latency": slider("偷取延迟", 0.0, 1.0, 0.05, 0.1)}, figsize=(8, 2.8))
+
+
+def variance() -> Explorer:
+    """LPT planned on estimates, executed on actual durations, against a dynamic queue on the same ones."""
+    graph, devices = skewed_tasks(24, spread=0.8, seed=7), kitchen()
+
+    def draw(axes, noise: float, straggler: str, slowdown: float, seed: int) -> str:
+        run = R.compare_under_variance(graph, devices, noise=noise, seed=seed,
+                                       straggler=None if straggler == "none" else straggler, slowdown=slowdown)
+        xmax = max(run.static.makespan, run.dynamic.makespan)
+        P.gantt(run.static, axes[0], show_names=False, xmax=xmax,
+                title=P.label(f"静态计划（开工前按估计排好）：实际 {run.static.makespan:.2f}，"
+                              f"计划 {run.planned.makespan:.2f}",
+                              f"static plan: actual {run.static.makespan:.2f}, planned {run.planned.makespan:.2f}"))
+        P.gantt(run.dynamic, axes[1], show_names=False, xmax=xmax,
+                title=P.label(f"动态队列（谁空闲谁取下一道）：实际 {run.dynamic.makespan:.2f}",
+                              f"dynamic queue: actual {run.dynamic.makespan:.2f}"))
+        winner = "动态" if run.dynamic.makespan < run.static.makespan else "静态"
+        return (f"计划预期 {run.planned.makespan:.2f}；静态实际 {run.static.makespan:.2f}，"
+                f"动态实际 {run.dynamic.makespan:.2f}，先知 LPT {run.oracle.makespan:.2f}：{winner}更快")
+
+    stragglers = [("无", "none"), ("CPU", "CPU"), ("GPU", "GPU"), ("NPU", "NPU")]
+    return Explorer(draw, {"noise": slider("耗时波动 σ", 0.0, 1.0, 0.05, 0.3),
+                           "straggler": dropdown("故障灶台", stragglers, "none"),
+                           "slowdown": slider("故障减速倍数", 1.0, 8.0, 0.5, 4.0, fmt=".1f"),
+                           "seed": int_slider("随机种子", 0, 9, 0)}, figsize=(8, 4.2), subplots=(2, 1))
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(5, policies)]
+VIEWS = [(5, variance), (5, policies)]

@@ -1,0 +1,68 @@
+"""Speed-up and efficiency when the devices differ: which serial baseline, and what "N" means.
+
+On identical devices ``S = T_serial / T_parallel`` and ``E = S / N`` need no further words. On a
+heterogeneous set the serial time depends on the device it runs on. With the slowest device as
+the baseline, S can exceed the device count (the kitchen's CPU, GPU and NPU have speeds 10, 20 and
+15, so their combined capacity is 4.5 CPUs) and ``E = S / N`` then exceeds 1, which only says the
+baseline was slow. A fair efficiency divides by the devices' *capacity in baseline units*,
+
+    C_b = sum_j T_serial(b) / T_serial(j)        (= sum_j speed_j / speed_b for plain work / speed),
+
+so ``E_b = S_b / C_b = (T_serial(b) / T_parallel) / C_b``, which is at most 1 for any schedule of
+independent tasks and equals ``lower_bound / T_parallel``: the same number for every baseline.
+See Hennessy & Patterson (Computer Architecture, 6th ed., 2017) on choosing baselines honestly.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import schedulers as S
+from .devices import Device, check_devices
+from .schedule import Schedule
+from .tasks import Task, TaskGraph, as_graph
+
+__all__ = ["BaselineRow", "baseline_table", "table_zh"]
+
+
+@dataclass(frozen=True)
+class BaselineRow:
+    """Figures of one schedule measured against the serial run on device ``baseline``."""
+
+    baseline: str
+    serial_time: float
+    speedup: float
+    naive_efficiency: float      # S / N
+    capacity: float              # C_b, the devices' capacity in units of the baseline device
+    efficiency: float            # S / C_b
+
+
+def baseline_table(schedule: Schedule, graph: TaskGraph | Sequence[Task] | None = None,
+                   devices: Sequence[Device] | None = None) -> list[BaselineRow]:
+    """One :class:`BaselineRow` per device of ``schedule`` used as the serial baseline.
+
+    ``graph`` and ``devices`` default to the schedule's own.
+    """
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule must be a Schedule, got {type(schedule).__name__}")
+    g = schedule.graph if graph is None else as_graph(graph)
+    devs = schedule.devices if devices is None else check_devices(devices)
+    if schedule.makespan <= 0:
+        raise ValueError("schedule must have a positive makespan")
+    serial = {d.name: S.serial(g, devs, device=d.name).makespan for d in devs}
+    rows = []
+    for d in devs:
+        base = serial[d.name]
+        capacity = sum(base / t for t in serial.values() if t > 0)
+        s = base / schedule.makespan
+        rows.append(BaselineRow(d.name, base, s, s / len(devs), capacity, s / capacity))
+    return rows
+
+
+def table_zh(rows: Sequence[BaselineRow]) -> str:
+    """The rows as an aligned Chinese table."""
+    lines = ["串行基线   T_serial   加速比 S   S/N     容量 C   S/C"]
+    for r in rows:
+        lines.append(f"{r.baseline:<9} {r.serial_time:8.2f} {r.speedup:9.2f}x {r.naive_efficiency:7.2f}"
+                     f" {r.capacity:8.2f} {r.efficiency:6.2f}")
+    return "\n".join(lines)
