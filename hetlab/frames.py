@@ -1,0 +1,92 @@
+"""Frame-level pipelining: a stream of frames through one placement of a model on several devices.
+
+One idea: when one frame's operators form a chain, a single frame cannot keep CPU, GPU and NPU busy at once
+(its operators wait on each other), but consecutive frames can: while the NPU runs frame k's later layers,
+the GPU can already run frame k+1's early ones. :func:`stream` replays a fixed placement for ``frames``
+copies of the graph, each device running its operators in (frame, topological) order, and reports the
+steady-state period per frame; its speed-up over one frame at a time is the overlap the placement allows.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ._validate import check_int
+from .devices import Device
+from .schedule import Schedule
+from .tasks import Task, TaskGraph
+
+__all__ = ["stream", "frame_period", "split_placement"]
+
+
+def _placement(graph: TaskGraph, placement) -> dict[str, str]:
+    if isinstance(placement, Schedule):
+        return {t.name: placement.devices[d].name for t, d in zip(placement.graph.tasks, placement.device_of)}
+    if not isinstance(placement, Mapping):
+        raise TypeError(f"placement must be a Schedule or a mapping task -> device name, got "
+                        f"{type(placement).__name__}")
+    missing = [t.name for t in graph.tasks if t.name not in placement]
+    if missing:
+        raise ValueError(f"placement must name a device for every task, missing {missing[:3]}")
+    return dict(placement)
+
+
+def stream(graph: TaskGraph, devices: Sequence[Device], placement, frames: int) -> Schedule:
+    """Run ``frames`` copies of ``graph`` (tasks named ``"k:name"``) with each task on the device that
+    ``placement`` (a Schedule, or a mapping task name -> device name) gives it; every device runs its
+    tasks in a modulo order (frame k's task at k times the busiest device's work per frame plus its
+    start in a lone frame), so a device may work on frame k+1 while frame k is elsewhere. All frames are
+    ready at time 0 (a backlog: this measures throughput); :func:`frame_period` gives the time per frame."""
+    from .schedulers import execute_plan
+
+    if not isinstance(graph, TaskGraph):
+        raise TypeError(f"graph must be a TaskGraph, got {type(graph).__name__}")
+    frames = check_int("frames", frames, low=1, high=10_000)
+    where = _placement(graph, placement)
+    names = {d.name for d in devices}
+    bad = sorted({d for d in where.values() if d not in names})
+    if bad:
+        raise ValueError(f"placement names unknown devices {bad}")
+    order = graph.topological_order()
+    rank = {name: i for i, name in enumerate(order)}
+    one = execute_plan(graph, devices, {d.name: [n for n in order if where[n] == d.name] for d in devices})
+    start = {t.name: float(one.start[i]) for i, t in enumerate(one.graph.tasks)}
+    # A modulo schedule: frame k's task is queued at k * P + (its start in a lone frame), P being the
+    # busiest device's work per frame (no device can start frames faster). The key respects every
+    # dependency within a frame, so the plan cannot deadlock, and it lets a device take frame k+1's early
+    # work while frame k is still in later layers elsewhere.
+    period = float(one.busy.max())
+    tasks = [Task(f"{k}:{t.name}", t.work, kind=t.kind, op=t.op, times=t.times)
+             for k in range(frames) for t in graph.tasks]
+    edges = [(f"{k}:{a}", f"{k}:{b}", data) for k in range(frames) for (a, b), data in graph.edges.items()]
+    keyed = sorted((k * period + start[name], k, rank[name], name) for k in range(frames) for name in order)
+    sequences: dict[str, list[str]] = {d.name: [] for d in devices}
+    for _, k, _, name in keyed:
+        sequences[where[name]].append(f"{k}:{name}")
+    s = execute_plan(TaskGraph(tasks, edges), devices, sequences, policy="frame pipeline")
+    s.info["frames"] = frames
+    return s
+
+
+def frame_period(graph: TaskGraph, devices: Sequence[Device], placement, frames: int = 20) -> tuple[float, float]:
+    """``(latency of one frame alone, steady-state time per frame)`` of a placement, from
+    ``(T(frames) - T(1)) / (frames - 1)``."""
+    frames = check_int("frames", frames, low=2, high=10_000)
+    one = stream(graph, devices, placement, 1).makespan
+    many = stream(graph, devices, placement, frames).makespan
+    return one, (many - one) / (frames - 1)
+
+
+def split_placement(graph: TaskGraph, first: Mapping[str, str], rest: Mapping[str, str], cut: int) -> dict[str, str]:
+    """Place the first ``cut`` tasks of a topological order by ``first`` (operation kind -> device name)
+    and the others by ``rest``: a two-stage split of a chain-like model."""
+    cut = check_int("cut", cut, low=0, high=len(graph))
+    order = graph.topological_order()
+    by_name = {t.name: t for t in graph.tasks}
+    out = {}
+    for i, name in enumerate(order):
+        rule = first if i < cut else rest
+        op = by_name[name].op
+        if op not in rule:
+            raise ValueError(f"no device for operation {op!r} of task {name!r}")
+        out[name] = rule[op]
+    return out
