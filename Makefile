@@ -1,17 +1,26 @@
 # Two commands for a fresh machine (see README.md):
-#   make lab    set up .venv and open the book in JupyterLab
-#   make test   set up .venv and run the whole test suite (unit, doctests, nbval, browser)
+#   make lab    set up .venv and open the book in JupyterLab (in Chinese)
+#   make test   set up .venv and run the whole test suite (unit, doctests, nbval, site, browser)
+# and a few more:
+#   make site                 the static website in _build/html (Jupyter Book 1, offline, from stored outputs)
+#   make test-lib PYTHON=...  a fresh venv with that interpreter, library tests only (no notebooks, no browser)
+#   make test-binder          binder/requirements.txt + binder/postBuild in a fresh venv, every chapter under nbval
+#   make pins                 regenerate binder/requirements.txt from constraints.txt
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install -q --disable-pip-version-check -c constraints.txt
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test venv lint bench bench-saga-venv clean system-deps chapters
+.PHONY: lab test venv lint bench bench-saga-venv clean system-deps chapters site test-lib test-binder pins
 
-$(STAMP): pyproject.toml constraints.txt
+# Re-installs whenever pyproject.toml, constraints.txt or the Lab settings change (a fresh clone has no stamp).
+$(STAMP): pyproject.toml constraints.txt binder/overrides.json
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) -e ".[book,test]"
+	$(PIP) -e ".[book,site,test]"
+	@# JupyterLab's default settings for this environment: the interface in Chinese (as on Binder).
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -23,8 +32,22 @@ lab: system-deps venv
 	$(VENV)/bin/jupyter lab chapters/01-visual-demo.ipynb $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 test: system-deps venv
-	$(PY) -m ruff check hetlab tests benchmarks tools
+	$(PY) -m ruff check hetlab tests benchmarks tools scripts book/_ext
 	$(PY) -m pytest -q --doctest-modules hetlab tests --nbval chapters --nbval-sanitize-with chapters/sanitize.cfg --nbval-cell-timeout 10
+
+site: venv
+	$(PY) scripts/build_site.py
+
+# Library tests only, in a fresh venv of the given interpreter (e.g. PYTHON=~/.pyenv/versions/3.13.0/bin/python).
+test-lib:
+	@$(PYTHON) --version || { echo "test-lib: $(PYTHON) does not run" >&2; exit 1; }
+	$(PYTHON) scripts/test_lib.py
+
+test-binder: venv
+	$(PY) -m pytest -q tests/test_binder.py
+
+pins: venv
+	$(PY) scripts/pins.py --write
 
 chapters: venv
 	$(PY) tools/execute_chapters.py
@@ -33,10 +56,14 @@ bench: venv
 	$(PY) benchmarks/run_all.py
 
 # anrg-saga (for benchmark 2) needs Python >= 3.12 and ~700 MB: its own venv, never a hetlab dependency.
-PYTHON312 ?= $(shell command -v python3.12 || ls -d /root/.pyenv/versions/3.12*/bin/python 2>/dev/null | tail -n 1)
+# The first candidate that actually runs (a pyenv shim of a non-selected version exists but fails).
+PYTHON312 ?= $(shell for p in python3.13 python3.12 $$HOME/.pyenv/versions/3.1[23]*/bin/python /usr/bin/python3.1[23]; do \
+	"$$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && { command -v "$$p"; break; }; done)
 bench-saga-venv:
+	@test -n "$(PYTHON312)" || { echo "bench-saga-venv: no Python >= 3.12 runs here (pyenv install 3.12)" >&2; exit 1; }
+	$(PYTHON312) --version
 	$(PYTHON312) -m venv benchmarks/.venv-saga
 	benchmarks/.venv-saga/bin/pip install -q anrg-saga
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info _build

@@ -1,0 +1,60 @@
+"""Run the library's tests (no notebooks, no browser, no website) in a fresh venv of the running interpreter.
+
+Usage: ``make test-lib PYTHON=/path/to/python3.X`` runs ``/path/to/python3.X scripts/test_lib.py``.
+The venv is build/venv-lib-pyX.Y. Packages come from constraints.txt where its pins exist for this Python
+(numpy 2.4 needs Python >= 3.11); otherwise the newest versions pip finds for it, and the run says so.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Test modules that need notebooks, a browser, the website or an environment build: not library tests.
+NOT_LIBRARY = ["tests/browser", "tests/test_notebooks.py", "tests/test_chapter_standard.py", "tests/test_nbgrader.py",
+               "tests/test_site.py", "tests/test_binder.py", "tests/test_any_machine.py"]
+
+
+def main() -> int:
+    version = "py{}.{}".format(*sys.version_info[:2])
+    venv = ROOT / "build" / f"venv-lib-{version}"
+    if venv.exists():
+        shutil.rmtree(venv)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / ("Scripts" if os.name == "nt" else "bin") / "python")
+    pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    target = [".[test-lib]"]
+    pinned = subprocess.run(pip + ["-c", "constraints.txt"] + target, cwd=ROOT)
+    if pinned.returncode != 0:
+        print(f"test-lib: constraints.txt's pins do not all install on Python {sys.version.split()[0]}; "
+              "installing the newest compatible versions instead", flush=True)
+        subprocess.run(pip + target, cwd=ROOT, check=True)
+    subprocess.run([python, "-m", "pip", "list", "--format=freeze", "--disable-pip-version-check"], cwd=ROOT,
+                   stdout=open(venv / "installed.txt", "w"), check=True)
+    ignores = [f"--ignore={p}" for p in NOT_LIBRARY]
+    print(f"test-lib: Python {sys.version.split()[0]} in {venv}", flush=True)
+    args = ["-q", "-p", "no:cacheprovider", "--doctest-modules", "hetlab", "tests", *ignores, "-m",
+            "not browser and not slow"]
+    return subprocess.run([python, "-c", RUN_PYTEST, *args], cwd=ROOT).returncode
+
+
+#: pytest, after every hetlab module and lazily exported name has been loaded once. hetlab/__init__.py loads
+#: names on first access (a module __getattr__), and Python 3.13's doctest finder touches them while it
+#: iterates the package's __dict__: "RuntimeError: dictionary changed size during iteration".
+RUN_PYTEST = """
+import importlib, pkgutil, sys
+import pytest
+import hetlab
+for info in pkgutil.walk_packages(hetlab.__path__, "hetlab."):
+    importlib.import_module(info.name)
+for name in getattr(hetlab, "__all__", []):
+    getattr(hetlab, name)
+sys.exit(pytest.main(sys.argv[1:]))
+"""
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
