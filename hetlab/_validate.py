@@ -63,7 +63,9 @@ def check_nonnegative(name: str, value: Any, *, allow_inf: bool = False, high: f
 
 def check_bool(name: str, value: Any) -> bool:
     """``value`` if it is True or False (numpy booleans too); a number or text is not a flag here."""
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise TypeError(f"{name} must be True or False, got {describe(value)}")
 

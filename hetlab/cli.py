@@ -15,14 +15,23 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _num(x: float) -> str:
+    """Four decimals, or four significant digits in scientific notation for huge or tiny values."""
+    return f"{x:.4f}" if x == 0 or 1e-4 <= abs(x) < 1e15 else f"{x:.4e}"
+
+
 def _amdahl(args: argparse.Namespace) -> int:
     from .formulas import amdahl, amdahl_efficiency, amdahl_limit, gustafson
 
-    s = amdahl(args.p, args.n)
-    print(f"Amdahl speed-up S = 1/((1-p) + p/N) with p={args.p:g}, N={args.n:g}: {s:.4f}x")
-    print(f"efficiency E = S/N: {amdahl_efficiency(args.p, args.n):.4f}")
-    print(f"ceiling 1/(1-p) as N -> inf: {amdahl_limit(args.p):.4f}x")
-    print(f"Gustafson scaled speed-up (1-p) + pN: {gustafson(args.p, args.n):.4f}x")
+    # Everything is computed before anything is printed: a rejected input prints one error line only.
+    s, e, ceiling = amdahl(args.p, args.n), amdahl_efficiency(args.p, args.n), amdahl_limit(args.p)
+    scaled = gustafson(args.p, args.n) if args.n < float("inf") else None
+    print(f"Amdahl speed-up S = 1/((1-p) + p/N) with p={args.p:g}, N={args.n:g}: {_num(s)}x")
+    print(f"efficiency E = S/N: {e:.4f}")
+    print(f"ceiling 1/(1-p) as N -> inf: {_num(ceiling)}x" if ceiling < float("inf") else
+          "ceiling 1/(1-p) as N -> inf: none (p = 1, the speed-up grows without bound)")
+    if scaled is not None:
+        print(f"Gustafson scaled speed-up (1-p) + pN: {_num(scaled)}x")
     return 0
 
 
@@ -31,9 +40,10 @@ def _granularity(args: argparse.Namespace) -> int:
 
     n_star = optimal_tasks(args.W, args.Os)
     best = max(1, round(n_star))
+    t_star, t_best = total_time(max(n_star, 1.0), args.W, args.Os), total_time(best, args.W, args.Os)
     print(f"T(N) = N*Os + W/N with W={args.W:g}, Os={args.Os:g}")
-    print(f"N* = sqrt(W/Os) = {n_star:.4f}; T(N*) = {total_time(max(n_star, 1.0), args.W, args.Os):.4f}")
-    print(f"best whole task count {best}: T = {total_time(best, args.W, args.Os):.4f}")
+    print(f"N* = sqrt(W/Os) = {_num(n_star)}; T(N*) = {_num(t_star)}")
+    print(f"best whole task count {best if best < 1e15 else _num(best)}: T = {_num(t_best)}")
     return 0
 
 
@@ -50,6 +60,21 @@ def _heft(args: argparse.Namespace) -> int:
         print(f"  {p.task:<4} on {p.device}: {p.start:5.1f} -> {p.end:5.1f}")
     print(f"makespan {s.makespan:g}; exact optimum {optimal(graph, devices).makespan:g}")
     return 0
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error: ``hetlab: error: ...`` and exit status 2 (subcommands inherit it)."""
+
+    def error(self, message: str):
+        command = self.prog.removeprefix("python -m hetlab").strip()
+        where = f" {command}" if command else ""
+        hint = f" (see python -m hetlab{where} --help)"
+        _fail(message + hint, 2)
+
+
+def _fail(message: str, code: int):
+    print(f"hetlab: error: {' '.join(str(message).split())}", file=sys.stderr)
+    raise SystemExit(code)
 
 
 def _chapter_list(text: str) -> list[int]:
@@ -107,7 +132,7 @@ def _progress(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m hetlab",
+    parser = _Parser(prog="python -m hetlab",
                                      description="Parallel execution and scheduling on heterogeneous devices.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p = sub.add_parser("demo", help="the article's demo (8 tasks on CPU/GPU/NPU) and better policies")
@@ -144,13 +169,23 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one subcommand; returns the exit status. Never a traceback: bad arguments and inputs the library
+    rejects give one ``hetlab: error: ...`` line and status 2, anything unexpected one line and status 1."""
     parser = _parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
     try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            commands = ", ".join(parser._subparsers._group_actions[0].choices)
+            _fail(f"choose a command: {commands} (see python -m hetlab --help)", 2)
         return args.func(args)
+    except SystemExit as exc:        # --help (0) and parser errors (2, already printed)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except (ValueError, TypeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"hetlab: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("hetlab: error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the command line reports, it does not dump a traceback
+        print(f"hetlab: error: {type(exc).__name__}: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1

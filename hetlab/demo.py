@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .devices import Device, kitchen
+from ._validate import check_fields, check_instance
+from .devices import Device, check_devices, kitchen
 from .schedule import Schedule
-from .tasks import TaskGraph
+from .tasks import TaskGraph, as_graph
 from .workloads import article_tasks, heft_paper_example
 
 __all__ = ["DemoReport", "compare_policies", "trace_article_demo", "article_tasks", "heft_paper_example"]
@@ -24,6 +25,16 @@ class DemoReport:
     speedup: float
     schedules: dict[str, Schedule]
     lower_bound: float
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        check_instance("schedules", self.schedules, dict)
+        for name, schedule in self.schedules.items():
+            check_instance(f"schedules[{name!r}]", schedule, Schedule)
+        if "optimal" not in self.schedules:
+            raise ValueError(f"schedules must include 'optimal' (the table's reference), got {list(self.schedules)}")
+        if self.schedules["optimal"].makespan <= 0 or self.parallel <= 0:
+            raise ValueError("schedules must take time: the optimal and article makespans must be positive")
 
     def table(self) -> str:
         rows = [f"{'policy':<16}{'makespan':>10}{'speed-up':>10}{'gap to optimum':>16}"]
@@ -45,9 +56,11 @@ def compare_policies(graph: TaskGraph | None = None, devices: list[Device] | Non
     """Run the article's demo and the library's policies on the same tasks (default: the article's)."""
     from . import schedulers as S
 
-    graph = article_tasks() if graph is None else graph
-    devices = kitchen() if devices is None else devices
+    graph = article_tasks() if graph is None else as_graph(graph)
+    devices = kitchen() if devices is None else check_devices(devices)
     base = S.serial(graph, devices, device="CPU").validate()
+    if base.makespan <= 0:
+        raise ValueError("graph must hold some work: every task takes 0 time, so no speed-up is defined")
     names = ["article demo", "round-robin", "by affinity", "EFT", "LPT", "work stealing", "HEFT", "optimal"]
     schedules = {name: S.POLICIES[name](graph, devices).validate() for name in names}
     demo = schedules["article demo"]
@@ -60,6 +73,6 @@ def trace_article_demo(graph: TaskGraph | None = None, devices: list[Device] | N
     showing why the re-routing test is never true."""
     from .schedulers import article_demo
 
-    graph = article_tasks() if graph is None else graph
-    devices = kitchen() if devices is None else devices
+    graph = article_tasks() if graph is None else as_graph(graph)
+    devices = kitchen() if devices is None else check_devices(devices)
     return article_demo(graph, devices).info["trace"]

@@ -14,13 +14,25 @@ the article's formula ``P = N_cores * f * IPC``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ._validate import check_int, check_nonnegative, check_positive
+from ._validate import (
+    check_bool,
+    check_finite_result,
+    check_instance,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_str,
+    describe,
+)
 
 __all__ = ["Link", "Device", "transfer_time", "kitchen", "phone_soc", "gpu_server", "identical"]
+
+#: The most devices a model may hold (``identical``, ``gpu_server``, a ``devices`` list).
+MAX_DEVICES = 100_000
 
 
 @dataclass(frozen=True)
@@ -67,26 +79,29 @@ class Device:
     power_watts: float = 0.0
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"name must be a non-empty string, got {self.name!r}")
-        if not isinstance(self.kind, str) or not self.kind:
-            raise ValueError(f"kind must be a non-empty string, got {self.kind!r}")
+        check_str("name", self.name)
+        check_str("kind", self.kind)
         object.__setattr__(self, "speed", check_positive("speed", self.speed))
+        if not isinstance(self.affinity, Mapping):
+            raise TypeError(f"affinity must be a mapping of operation kind to speed factor, got "
+                            f"{describe(self.affinity)}")
         factors = {}
-        for op, factor in dict(self.affinity).items():
-            factors[str(op)] = check_positive(f"affinity[{op!r}]", factor)
+        for op, factor in self.affinity.items():
+            check_str("affinity key", op)
+            factors[op] = check_positive(f"affinity[{op!r}]", factor)
         object.__setattr__(self, "affinity", MappingProxyType(factors))
         object.__setattr__(self, "cores", check_int("cores", self.cores, low=1))
         object.__setattr__(self, "frequency_hz", check_nonnegative("frequency_hz", self.frequency_hz))
         object.__setattr__(self, "ipc", check_nonnegative("ipc", self.ipc))
         object.__setattr__(self, "memory_bytes", check_positive("memory_bytes", self.memory_bytes, allow_inf=True))
         object.__setattr__(self, "power_watts", check_nonnegative("power_watts", self.power_watts))
-        if not isinstance(self.link, Link):
-            raise TypeError(f"link must be a Link, got {type(self.link).__name__}")
+        check_instance("link", self.link, Link)
 
     def speed_for(self, op: str | None = None) -> float:
         """Speed for an operation kind: ``speed * affinity.get(op, 1)``."""
-        return self.speed * self.affinity.get(op, 1.0) if op is not None else self.speed
+        if op is None:
+            return self.speed
+        return self.speed * self.affinity.get(check_str("op", op), 1.0)
 
     @property
     def peak_ops(self) -> float:
@@ -97,16 +112,22 @@ class Device:
 def transfer_time(src: Device, dst: Device, data: float) -> float:
     """Time to move ``data`` from ``src`` to ``dst``: zero on the same device, otherwise
     the larger latency plus data over the smaller bandwidth (the slower end sets the pace)."""
+    check_instance("src", src, Device)
+    check_instance("dst", dst, Device)
+    data = check_nonnegative("data", data)
     if src.name == dst.name:
         return 0.0
     latency = max(src.link.latency, dst.link.latency)
     bandwidth = min(src.link.bandwidth, dst.link.bandwidth)
-    return latency + (data / bandwidth if data else 0.0)
+    return check_finite_result(latency + (data / bandwidth if data else 0.0), data=data, bandwidth=bandwidth)
 
 
 def identical(m: int, speed: float = 1.0, kind: str = "CPU", prefix: str = "D") -> list[Device]:
-    """``m`` identical devices named ``D0 .. D{m-1}`` (zero-padded so names sort in order)."""
-    m = check_int("m", m, low=1)
+    """``m`` identical devices named ``D0 .. D{m-1}`` (zero-padded so names sort in order); at most
+    100,000 (a larger machine is a model no chapter needs, and would take seconds to build)."""
+    m = check_int("m", m, low=1, high=MAX_DEVICES)
+    check_str("kind", kind)
+    check_str("prefix", prefix, empty=True)
     width = len(str(m - 1))
     return [Device(f"{prefix}{i:0{width}d}", kind, speed) for i in range(m)]
 
@@ -118,6 +139,9 @@ def kitchen(affinity: bool = False, link: Link | None = None) -> list[Device]:
     0.5 on the others' specialities), for the chapters on placement by affinity. ``link``
     connects the cooks (default: passing food costs nothing).
     """
+    check_bool("affinity", affinity)
+    if link is not None:
+        check_instance("link", link, Link)
     specials = {"CPU": "control", "GPU": "matmul", "NPU": "conv"}
     speeds = {"CPU": 10.0, "GPU": 20.0, "NPU": 15.0}
     devices = []
@@ -168,7 +192,7 @@ def gpu_server(gpus: int = 8) -> list[Device]:
       NVLink 3: 600 GB/s between GPUs (about 300 GB/s each way); PCIe 4 x16 to the host
       about 25 GB/s achieved, with about 10 microseconds per copy launch.
     """
-    gpus = check_int("gpus", gpus, low=1)
+    gpus = check_int("gpus", gpus, low=1, high=MAX_DEVICES)
     devices = [Device("CPU", "CPU", 2.3, {"control": 1.0, "matmul": 1.0}, cores=64, frequency_hz=2.25e9,
                       ipc=16.0, memory_bytes=512e9, link=Link(latency=1e-5, bandwidth=25.0))]
     width = len(str(gpus - 1))
@@ -179,18 +203,23 @@ def gpu_server(gpus: int = 8) -> list[Device]:
     return devices
 
 
-def check_devices(devices: Sequence[Device]) -> tuple[Device, ...]:
-    """Return ``devices`` as a tuple after checking it is a non-empty sequence of uniquely named Devices."""
+def check_devices(devices: Sequence[Device], name: str = "devices") -> tuple[Device, ...]:
+    """Return ``devices`` as a tuple after checking it is a non-empty sequence of uniquely named Devices
+    (``name``: the parameter, for messages)."""
     if isinstance(devices, Device):
-        raise TypeError("devices must be a sequence of Device, got a single Device; wrap it in a list")
+        raise TypeError(f"{name} must be a sequence of Device, got a single Device; wrap it in a list")
+    if isinstance(devices, (str, bytes, Mapping)) or not isinstance(devices, Iterable):
+        raise TypeError(f"{name} must be a sequence of Device (e.g. kitchen()), got {describe(devices)}")
     devices = tuple(devices)
     if not devices:
-        raise ValueError("devices must hold at least one Device, got none")
+        raise ValueError(f"{name} must hold at least one Device, got none")
+    if len(devices) > MAX_DEVICES:
+        raise ValueError(f"{name} must hold at most {MAX_DEVICES:,} devices, got {len(devices):,}")
     names = set()
     for device in devices:
         if not isinstance(device, Device):
-            raise TypeError(f"devices must hold Device objects, got {type(device).__name__}")
+            raise TypeError(f"{name} must hold Device objects, got {describe(device)}")
         if device.name in names:
-            raise ValueError(f"device names must be unique, {device.name!r} appears twice")
+            raise ValueError(f"{name}: device names must be unique, {device.name!r} appears twice")
         names.add(device.name)
     return devices

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import check_int
+from ._validate import check_callable, check_choice, check_instance, check_int, check_nonnegative, check_str
 from .devices import Device
 from .schedule import Schedule
 from .tasks import TaskGraph, as_graph
@@ -37,6 +37,7 @@ __all__ = ["RealRun", "run_graph", "timed_call", "makespan_error"]
 def timed_call(fn: Callable, *args: Any) -> tuple[Any, float, float, str]:
     """Call ``fn(*args)`` and return (result, start, end, worker id); times are ``time.time()``
     so that they compare across processes on one machine."""
+    check_callable("fn", fn)
     start = time.time()
     result = fn(*args)
     end = time.time()
@@ -55,6 +56,11 @@ class RealRun:
     results: dict[str, Any]
     schedule: Schedule
     wall_time: float
+
+    def __post_init__(self) -> None:
+        check_instance("results", self.results, dict)
+        check_instance("schedule", self.schedule, Schedule)
+        object.__setattr__(self, "wall_time", check_nonnegative("wall_time", self.wall_time))
 
 
 def _to_schedule(graph: TaskGraph, records: dict[str, tuple[float, float, str]], t0: float, policy: str,
@@ -84,15 +90,19 @@ def run_graph(graph: TaskGraph, functions: Mapping[str, Callable], *, executor: 
     shut down afterwards).
     """
     graph = as_graph(graph)
+    if not isinstance(functions, Mapping):
+        raise TypeError(f"functions must map task names to callables, got {type(functions).__name__}")
     missing = [t.name for t in graph.tasks if t.name not in functions]
     if missing:
         raise ValueError(f"functions must give a callable for every task; missing {missing[:5]}")
     bad = [name for name, fn in functions.items() if not callable(fn)]
     if bad:
         raise TypeError(f"functions must map task names to callables; {bad[0]!r} is not callable")
-    if executor not in ("process", "thread", "dask"):
-        raise ValueError(f"executor must be 'process', 'thread' or 'dask', got {executor!r}")
-    workers = check_int("workers", workers or min(os.cpu_count() or 1, 8), low=1, high=256)
+    check_choice("executor", executor, ("process", "thread", "dask"))
+    # None means "one per CPU, at most 8"; 0 is an error, not a request for the default.
+    workers = min(os.cpu_count() or 1, 8) if workers is None else check_int("workers", workers, low=1, high=256)
+    if address is not None:
+        check_str("address", address)
     if executor == "dask":
         return _run_dask(graph, functions, workers, address)
     pool_type = ProcessPoolExecutor if executor == "process" else ThreadPoolExecutor
@@ -160,4 +170,8 @@ def _run_dask(graph: TaskGraph, functions: Mapping[str, Callable], workers: int,
 
 def makespan_error(simulated: Schedule, measured: Schedule) -> float:
     """Relative error of a simulated makespan against a measured one, ``(sim - real) / real``."""
+    check_instance("simulated", simulated, Schedule)
+    check_instance("measured", measured, Schedule)
+    if measured.makespan <= 0:
+        raise ValueError(f"measured must take time: its makespan is {measured.makespan:g}")
     return (simulated.makespan - measured.makespan) / measured.makespan

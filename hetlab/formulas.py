@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import as_float_array
+from ._validate import as_float_array, check_finite_result, check_instance, check_int, check_nonnegative, check_positive
 
 __all__ = [
     "serial_time", "parallel_time", "peak_compute", "total_time", "optimal_tasks", "GranularityDerivation",
@@ -29,12 +29,21 @@ __all__ = [
 ]
 
 
-def _out(arr: np.ndarray) -> Any:
+def _out(arr: np.ndarray, **inputs: Any) -> Any:
+    """A scalar for scalar inputs, else the array; ValueError naming ``inputs`` if the result overflowed
+    (e.g. 1e300 * 1e300) instead of returning inf."""
+    check_finite_result(arr, **inputs)
     return float(arr) if arr.ndim == 0 else arr
 
 
+def _arr(name: str, value: Any, **bounds: Any) -> np.ndarray:
+    """A formula's input: finite numbers in the given range (the book's formulas have no use for inf)."""
+    bounds.setdefault("finite", True)
+    return as_float_array(name, value, **bounds)
+
+
 def _times(name: str, times: Any) -> np.ndarray:
-    arr = as_float_array(name, times, low=0.0)
+    arr = as_float_array(name, times, low=0.0, finite=True)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D sequence of times, got shape {arr.shape}")
     return arr
@@ -42,7 +51,8 @@ def _times(name: str, times: Any) -> np.ndarray:
 
 def serial_time(times: Any) -> float:
     """``T_serial = sum_i t_i``: one worker does every task in turn."""
-    return float(_times("times", times).sum())
+    arr = _times("times", times)
+    return float(_out(np.asarray(arr.sum()), times=arr.max()))
 
 
 def parallel_time(times: Any) -> float:
@@ -56,26 +66,30 @@ def peak_compute(cores: Any, frequency_hz: Any, ipc: Any) -> Any:
     >>> peak_compute(64, 2.25e9, 16) / 1e12   # AMD EPYC 7742, FP64 FLOP
     2.304
     """
-    n = as_float_array("cores", cores, low=1.0)
-    f = as_float_array("frequency_hz", frequency_hz, low=0.0)
-    i = as_float_array("ipc", ipc, low=0.0)
-    return _out(n * f * i)
+    n = _arr("cores", cores, low=1.0, integer=True)
+    f = _arr("frequency_hz", frequency_hz, low=0.0)
+    i = _arr("ipc", ipc, low=0.0)
+    with np.errstate(over="ignore"):
+        return _out(n * f * i, cores=cores, frequency_hz=frequency_hz, ipc=ipc)
 
 
 def total_time(N: Any, W: Any, Os: Any) -> Any:
     """``T_total(N) = N * Os + W / N``: N tasks, each costing ``Os`` to schedule, sharing work W."""
-    n = as_float_array("N", N, low=1.0)
-    w = as_float_array("W", W, low=0.0)
-    o = as_float_array("Os", Os, low=0.0)
-    return _out(n * o + w / n)
+    n = _arr("N", N, low=1.0)
+    w = _arr("W", W, low=0.0)
+    o = _arr("Os", Os, low=0.0)
+    with np.errstate(over="ignore"):
+        return _out(n * o + w / n, N=N, W=W, Os=Os)
 
 
 def optimal_tasks(W: Any, Os: Any) -> Any:
     """``N* = sqrt(W / Os)``, the task count that minimises :func:`total_time` (see
     :func:`derive_optimal_tasks` for the derivation). ``Os`` must be positive."""
-    w = as_float_array("W", W, low=0.0)
-    o = as_float_array("Os", Os, low=0.0, low_open=True)
-    return _out(np.sqrt(w / o))
+    w = _arr("W", W, low=0.0)
+    o = _arr("Os", Os, low=0.0, low_open=True)
+    # sqrt(W) / sqrt(Os), not sqrt(W / Os): W / Os overflows for W = 1e300, Os = 1e-10.
+    with np.errstate(over="ignore"):
+        return _out(np.sqrt(w) / np.sqrt(o), W=W, Os=Os)
 
 
 @dataclass(frozen=True)
@@ -94,11 +108,27 @@ class GranularityDerivation:
     T_min: Any
     steps: list
 
+    def __post_init__(self) -> None:
+        import sympy as sp
+
+        for name in ("T", "dT", "N_star", "d2T_at_star", "T_min"):
+            check_instance(name, getattr(self, name), sp.Basic, "a sympy expression")
+        check_instance("solutions", self.solutions, list)
+        check_instance("steps", self.steps, list)
+        for step in self.steps:
+            if not (isinstance(step, tuple) and len(step) == 2 and isinstance(step[0], str)
+                    and isinstance(step[1], sp.Basic)):
+                raise TypeError(f"steps must hold (explanation, sympy expression) pairs, got {step!r:.60}")
+
     def at(self, W: float, Os: float) -> dict[str, float]:
         """The symbolic results evaluated at numbers: ``{"N_star": ..., "T_min": ...}``."""
+        W = check_nonnegative("W", W)
+        Os = check_positive("Os", Os)
         symbols = {str(sym): sym for expr in (self.N_star, self.T_min) for sym in expr.free_symbols}
         values = {symbols["W"]: W, symbols["O_s"]: Os}
-        return {"N_star": float(self.N_star.subs(values)), "T_min": float(self.T_min.subs(values))}
+        out = {"N_star": float(self.N_star.subs(values)), "T_min": float(self.T_min.subs(values))}
+        check_finite_result(list(out.values()), W=W, Os=Os)
+        return out
 
     def latex(self) -> str:
         import sympy as sp
@@ -141,9 +171,10 @@ def derive_optimal_tasks() -> GranularityDerivation:
 
 def speedup(t_serial: Any, t_parallel: Any) -> Any:
     """``S = T_serial / T_parallel``."""
-    s = as_float_array("t_serial", t_serial, low=0.0)
-    p = as_float_array("t_parallel", t_parallel, low=0.0, low_open=True)
-    return _out(s / p)
+    s = _arr("t_serial", t_serial, low=0.0)
+    p = _arr("t_parallel", t_parallel, low=0.0, low_open=True)
+    with np.errstate(over="ignore"):
+        return _out(s / p, t_serial=t_serial, t_parallel=t_parallel)
 
 
 def amdahl(p: Any, N: Any) -> Any:
@@ -152,37 +183,43 @@ def amdahl(p: Any, N: Any) -> Any:
     >>> amdahl(0.5, 2)
     1.333...
     """
-    pp = as_float_array("p", p, low=0.0, high=1.0)
-    n = as_float_array("N", N, low=1.0)
-    return _out(1.0 / ((1.0 - pp) + pp / n))
+    pp = _arr("p", p, low=0.0, high=1.0)
+    n = _arr("N", N, low=1.0, finite=False)     # N = inf is the limit 1/(1-p), finite for p < 1
+    with np.errstate(divide="ignore"):
+        return _out(1.0 / ((1.0 - pp) + pp / n), p=p, N=N)
 
 
 def amdahl_limit(p: Any) -> Any:
     """``lim_{N->inf} S = 1 / (1 - p)``; infinite for ``p = 1``."""
-    pp = as_float_array("p", p, low=0.0, high=1.0)
+    pp = _arr("p", p, low=0.0, high=1.0)
     with np.errstate(divide="ignore"):
-        return _out(1.0 / (1.0 - pp))
+        return float(1.0 / (1.0 - pp)) if pp.ndim == 0 else 1.0 / (1.0 - pp)
 
 
 def efficiency(S: Any, N: Any) -> Any:
     """Parallel efficiency ``E = S / N``."""
-    s = as_float_array("S", S, low=0.0)
-    n = as_float_array("N", N, low=1.0)
-    return _out(s / n)
+    s = _arr("S", S, low=0.0)
+    n = _arr("N", N, low=1.0)
+    return _out(s / n, S=S, N=N)
 
 
 def amdahl_efficiency(p: Any, N: Any) -> Any:
-    """Efficiency under Amdahl's law, ``E = 1 / (N (1 - p) + p)``."""
-    pp = as_float_array("p", p, low=0.0, high=1.0)
-    n = as_float_array("N", N, low=1.0)
-    return _out(1.0 / (n * (1.0 - pp) + pp))
+    """Efficiency under Amdahl's law, ``E = 1 / (N (1 - p) + p)``; ``N = inf`` gives the limit
+    (0 for p < 1, 1 for p = 1)."""
+    pp = _arr("p", p, low=0.0, high=1.0)
+    n = _arr("N", N, low=1.0, finite=False)
+    # N (1 - p) is inf * 0 = nan at N = inf, p = 1: the serial part is empty, so it is 0.
+    with np.errstate(invalid="ignore", over="ignore"):
+        serial = np.where(pp == 1.0, 0.0, n * (1.0 - pp))
+    return _out(1.0 / (serial + pp), p=p, N=N)
 
 
 def gustafson(p: Any, N: Any) -> Any:
     """Gustafson's scaled speed-up ``S = (1 - p) + p N``: the problem grows with the machine."""
-    pp = as_float_array("p", p, low=0.0, high=1.0)
-    n = as_float_array("N", N, low=1.0)
-    return _out((1.0 - pp) + pp * n)
+    pp = _arr("p", p, low=0.0, high=1.0)
+    n = _arr("N", N, low=1.0)
+    with np.errstate(over="ignore"):
+        return _out((1.0 - pp) + pp * n, p=p, N=N)
 
 
 def karp_flatt(S: Any, N: Any) -> Any:
@@ -190,9 +227,10 @@ def karp_flatt(S: Any, N: Any) -> Any:
 
     For a speed-up that follows Amdahl's law exactly, ``e = 1 - p``. ``N`` must exceed 1.
     """
-    s = as_float_array("S", S, low=0.0, low_open=True)
-    n = as_float_array("N", N, low=1.0, low_open=True)
-    return _out((1.0 / s - 1.0 / n) / (1.0 - 1.0 / n))
+    s = _arr("S", S, low=0.0, low_open=True)
+    n = _arr("N", N, low=1.0, low_open=True)
+    with np.errstate(over="ignore", divide="ignore"):
+        return _out((1.0 / s - 1.0 / n) / (1.0 - 1.0 / n), S=S, N=N)
 
 
 def pipeline_period(stage_times: Any) -> float:
@@ -202,25 +240,31 @@ def pipeline_period(stage_times: Any) -> float:
 
 def pipeline_throughput(stage_times: Any) -> float:
     """Items per time unit in steady state, ``1 / max_i t_i``."""
-    return 1.0 / pipeline_period(stage_times)
+    period = pipeline_period(stage_times)
+    if period <= 0:
+        raise ValueError(f"stage_times must include a stage that takes time, got a slowest stage of {period:g}")
+    with np.errstate(over="ignore", divide="ignore"):
+        return float(_out(np.asarray(1.0 / period), stage_times=period))
 
 
 def gpipe_bubble_fraction(stages: Any, micro_batches: Any) -> Any:
     """Idle share of a GPipe step, ``(p - 1) / (m + p - 1)`` for p stages and m micro-batches
     (Huang et al. 2019, GPipe), assuming equal stage times."""
-    p = as_float_array("stages", stages, low=1.0)
-    m = as_float_array("micro_batches", micro_batches, low=1.0)
-    return _out((p - 1.0) / (m + p - 1.0))
+    p = _arr("stages", stages, low=1.0, integer=True)
+    m = _arr("micro_batches", micro_batches, low=1.0, integer=True)
+    return _out((p - 1.0) / (m + p - 1.0), stages=stages, micro_batches=micro_batches)
 
 
 def ring_allreduce_time(n_devices: Any, size: Any, bandwidth: Any, latency: Any = 0.0) -> Any:
     """Ring all-reduce of ``size`` data over ``n`` devices (Patarasuk & Yuan 2009):
     ``2 (n - 1) latency + 2 (n - 1) / n * size / bandwidth``; zero for one device."""
-    n = as_float_array("n_devices", n_devices, low=1.0)
-    s = as_float_array("size", size, low=0.0)
-    b = as_float_array("bandwidth", bandwidth, low=0.0, low_open=True)
-    a = as_float_array("latency", latency, low=0.0)
-    return _out(2.0 * (n - 1.0) * a + 2.0 * (n - 1.0) / n * s / b)
+    n = _arr("n_devices", n_devices, low=1.0, integer=True)
+    s = _arr("size", size, low=0.0)
+    b = _arr("bandwidth", bandwidth, low=0.0, low_open=True, finite=False)   # inf: only latency counts
+    a = _arr("latency", latency, low=0.0)
+    with np.errstate(over="ignore"):
+        return _out(2.0 * (n - 1.0) * a + 2.0 * (n - 1.0) / n * s / b, n_devices=n_devices, size=size,
+                    bandwidth=bandwidth, latency=latency)
 
 
 def matmul_offload_ms(n: Any, *, cpu_flops: float = 1e12, gpu_flops: float = 15e12, bandwidth: float = 25e9,
@@ -233,13 +277,18 @@ def matmul_offload_ms(n: Any, *, cpu_flops: float = 1e12, gpu_flops: float = 15e
     >>> gpu > cpu      # a small operator loses on the GPU: the copies cost more than the work
     True
     """
-    size = as_float_array("n", n, low=1.0)
-    for name, value in (("cpu_flops", cpu_flops), ("gpu_flops", gpu_flops), ("bandwidth", bandwidth)):
-        as_float_array(name, value, low=0.0, low_open=True)
-    as_float_array("launch", launch, low=0.0)
-    flops = 2 * size ** 3
-    copy = copies * launch * 1e3 + copies * 4 * size ** 2 / bandwidth * 1e3
-    return _out(flops / cpu_flops * 1e3), _out(flops / gpu_flops * 1e3 + copy), _out(copy)
+    size = _arr("n", n, low=1.0)
+    cpu_flops = check_positive("cpu_flops", cpu_flops)
+    gpu_flops = check_positive("gpu_flops", gpu_flops)
+    bandwidth = check_positive("bandwidth", bandwidth)
+    launch = check_nonnegative("launch", launch)
+    copies = check_int("copies", copies, low=0, high=1000)
+    with np.errstate(over="ignore"):
+        flops = 2 * size ** 3
+        copy = copies * launch * 1e3 + copies * 4 * size ** 2 / bandwidth * 1e3
+        inputs = {"n": n, "cpu_flops": cpu_flops, "gpu_flops": gpu_flops, "bandwidth": bandwidth, "launch": launch}
+        return (_out(flops / cpu_flops * 1e3, **inputs), _out(flops / gpu_flops * 1e3 + copy, **inputs),
+                _out(copy, **inputs))
 
 
 def imbalance(loads: Any) -> float:
@@ -249,7 +298,7 @@ def imbalance(loads: Any) -> float:
     0.333...
     """
     w = _times("loads", loads)
-    mean = w.mean()
+    mean = w.mean(dtype=float) if np.isfinite(w.sum()) else (w / w.size).sum()   # no overflow for loads near 1e308
     if mean == 0:
-        raise ValueError("loads must not all be zero: imbalance is undefined without work")
-    return float((w.max() - mean) / mean)
+        raise ValueError("loads must not all be zero: imbalance is undefined without work, got all 0")
+    return float(_out(np.asarray((w.max() - mean) / mean), loads=w.max()))

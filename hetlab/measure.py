@@ -14,11 +14,32 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validate import check_int
+from ._validate import (
+    as_float_array,
+    check_bool,
+    check_choice,
+    check_fields,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_sequence,
+    describe,
+)
 from .devices import Device
 
 __all__ = ["busy_loop", "PoolTiming", "time_pools", "split_matmul", "dispatch_overhead", "cpu_count",
            "fit_overhead", "granularity_sweep", "calibrate", "calibrated_cpu", "Spin"]
+
+
+#: Largest busy_loop, and the most busy-loop steps one time_pools call runs (serially, then twice on pools).
+MAX_LOOP = 10_000_000
+#: Most floating-point operations one split_matmul call may run (a few seconds on a laptop core).
+MAX_MATMUL_FLOP = 5e10
+
+
+def _workers(workers) -> int:
+    """``None``: one per usable CPU; otherwise an integer in [1, 64] (0 is an error, not the default)."""
+    return cpu_count() if workers is None else check_int("workers", workers, low=1, high=64)
 
 
 def cpu_count() -> int:
@@ -30,7 +51,9 @@ def cpu_count() -> int:
 
 
 def busy_loop(n: int) -> int:
-    """A CPU-bound pure-Python function: holds the GIL the whole time."""
+    """A CPU-bound pure-Python function: holds the GIL the whole time. At most 10 million steps
+    (about a second), so that no call runs for minutes."""
+    n = check_int("n", n, low=0, high=MAX_LOOP)
     total = 0
     for i in range(n):
         total += i * i % 7
@@ -47,6 +70,13 @@ class PoolTiming:
     threads: float
     processes: float
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+        for name in ("jobs", "workers"):
+            check_int(name, getattr(self, name), low=1)
+        for name in ("threads", "processes"):
+            check_positive(name, getattr(self, name))
+
     def text(self) -> str:
         return (f"{self.jobs} 个任务，{self.workers} 个工作者：串行 {self.serial:.3f} 秒，"
                 f"线程池 {self.threads:.3f} 秒（{self.serial / self.threads:.2f}x），"
@@ -57,7 +87,10 @@ def time_pools(jobs: int = 8, size: int = 300_000, workers: int | None = None) -
     """Run ``jobs`` calls of :func:`busy_loop` serially, on a thread pool and on a process pool."""
     jobs = check_int("jobs", jobs, low=1, high=64)
     size = check_int("size", size, low=1, high=5_000_000)
-    workers = check_int("workers", workers or cpu_count(), low=1, high=64)
+    workers = _workers(workers)
+    if jobs * size > MAX_LOOP:
+        raise ValueError(f"jobs x size must be at most {MAX_LOOP:,} loop steps (each is run three times), got "
+                         f"jobs={jobs} x size={size:,} = {jobs * size:,}")
     t = time.perf_counter()
     for _ in range(jobs):
         busy_loop(size)
@@ -81,12 +114,17 @@ def split_matmul(n: int = 1000, pieces=(1, 4, 16, 64, 256, 1000), workers: int |
     so threads do run in parallel here; what grows with the piece count is the per-task overhead."""
     n = check_int("n", n, low=1, high=4096)
     repeat = check_int("repeat", repeat, low=1, high=10)
+    pieces = [check_int("pieces", k, low=1, high=n) for k in check_sequence("pieces", pieces)]
+    workers = _workers(workers)
+    flop = 2.0 * n ** 3 * len(pieces) * repeat
+    if flop > MAX_MATMUL_FLOP:
+        raise ValueError(f"n={n}, {len(pieces)} pieces and repeat={repeat} need {flop:.3g} FLOP; at most "
+                         f"{MAX_MATMUL_FLOP:.0e} (a few seconds): lower n, the piece counts or repeat")
     rng = np.random.default_rng(0)
     a, b = rng.random((n, n)), rng.random((n, n))
     out: dict[int, float] = {}
-    with ThreadPoolExecutor(workers or cpu_count()) as pool:
+    with ThreadPoolExecutor(workers) as pool:
         for k in pieces:
-            k = check_int("pieces", k, low=1, high=n)
             blocks = np.array_split(np.arange(n), k)
             best = np.inf
             for _ in range(repeat):
@@ -101,10 +139,9 @@ def split_matmul(n: int = 1000, pieces=(1, 4, 16, 64, 256, 1000), workers: int |
 def dispatch_overhead(tasks: int = 2000, workers: int | None = None, executor: str = "thread") -> float:
     """Seconds per task of submitting an empty function to a pool (``"thread"`` or ``"process"``)
     and collecting it; a process pool's workers are started before the clock starts."""
-    tasks = check_int("tasks", tasks, low=1, high=100_000)
-    if executor not in ("thread", "process"):
-        raise ValueError(f"executor must be 'thread' or 'process', got {executor!r}")
-    workers = workers or cpu_count()
+    tasks = check_int("tasks", tasks, low=1, high=20_000)
+    check_choice("executor", executor, ("thread", "process"))
+    workers = _workers(workers)
     with (ThreadPoolExecutor if executor == "thread" else ProcessPoolExecutor)(workers) as pool:
         list(pool.map(int, range(workers)))
         t = time.perf_counter()
@@ -121,16 +158,41 @@ def fit_overhead(task_counts, seconds, workers: int | None = None) -> tuple[floa
     ``W * ceil(N / workers) / N``. Either way the model is linear in (Os, W): an ordinary
     least-squares solve.
     """
-    n = np.asarray(task_counts, dtype=float)
-    t = np.asarray(seconds, dtype=float)
-    if n.shape != t.shape or n.ndim != 1 or n.size < 2:
-        raise ValueError("task_counts and seconds must be 1-D sequences of the same length >= 2")
-    if (n < 1).any():
-        raise ValueError("task_counts must all be >= 1")
-    waves = np.ones_like(n) if workers is None else np.ceil(n / check_int("workers", workers, low=1))
+    n = as_float_array("task_counts", task_counts, low=1.0, finite=True, integer=True)
+    t = as_float_array("seconds", seconds, low=0.0, finite=True)
+    if n.ndim != 1 or n.size < 2:
+        raise ValueError(f"task_counts must be a 1-D sequence of at least 2 counts, got shape {n.shape}")
+    if t.shape != n.shape:
+        raise ValueError(f"seconds must have one entry per task count ({n.size}), got shape {t.shape}")
+    if np.unique(n).size < 2:
+        raise ValueError("task_counts must hold at least two different counts: one count cannot separate Os from W")
+    waves = np.ones_like(n) if workers is None else np.ceil(n / check_int("workers", workers, low=1, high=4096))
     design = np.column_stack([n, waves / n])
-    (os_, w), *_ = np.linalg.lstsq(design, t, rcond=None)
+    os_, w = _nonnegative_fit(design, t)
+    if not (np.isfinite(os_) and np.isfinite(w)):
+        raise ValueError("task_counts and seconds are too large to fit: rescale them")
     return float(os_), float(w)
+
+
+def _nonnegative_fit(design: np.ndarray, t: np.ndarray) -> tuple[float, float]:
+    """Least squares with both coefficients >= 0 (a negative overhead or work is not a machine): the
+    unconstrained fit if it is non-negative, else the best fit with one coefficient held at zero."""
+    with np.errstate(all="ignore"):
+        scale = np.abs(design).max(axis=0)
+        scale[scale == 0] = 1.0
+        coef, *_ = np.linalg.lstsq(design / scale, t, rcond=None)
+        coef = coef / scale
+        if (coef >= 0).all():
+            return float(coef[0]), float(coef[1])
+        best = None
+        for k in (0, 1):
+            col = design[:, k]
+            c = max(0.0, float(col @ t) / float(col @ col)) if col @ col > 0 else 0.0
+            resid = float(((t - c * col) ** 2).sum())
+            if best is None or resid < best[0]:
+                best = (resid, k, c)
+        _, k, c = best
+        return (c, 0.0) if k == 0 else (0.0, c)
 
 
 def _spin(seconds: float) -> float:
@@ -151,12 +213,14 @@ def granularity_sweep(total_seconds: float = 0.4, task_counts=(1, 2, 4, 8, 16, 6
     from .execute import run_graph
     from .tasks import independent_tasks
 
-    if not 0 < total_seconds <= 2:
-        raise ValueError(f"total_seconds must be in (0, 2], got {total_seconds}")
-    workers = workers or cpu_count()
+    total_seconds = check_positive("total_seconds", total_seconds, high=2.0)
+    counts = [check_int("task_counts", n, low=1, high=4096) for n in check_sequence("task_counts", task_counts)]
+    if len(counts) > 32:
+        raise ValueError(f"task_counts must list at most 32 counts, got {len(counts)}")
+    check_choice("executor", executor, ("process", "thread"))
+    workers = _workers(workers)
     out = {}
-    for n in task_counts:
-        n = check_int("task count", n, low=1, high=4096)
+    for n in counts:
         graph = independent_tasks([1.0] * n)
         share = total_seconds / n
         run = run_graph(graph, {t.name: Spin(share) for t in graph.tasks}, executor=executor, workers=workers)
@@ -169,6 +233,9 @@ class Spin:
     """A picklable task body that keeps one CPU busy for ``seconds`` (inputs are ignored)."""
 
     seconds: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "seconds", check_nonnegative("seconds", self.seconds, high=10.0))
 
     def __call__(self, *inputs) -> float:
         return _spin(self.seconds)
@@ -185,6 +252,8 @@ def calibrate(*, cache: bool = True, refresh: bool = False) -> dict:
     import json
     import platform
 
+    cache = check_bool("cache", cache)
+    refresh = check_bool("refresh", refresh)
     machine = f"{platform.node()}-{platform.machine()}-{cpu_count()}cpu-numpy{np.__version__}"
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hetlab"
     path = base / f"calibration-{platform.node() or 'host'}.json"
@@ -254,5 +323,14 @@ def _gpu_figures() -> dict:
 
 def calibrated_cpu(data: dict | None = None) -> Device:
     """A CPU Device whose speed is this machine's measured matmul rate (GFLOP per second)."""
-    data = data or calibrate()
-    return Device("CPU (measured)", "CPU", data["matmul_gflops"], cores=data["cpus"])
+    from collections.abc import Mapping
+
+    data = calibrate() if data is None else data
+    if not isinstance(data, Mapping) or "matmul_gflops" not in data or "cpus" not in data:
+        raise TypeError(f"data must be calibrate()'s dict with 'matmul_gflops' and 'cpus', got {describe(data)}")
+    try:
+        speed = check_positive("matmul_gflops", data["matmul_gflops"])
+        cores = check_int("cpus", data["cpus"], low=1)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"data: {exc}") from None
+    return Device("CPU (measured)", "CPU", speed, cores=cores)

@@ -14,6 +14,17 @@ from functools import lru_cache
 
 import numpy as np
 
+from ._validate import (
+    check_bool,
+    check_instance,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_sequence,
+    check_str,
+    describe,
+)
+
 __all__ = ["CJK_FONTS", "FontFallbackWarning", "use_cjk_font", "setup_notebook", "label", "gantt", "speedup_curve",
            "efficiency_curve", "granularity_curve", "pipeline_timeline", "new_axes", "KIND_COLOURS"]
 
@@ -62,18 +73,38 @@ def setup_notebook() -> None:
 
 def label(zh: str, en: str) -> str:
     """The Chinese label if a CJK font is available, else the English one."""
+    check_str("zh", zh, empty=True)
+    check_str("en", en, empty=True)
     return zh if use_cjk_font() else en
 
 
 def new_axes(ax=None, figsize=(8, 3.2)):
     """Return ``ax``, or the axes of a new figure of ``figsize``."""
     if ax is not None:
-        return ax
+        return _check_ax(ax)
     import matplotlib.pyplot as plt
 
+    size = check_sequence("figsize", figsize)
+    if len(size) != 2:
+        raise ValueError(f"figsize must be (width, height) in inches, got {describe(figsize)}")
+    figsize = tuple(check_positive("figsize", x, high=100.0) for x in size)
     use_cjk_font()
     fig, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
+
+
+def _check_ax(ax):
+    """``ax`` if it is a matplotlib Axes (a widget passes its own), else a TypeError naming ``ax``."""
+    from matplotlib.axes import Axes
+
+    return check_instance("ax", ax, Axes, "a matplotlib Axes or None")
+
+
+def _check_p_values(p_values) -> tuple[float, ...]:
+    values = check_sequence("p_values", p_values)
+    if len(values) > 20:
+        raise ValueError(f"p_values must list at most 20 fractions (one curve each), got {len(values)}")
+    return tuple(check_nonnegative("p_values", p, high=1.0) for p in values)
 
 
 def _task_key(task, device) -> str:
@@ -107,7 +138,18 @@ def gantt(schedule, ax=None, *, title: str | None = None, show_names: bool = Tru
     from matplotlib.collections import PolyCollection
     from matplotlib.patches import Patch
 
-    ax = new_axes(ax, figsize=(8, 0.6 + 0.55 * len(schedule.devices)))
+    from .schedule import Schedule
+
+    check_instance("schedule", schedule, Schedule)
+    for name, flag in (("show_names", show_names), ("show_deps", show_deps), ("highlight_steals", highlight_steals)):
+        check_bool(name, flag)
+    if title is not None:
+        check_str("title", title, empty=True)
+    if xmax is not None:
+        xmax = check_nonnegative("xmax", xmax)
+    if ax is not None:
+        _check_ax(ax)
+    ax = new_axes(ax, figsize=(8, 0.6 + 0.55 * min(len(schedule.devices), 100)))
     g, devices = schedule.graph, schedule.devices
     stolen = {e.task for e in schedule.log if getattr(e, "task", None)} if highlight_steals else set()
     rows = len(devices)
@@ -151,6 +193,10 @@ def speedup_curve(p_values: Sequence[float], n_max: int = 1024, ax=None, *, log:
     """Amdahl speed-up against device count for each parallel fraction, with its 1/(1-p) ceiling."""
     from .formulas import amdahl, amdahl_limit
 
+    p_values = _check_p_values(p_values)
+    log = check_bool("log", log)
+    # A linear axis draws every N: cap it; a log axis samples 200 points whatever the range.
+    n_max = check_int("n_max", n_max, low=1, high=10**12 if log else 100_000)
     ax = new_axes(ax, figsize=(7, 4))
     n = np.unique(np.round(np.geomspace(1, n_max, 200))) if log else np.arange(1, n_max + 1)
     for p in p_values:
@@ -173,6 +219,8 @@ def efficiency_curve(p_values: Sequence[float], n_max: int = 1024, ax=None):
     """Amdahl efficiency ``E = 1 / (N (1 - p) + p)`` against device count."""
     from .formulas import amdahl_efficiency
 
+    p_values = _check_p_values(p_values)
+    n_max = check_int("n_max", n_max, low=1, high=10**12)
     ax = new_axes(ax, figsize=(7, 4))
     n = np.unique(np.round(np.geomspace(1, n_max, 200)))
     for p in p_values:
@@ -190,9 +238,16 @@ def granularity_curve(W: float, Os: float, ax=None, *, n_max: int | None = None)
     """The U-curve ``T(N) = N Os + W / N`` with its two terms and the optimum N* marked."""
     from .formulas import optimal_tasks, total_time
 
+    # Bounded so that every term of T(N) = N Os + W / N stays a float over the plotted range.
+    W = check_nonnegative("W", W, high=1e100)
+    Os = check_positive("Os", Os, high=1e100)
+    if Os < 1e-100:
+        raise ValueError(f"Os must be in [1e-100, 1e+100], got {Os!r}")
+    if n_max is not None:
+        n_max = check_int("n_max", n_max, low=2, high=10**12)
     ax = new_axes(ax, figsize=(7, 4))
     n_star = optimal_tasks(W, Os)
-    top = n_max or max(10, int(4 * n_star))
+    top = float(n_max or max(10.0, 4.0 * n_star))
     n = np.unique(np.round(np.geomspace(1, top, 300)))
     ax.plot(n, total_time(n, W, Os), color="black", lw=2, label=label("总耗时 T(N)", "total T(N)"))
     ax.plot(n, n * Os, ls="--", label=label("调度开销 N·Os", "overhead N·Os"))
@@ -212,7 +267,15 @@ def granularity_curve(W: float, Os: float, ax=None, *, n_max: int | None = None)
 
 def pipeline_timeline(schedule, ax=None, *, title: str | None = None):
     """A pipeline schedule's Gantt chart (forward blue, backward orange), with its bubble share."""
+    from .schedule import Schedule
+
+    check_instance("schedule", schedule, Schedule)
     bubble = schedule.info.get("bubble_fraction")
+    if bubble is None:
+        raise ValueError("schedule must come from simulators.pipeline_schedule (its info has no bubble_fraction), "
+                         f"got a {schedule.policy!r} schedule")
+    if title is not None:
+        check_str("title", title, empty=True)
     text = title or label(f"{schedule.policy}：气泡占比 {bubble:.1%}", f"{schedule.policy}: bubble {bubble:.1%}")
     return gantt(schedule, ax, title=text, show_names=len(schedule.graph.tasks) <= 48)
 

@@ -14,10 +14,21 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
-from ._validate import as_float_array, check_int, check_nonnegative, check_positive
+from ._validate import (
+    as_float_array,
+    check_bool,
+    check_choice,
+    check_finite_result,
+    check_instance,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_seed,
+)
 from .devices import Device, Link
 from .schedule import Schedule
 from .schedulers import execute_plan
@@ -26,6 +37,13 @@ from .tasks import Task, TaskGraph
 __all__ = ["pipeline_schedule", "data_parallel_step", "training_throughput", "bursty_arrivals", "serve",
            "ServeResult"]
 
+
+#: Size limits: a pipeline timeline of more tasks, or a serving run of more requests, takes seconds to build.
+MAX_STAGES = 1_000
+MAX_MICRO_BATCHES = 10_000
+MAX_PIPELINE_TASKS = 200_000
+MAX_REQUESTS = 2_000_000
+MAX_SERVERS = 10_000
 
 # --- pipeline parallel -------------------------------------------------------------------------
 
@@ -44,14 +62,24 @@ def pipeline_schedule(stage_times: Sequence[float], micro_batches: int, *, metho
     are held at once. ``info`` reports ``bubble_fraction`` (idle share of devices x makespan) and
     ``peak_activations`` per stage.
     """
-    times = as_float_array("stage_times", stage_times, low=0.0, low_open=True)
+    times = as_float_array("stage_times", stage_times, low=0.0, low_open=True, finite=True)
     if times.ndim != 1 or times.size == 0:
         raise ValueError(f"stage_times must be a non-empty 1-D sequence, got shape {times.shape}")
-    m = check_int("micro_batches", micro_batches, low=1)
-    ratio = check_nonnegative("backward_ratio", backward_ratio)
-    if method not in ("gpipe", "1f1b"):
-        raise ValueError(f"method must be 'gpipe' or '1f1b', got {method!r}")
+    if times.size > MAX_STAGES:
+        raise ValueError(f"stage_times must list at most {MAX_STAGES} stages, got {times.size}")
+    m = check_int("micro_batches", micro_batches, low=1, high=MAX_MICRO_BATCHES)
+    ratio = check_nonnegative("backward_ratio", backward_ratio, high=100.0)
+    check_choice("method", method, ("gpipe", "1f1b"))
+    activation = check_nonnegative("activation", activation)
+    if link is not None:
+        check_instance("link", link, Link)
     p = times.size
+    if p * m > MAX_PIPELINE_TASKS // 2:
+        raise ValueError(f"stage_times x micro_batches must be at most {MAX_PIPELINE_TASKS // 2:,} forward passes "
+                         f"(a timeline of that many tasks takes seconds to build), got {p} x {m} = {p * m:,}")
+    if not np.isfinite(times.sum() * (1.0 + ratio) * (m + p)) or times.sum() * (1.0 + ratio) * (m + p) > 1e300:
+        raise ValueError(f"stage_times, backward_ratio and micro_batches give a step longer than 1e300 "
+                         f"(stage_times sum {times.sum():g}, backward_ratio={ratio:g}, micro_batches={m}): rescale")
     link = link or Link()
     devices = [Device(f"S{s}", "GPU", link=link) for s in range(p)]
     tasks, edges = [], []
@@ -102,7 +130,8 @@ def _peak_in_flight(plan: Schedule, s: int, m: int) -> int:
 
 # --- data parallel -------------------------------------------------------------------------------
 
-def data_parallel_step(compute_time, n_devices, grad_size, bandwidth, latency=0.0, overlap=0.0):
+def data_parallel_step(compute_time: Any, n_devices: Any, grad_size: Any, bandwidth: Any, latency: Any = 0.0,
+                       overlap: Any = 0.0) -> Any:
     """Step time of synchronous data parallel training with a fixed global batch.
 
     Each of ``n`` devices computes ``compute_time / n``, then the gradients (``grad_size``) are
@@ -112,18 +141,25 @@ def data_parallel_step(compute_time, n_devices, grad_size, bandwidth, latency=0.
     """
     from .formulas import ring_allreduce_time
 
-    c = as_float_array("compute_time", compute_time, low=0.0)
-    n = as_float_array("n_devices", n_devices, low=1.0)
+    c = as_float_array("compute_time", compute_time, low=0.0, finite=True)
+    n = as_float_array("n_devices", n_devices, low=1.0, finite=True, integer=True)
+    as_float_array("grad_size", grad_size, low=0.0, finite=True)
+    as_float_array("bandwidth", bandwidth, low=0.0, low_open=True)
+    as_float_array("latency", latency, low=0.0, finite=True)
     o = as_float_array("overlap", overlap, low=0.0, high=1.0)
-    comm = np.asarray(ring_allreduce_time(n, grad_size, bandwidth, latency))
-    local = c / n
-    hidden = np.minimum(o * comm, local)
-    step = local + comm - hidden
+    with np.errstate(over="ignore", invalid="ignore"):
+        comm = np.asarray(ring_allreduce_time(n, grad_size, bandwidth, latency))
+        local = c / n
+        hidden = np.minimum(o * comm, local)
+        step = local + comm - hidden
+    check_finite_result(step, compute_time=compute_time, n_devices=n_devices, grad_size=grad_size,
+                        bandwidth=bandwidth, latency=latency)
     return float(step) if step.ndim == 0 else step
 
 
-def training_throughput(samples_per_step, compute_time, data_parallel, pipeline_stages, micro_batches,
-                        grad_size, bandwidth, latency=0.0, overlap=0.0):
+def training_throughput(samples_per_step: float, compute_time: float, data_parallel: Any, pipeline_stages: Any,
+                        micro_batches: Any, grad_size: Any, bandwidth: Any, latency: Any = 0.0,
+                        overlap: float = 0.0) -> tuple[Any, Any]:
     """Samples per time unit of data parallel x pipeline parallel training, and the speed-up
     over one device: the model is cut into ``pipeline_stages`` equal stages (GPipe bubble
     ``(p - 1) / (m + p - 1)``), and ``data_parallel`` replicas all-reduce each stage's share of the
@@ -131,18 +167,26 @@ def training_throughput(samples_per_step, compute_time, data_parallel, pipeline_
     """
     from .formulas import gpipe_bubble_fraction, ring_allreduce_time
 
-    check_positive("samples_per_step", samples_per_step)
+    samples_per_step = check_positive("samples_per_step", samples_per_step)
     c = check_positive("compute_time", compute_time)
-    d = as_float_array("data_parallel", data_parallel, low=1.0)
-    p = as_float_array("pipeline_stages", pipeline_stages, low=1.0)
-    m = as_float_array("micro_batches", micro_batches, low=1.0)
-    o = check_nonnegative("overlap", overlap)
-    busy = c / (d * p)                              # each device's share of the compute
-    pipeline = busy / (1.0 - gpipe_bubble_fraction(p, m))
-    comm = np.asarray(ring_allreduce_time(d, np.asarray(grad_size) / p, bandwidth, latency))
-    step = pipeline + comm - np.minimum(min(o, 1.0) * comm, busy)
-    throughput = samples_per_step / step
-    speedup = c / step
+    d = as_float_array("data_parallel", data_parallel, low=1.0, finite=True, integer=True)
+    p = as_float_array("pipeline_stages", pipeline_stages, low=1.0, finite=True, integer=True)
+    m = as_float_array("micro_batches", micro_batches, low=1.0, finite=True, integer=True)
+    g = as_float_array("grad_size", grad_size, low=0.0, finite=True)
+    as_float_array("bandwidth", bandwidth, low=0.0, low_open=True)
+    as_float_array("latency", latency, low=0.0, finite=True)
+    o = check_nonnegative("overlap", overlap, high=1.0)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        busy = c / (d * p)                              # each device's share of the compute
+        pipeline = busy / (1.0 - gpipe_bubble_fraction(p, m))
+        comm = np.asarray(ring_allreduce_time(d, g / p, bandwidth, latency))
+        step = pipeline + comm - np.minimum(o * comm, busy)
+        throughput = samples_per_step / step
+        speedup = c / step
+    inputs = {"samples_per_step": samples_per_step, "compute_time": compute_time, "grad_size": grad_size,
+              "bandwidth": bandwidth, "latency": latency}
+    check_finite_result(throughput, **inputs)
+    check_finite_result(step, **inputs)
     if np.ndim(throughput) == 0:
         return float(throughput), float(speedup)
     return throughput, speedup
@@ -165,9 +209,17 @@ def bursty_arrivals(rate: float, duration: float, *, burst_factor: float = 10.0,
     if share >= 1:
         raise ValueError(f"burst_share must be in [0, 1), got {share}")
     mean_burst = check_positive("mean_burst", mean_burst)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
+    requests = rate * duration * ((1 - share) + share * factor)
+    if not requests <= MAX_REQUESTS:
+        raise ValueError(f"rate={rate:g}, duration={duration:g}, burst_factor={factor:g} and burst_share={share:g} "
+                         f"expect {requests:.3g} requests; at most {MAX_REQUESTS:,} (lower the rate or the duration)")
     mean_calm = mean_burst * (1 - share) / share if share > 0 else duration
-    expected = int(duration / (mean_burst + mean_calm)) + 4
+    segments = duration / (mean_burst + mean_calm)
+    if not segments <= MAX_REQUESTS:
+        raise ValueError(f"mean_burst={mean_burst:g} and burst_share={share:g} cut duration={duration:g} into "
+                         f"{segments:.3g} calm/burst periods; at most {MAX_REQUESTS:,} (raise mean_burst)")
+    expected = int(segments) + 4
     segments = []
     total = 0.0
     while total < duration:  # usually one pass; loops again only if the draw fell short
@@ -199,11 +251,40 @@ class ServeResult:
     useful: np.ndarray = field(repr=False)
     horizon: float = 0.0
 
+    def __post_init__(self) -> None:
+        n = None
+        for name in ("arrivals", "finish"):
+            arr = as_float_array(name, getattr(self, name), low=0.0, finite=True)
+            if arr.ndim != 1 or (n is not None and arr.size != n):
+                raise ValueError(f"{name} must be 1-D with one entry per request, got shape {arr.shape}")
+            n = arr.size
+            object.__setattr__(self, name, arr)
+        if (self.finish < self.arrivals).any():
+            raise ValueError("finish must not be earlier than arrivals for any request")
+        device_of = as_float_array("device_of", self.device_of, low=0.0, finite=True, integer=True)
+        if device_of.shape != (n,):
+            raise ValueError(f"device_of must have one entry per request ({n}), got shape {device_of.shape}")
+        object.__setattr__(self, "device_of", device_of.astype(int))
+        check_instance("batches", self.batches, list)
+        for name in ("busy", "useful"):
+            arr = as_float_array(name, getattr(self, name), low=0.0, finite=True)
+            if arr.ndim != 1 or arr.size == 0:
+                raise ValueError(f"{name} must be 1-D with one entry per device, got shape {arr.shape}")
+            object.__setattr__(self, name, arr)
+        if self.useful.shape != self.busy.shape:
+            raise ValueError(f"useful must have one entry per device ({self.busy.size}), got {self.useful.size}")
+        if self.horizon == 0.0:     # not given: the run ends with its last finish or arrival
+            object.__setattr__(self, "horizon", float(max(self.finish.max(initial=0.0),
+                                                          self.arrivals.max(initial=0.0))) or 1.0)
+        object.__setattr__(self, "horizon", check_positive("horizon", self.horizon))
+
     @property
     def latency(self) -> np.ndarray:
         return self.finish - self.arrivals
 
     def percentile(self, q: float) -> float:
+        """The ``q``-th percentile of the latencies, ``q`` in [0, 100]."""
+        q = check_nonnegative("q", q, high=100.0)
         return float(np.percentile(self.latency, q)) if self.latency.size else 0.0
 
     @property
@@ -259,23 +340,28 @@ def serve(arrivals, n_devices: int = 4, *, max_batch: int = 8, max_wait: float =
     queue is empty takes from the longest other queue. ``max_batch=1`` turns batching off.
     Times in seconds.
     """
-    arr = as_float_array("arrivals", arrivals, low=0.0)
-    if arr.ndim != 1:
-        raise ValueError(f"arrivals must be 1-D, got shape {arr.shape}")
+    arr = as_float_array("arrivals", arrivals, low=0.0, finite=True, size_limit=MAX_REQUESTS)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"arrivals must be a non-empty 1-D sequence of request times, got shape {arr.shape}")
     order = np.argsort(arr, kind="stable")
     arr = arr[order]
     if sizes is None:
         size = np.ones(arr.size)
     else:
-        size = as_float_array("sizes", sizes, low=0.0)
+        size = as_float_array("sizes", sizes, low=0.0, finite=True)
         if size.shape != arr.shape:
             raise ValueError(f"sizes must have one entry per arrival ({arr.size}), got shape {size.shape}")
         size = size[order]
-    n_dev = check_int("n_devices", n_devices, low=1)
+    n_dev = check_int("n_devices", n_devices, low=1, high=MAX_SERVERS)
+    steal = check_bool("steal", steal)
     max_batch = check_int("max_batch", max_batch, low=1)
     max_wait = check_nonnegative("max_wait", max_wait)
     overhead = check_nonnegative("batch_overhead", batch_overhead)
     per_request = check_positive("per_request", per_request)
+    longest = arr.max() + max_wait + arr.size * (overhead + per_request * float(size.max()))
+    if not longest < 1e300:
+        raise ValueError(f"arrivals, sizes, batch_overhead={overhead:g} and per_request={per_request:g} could give "
+                         f"finish times above 1e300: rescale them")
     n = arr.size
     queues = [deque() for _ in range(n_dev)]
     idle = [True] * n_dev
@@ -337,5 +423,5 @@ def serve(arrivals, n_devices: int = 4, *, max_batch: int = 8, max_wait: float =
         elif idle[x] and t >= timer[x]:
             timer[x] = np.inf
             try_start(x, t)
-    horizon = float(max(finish.max(), arr.max())) if n else 1.0
+    horizon = float(max(finish.max(), arr.max())) or 1.0
     return ServeResult(arr, finish, device_of, batches, busy, useful, horizon)

@@ -12,6 +12,18 @@ import io
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ._validate import (
+    check_bool,
+    check_callable,
+    check_instance,
+    check_int,
+    check_positive,
+    check_real,
+    check_sequence,
+    check_str,
+    describe,
+)
+
 __all__ = ["Explorer", "slider", "int_slider", "dropdown", "checkbox", "sweep_values"]
 
 
@@ -23,6 +35,19 @@ def _widgets():
 
 def slider(description: str, lo: float, hi: float, step: float, value: float, *, fmt: str = ".2f"):
     """A float slider that reports its value continuously off (updates on release and on keys)."""
+    check_str("description", description, empty=True)
+    lo, hi = check_real("lo", lo, finite=True), check_real("hi", hi, finite=True)
+    if not lo < hi:
+        raise ValueError(f"hi must be above lo={lo:g}, got {hi:g}")
+    step = check_positive("step", step, high=hi - lo)
+    value = check_real("value", value, finite=True)
+    if not lo <= value <= hi:
+        raise ValueError(f"value must be in [lo, hi] = [{lo:g}, {hi:g}], got {value:g}")
+    check_str("fmt", fmt)
+    try:
+        format(1.0, fmt)
+    except ValueError:
+        raise ValueError(f"fmt must be a number format such as '.2f', got {fmt!r}") from None
     w = _widgets()
     return w.FloatSlider(value=value, min=lo, max=hi, step=step, description=description, readout_format=fmt,
                          continuous_update=False, style={"description_width": "initial"},
@@ -30,25 +55,51 @@ def slider(description: str, lo: float, hi: float, step: float, value: float, *,
 
 
 def int_slider(description: str, lo: int, hi: int, value: int, step: int = 1):
+    """An integer slider (continuous updates off)."""
+    check_str("description", description, empty=True)
+    lo, hi = check_int("lo", lo, low=-2**31, high=2**31 - 1), check_int("hi", hi, low=-2**31, high=2**31 - 1)
+    if not lo < hi:
+        raise ValueError(f"hi must be above lo={lo}, got {hi}")
+    step = check_int("step", step, low=1, high=hi - lo)
+    value = check_int("value", value, low=lo, high=hi)
     w = _widgets()
     return w.IntSlider(value=value, min=lo, max=hi, step=step, description=description, continuous_update=False,
                        style={"description_width": "initial"}, layout=w.Layout(width="420px"))
 
 
 def dropdown(description: str, options, value=None):
+    """A drop-down menu of ``options`` (values, or ``(label, value)`` pairs); ``value`` defaults to the first."""
+    check_str("description", description, empty=True)
+    options = list(check_sequence("options", options))
+    values = [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in options]
+    if value is not None:
+        def same(a, b) -> bool:
+            try:
+                return a is b or (isinstance(a, bool) == isinstance(b, bool) and bool(a == b))
+            except (TypeError, ValueError):
+                return False
+
+        if not any(same(value, v) for v in values):
+            raise ValueError(f"value must be one of the options {values!r:.80}, got {describe(value)}")
     w = _widgets()
-    options = list(options)
-    return w.Dropdown(options=options, value=options[0] if value is None else value, description=description,
+    return w.Dropdown(options=options, value=values[0] if value is None else value, description=description,
                       style={"description_width": "initial"})
 
 
 def checkbox(description: str, value: bool = False):
+    """A check box."""
+    check_str("description", description, empty=True)
+    check_bool("value", value)
     return _widgets().Checkbox(value=value, description=description, indent=False)
 
 
 def sweep_values(control) -> list:
     """The values a test should drive a control through: both ends and the middle of a slider,
     every option of a dropdown, both states of a checkbox."""
+    w = _widgets()
+    check_instance("control", control, (w.FloatSlider, w.IntSlider, w.Dropdown, w.Checkbox, w.ToggleButtons,
+                                        w.RadioButtons, w.SelectionSlider, w.ToggleButton),
+                   "a slider, drop-down, toggle or check box")
     if hasattr(control, "options"):
         values = [o[1] if isinstance(o, tuple) else o for o in control.options]
         return values
@@ -84,11 +135,37 @@ class Explorer:
     def __init__(self, draw: Callable[..., str | None], controls: Mapping[str, Any], *, figsize=(8, 3.5),
                  subplots: tuple[int, int] | None = None, play: str | None = None, interval: int = 400,
                  dpi: int = 80, fast: bool = True, clear: bool = True):
+        from collections.abc import Mapping
+
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
         from .plotting import use_cjk_font
 
+        check_callable("draw", draw)
+        if not isinstance(controls, Mapping):
+            raise TypeError(f"controls must map names to widgets, got {describe(controls)}")
+        w = _widgets()
+        for name, control in controls.items():
+            check_str("controls key", name)
+            check_instance(f"controls[{name!r}]", control, w.ValueWidget, "an ipywidgets control")
+        size = check_sequence("figsize", figsize)
+        if len(size) != 2:
+            raise ValueError(f"figsize must be (width, height) in inches, got {describe(figsize)}")
+        figsize = tuple(check_positive("figsize", x, high=50.0) for x in size)
+        if subplots is not None:
+            grid = check_sequence("subplots", subplots)
+            if len(grid) != 2:
+                raise ValueError(f"subplots must be (rows, cols), got {describe(subplots)}")
+            subplots = tuple(check_int("subplots", k, low=1, high=10) for k in grid)
+        if play is not None:
+            check_str("play", play)
+            if not isinstance(controls.get(play), w.IntSlider):
+                raise ValueError(f"play must name an integer slider among the controls {sorted(controls)}, "
+                                 f"got {play!r}")
+        interval = check_int("interval", interval, low=10, high=60_000)
+        dpi = check_int("dpi", dpi, low=10, high=600)
+        fast, clear = check_bool("fast", fast), check_bool("clear", clear)
         use_cjk_font()
         self.draw = draw
         self.controls = dict(controls)

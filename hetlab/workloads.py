@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_int, check_nonnegative
+from ._validate import check_int, check_nonnegative, check_seed, check_strings
 from .devices import Device, Link
 from .tasks import Task, TaskGraph
 
@@ -55,7 +55,7 @@ def segmentation_model(seed: int = 0) -> TaskGraph:
     mask post-processing (``control``). Work in GOP, data in MB; sizes are drawn around
     typical MobileNet-class figures (about 12 GOP a frame) with a seeded generator.
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     tasks: list[Task] = []
     edges: list[tuple[str, str, float]] = []
 
@@ -94,9 +94,11 @@ def segmentation_model(seed: int = 0) -> TaskGraph:
 def skewed_tasks(n: int, *, spread: float = 1.0, seed: int = 0, kinds=("CPU", "GPU", "NPU")) -> TaskGraph:
     """``n`` independent tasks whose work is lognormal with shape ``spread`` (0: all equal, median 10),
     each preferring a device kind drawn uniformly from ``kinds``."""
-    n = check_int("n", n, low=1)
-    spread = check_nonnegative("spread", spread)
-    rng = np.random.default_rng(seed)
+    n = check_int("n", n, low=1, high=1_000_000)
+    # Beyond spread 10 a lognormal draw overflows (exp(10 * 38) > 1e308): no meaningful workload is that skewed.
+    spread = check_nonnegative("spread", spread, high=10.0)
+    kinds = check_strings("kinds", kinds)
+    rng = np.random.default_rng(check_seed("seed", seed))
     work = np.round(10 * rng.lognormal(0.0, spread, n), 2) if spread > 0 else np.full(n, 10.0)
     prefs = rng.choice(list(kinds), size=n)
     width = len(str(n - 1))

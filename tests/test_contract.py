@@ -802,8 +802,8 @@ def test_cli_bad_arguments_give_one_line_and_no_traceback(command, argv, monkeyp
     assert len(lines) == 1 and lines[0].startswith("hetlab: error: "), err
 
 
-@pytest.mark.parametrize("argv", [["granularity", "1e300", "1e-10"], ["amdahl", "1", "inf"], ["amdahl", "0", "inf"],
-                                  ["granularity", "0", "1"]])
+@pytest.mark.parametrize("argv", [["granularity", "1e300", "1e-10"], ["amdahl", "0", "inf"], ["amdahl", "0.5", "1e300"],
+                                  ["granularity", "0", "1"], ["granularity", "1e-300", "1"]])
 def test_cli_extreme_but_valid_numbers_print_finite_results(argv, monkeypatch, tmp_path):
     code, out, err = run_cli(argv, monkeypatch, tmp_path)
     assert code == 0, err

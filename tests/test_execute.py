@@ -67,8 +67,28 @@ def test_makespan_error_and_overhead_fit():
     times = [k * 0.002 + 1.5 / k for k in n]
     os_, w = measure.fit_overhead(n, times)
     assert os_ == pytest.approx(0.002) and w == pytest.approx(1.5)
-    with pytest.raises(ValueError, match="same length"):
+    with pytest.raises(ValueError, match="seconds must have one entry per task count"):
         measure.fit_overhead([1, 2], [1.0])
+
+
+def test_overhead_fit_never_returns_a_negative_overhead():
+    # Times that fall faster than W/N would need a negative Os: the fit holds Os at 0 instead.
+    # With Os = 0 the least-squares W for T = W/N is sum(t/N) / sum(1/N^2) (normal equation of one unknown).
+    n = [1, 2, 4]
+    t = [1.0, 0.4, 0.1]
+    os_, w = measure.fit_overhead(n, t)
+    expected_w = sum(ti / ni for ti, ni in zip(t, n)) / sum(1 / ni**2 for ni in n)
+    assert os_ == 0.0 and w == pytest.approx(expected_w)
+
+
+def test_run_graph_rejects_zero_workers_instead_of_defaulting():
+    graph = TaskGraph([Task("a", 1.0)])
+    with pytest.raises(ValueError, match=r"workers must be in \[1, 256\], got 0"):
+        run_graph(graph, {"a": int}, executor="thread", workers=0)
+    with pytest.raises(TypeError, match="functions must map task names"):
+        run_graph(graph, None, executor="thread")
+    with pytest.raises(TypeError, match="measured must be a Schedule"):
+        makespan_error(run_graph(graph, {"a": int}, executor="thread", workers=1).schedule, None)
 
 
 def test_calibration_is_cached_per_machine(tmp_path, monkeypatch):
