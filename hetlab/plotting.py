@@ -210,7 +210,8 @@ def speedup_curve(p_values: Sequence[float], n_max: int = 1024, ax=None, *, log:
     ax.set_ylim(1, max(2, n_max) * 1.1)
     ax.set_xlabel(label("设备数 N", "devices N"))
     ax.set_ylabel(label("加速比 S", "speed-up S"))
-    ax.set_title(label("Amdahl 定律：虚线为上限 1/(1-p)", "Amdahl's law: dotted lines are 1/(1-p)"))
+    ax.set_title(label("Amdahl 定律：点线为上限 1/(1-p)，灰色虚线为线性加速",
+                       "Amdahl's law: dotted lines are 1/(1-p), the dashed line is linear"))
     ax.legend(fontsize=8)
     return ax
 

@@ -1,13 +1,14 @@
-"""Chapter 6 (sync and communication): Amdahl's law."""
+"""Chapter 6 (sync and communication): Amdahl's law, waiting at a barrier, queueing for a lock."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import formulas as F
 from .. import plotting as P
+from .. import sync
 from ..widgets import Explorer, int_slider, slider
 
-__all__ = ['amdahl']
+__all__ = ['amdahl', 'barrier', 'lock']
 
 
 def amdahl() -> Explorer:
@@ -16,9 +17,11 @@ def amdahl() -> Explorer:
         n = np.unique(np.round(np.geomspace(1, 4096, 160)))
         s = F.amdahl(p, N)
         ax.plot(n, F.amdahl(p, n), label=f"p = {p:.2f}")
-        ax.plot(n, n, color="0.6", ls="--", lw=0.8, label=P.label("线性", "linear"))
+        ax.plot(n, n, color="0.6", ls="--", lw=0.8, label=P.label("线性加速（虚线）", "linear (dashed)"))
         if p < 1:
-            ax.axhline(F.amdahl_limit(p), color="crimson", ls=":", label=f"1/(1-p) = {F.amdahl_limit(p):.1f}")
+            ax.axhline(F.amdahl_limit(p), color="crimson", ls=":",
+                       label=P.label(f"上限 1/(1-p) = {F.amdahl_limit(p):.1f}（点线）",
+                                     f"ceiling 1/(1-p) = {F.amdahl_limit(p):.1f} (dotted)"))
         ax.plot([N], [s], "o", color="crimson")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
@@ -27,11 +30,66 @@ def amdahl() -> Explorer:
         ax.set_ylabel(P.label("加速比 S", "speed-up S"))
         ax.legend(fontsize=8, loc="upper left")
         ax.set_title(P.label("Amdahl 定律", "Amdahl's law"))
-        return f"S = 1/((1-p) + p/N) = {s:.3f}; ceiling 1/(1-p) = {F.amdahl_limit(p):.3f}"
+        ceiling = f"{F.amdahl_limit(p):.3f}" if p < 1 else "无上限"
+        return f"S = 1/((1-p) + p/N) = {s:.3f}；设备无限多时的上限 1/(1-p) = {ceiling}"
 
-    return Explorer(draw, {"p": slider("p", 0.0, 1.0, 0.01, 0.95), "N": int_slider("N", 1, 4096, 1024)},
-                    figsize=(7, 3.6))
+    return Explorer(draw, {"p": slider("可并行比例 p", 0.0, 1.0, 0.01, 0.95),
+                           "N": int_slider("设备数 N", 1, 4096, 1024)}, figsize=(7, 3.6))
+
+
+def barrier() -> Explorer:
+    """One barrier phase: each worker's compute time and its wait (max - own) stacked on top."""
+    def draw(ax, workers: int, noise: float, seed: int) -> str:
+        run = sync.barrier_run(workers, 20, noise=noise, seed=seed)
+        k = 0
+        x = np.arange(workers)
+        ax.bar(x, run.times[k], color="#4C72B0", label=P.label("计算", "compute"))
+        ax.bar(x, run.waits[k], bottom=run.times[k], color="#DD8452", hatch="//",
+               label=P.label("在屏障处等待 = max − 自己", "wait at barrier = max − own"))
+        ax.axhline(run.phase_times[k], color="black", lw=1, ls="--")
+        ax.set_xticks(x, [str(i) for i in x])
+        ax.set_xlabel(P.label("设备编号", "device"))
+        ax.set_ylabel(P.label("时间", "time"))
+        ax.set_ylim(0, max(2.5, run.phase_times[k] * 1.15))
+        ax.legend(fontsize=8, loc="upper right")
+        ax.set_title(P.label(f"第 1 个阶段：最慢者用时 {run.phase_times[k]:.2f}",
+                             f"phase 1: slowest takes {run.phase_times[k]:.2f}"))
+        return (f"20 个阶段共用时 {run.total:.2f}（若不需要屏障 {run.total_without_barriers:.2f}）；"
+                f"全部设备时间中 {run.idle_fraction:.1%} 花在等待上")
+
+    return Explorer(draw, {"workers": int_slider("设备数", 2, 32, 8),
+                           "noise": slider("耗时波动 σ", 0.0, 1.0, 0.05, 0.3),
+                           "seed": int_slider("随机种子", 0, 9, 0)}, figsize=(7, 3.2))
+
+
+def lock() -> Explorer:
+    """Speed-up of workers sharing one lock against the worker count, with the ceiling (c + h) / h."""
+    art: dict = {}
+    n = np.arange(1, 33)
+
+    def draw(ax, critical_share: float, noise: float) -> str:
+        h = critical_share
+        s = sync.lock_speedups(32, iterations=30, compute=1.0 - h, critical=h, noise=noise)
+        ceiling = 1.0 / h
+        if not art:
+            art["curve"], = ax.plot(n, s, "o-", ms=3, label=P.label("模拟加速比", "simulated speed-up"))
+            art["linear"], = ax.plot(n, n, color="0.6", ls="--", lw=0.8, label=P.label("线性加速", "linear"))
+            art["ceiling"] = ax.axhline(ceiling, color="crimson", ls=":",
+                                        label=P.label("锁的上限 (c+h)/h", "lock ceiling (c+h)/h"))
+            ax.set_xlim(1, 32)
+            ax.set_ylim(0, 33)
+            ax.set_xlabel(P.label("设备数 N", "devices N"))
+            ax.set_ylabel(P.label("加速比", "speed-up"))
+            ax.legend(fontsize=8, loc="upper left")
+        art["curve"].set_ydata(s)
+        art["ceiling"].set_ydata([ceiling, ceiling])
+        ax.set_title(P.label(f"共用一把锁：临界区占每轮 {h:.0%}", f"one shared lock: critical section {h:.0%}"))
+        return (f"临界区占比 h = {h:.2f}：上限 1/h = {ceiling:.1f}；"
+                f"8 台设备 {s[7]:.2f}x，32 台设备 {s[31]:.2f}x")
+
+    return Explorer(draw, {"critical_share": slider("临界区占比 h", 0.02, 0.5, 0.01, 0.1),
+                           "noise": slider("耗时波动 σ", 0.0, 1.0, 0.05, 0.2)}, figsize=(7, 3.4), clear=False)
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(6, amdahl), (13, amdahl)]
+VIEWS = [(6, amdahl), (6, barrier), (6, lock), (13, amdahl)]
