@@ -6,9 +6,8 @@ from functools import lru_cache
 from .. import plotting as P
 from .. import workspan as WS
 from ..devices import identical
-from ..tasks import random_dag
+from ..tasks import independent_tasks, random_dag
 from ..widgets import Explorer, dropdown, int_slider
-from ..workloads import skewed_tasks
 
 __all__ = ['tasks_vs_devices']
 
@@ -19,7 +18,9 @@ SPEED = 10.0
 def example_graph(shape: str, tasks: int):
     """The chapter's example graphs: ``"independent"`` tasks of uneven size, or a random ``"dag"``."""
     if shape == "independent":
-        return skewed_tasks(tasks, spread=0.8, seed=2, kinds=(None,))
+        import numpy as np
+
+        return independent_tasks(np.random.default_rng(2).uniform(5.0, 30.0, size=tasks).round(1))
     if shape == "dag":
         return random_dag(tasks, mean_degree=1.5, work=(5.0, 30.0), data=(0.0, 0.0), seed=3)
     raise ValueError(f"shape must be 'independent' or 'dag', got {shape!r}")
