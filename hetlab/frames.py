@@ -15,7 +15,7 @@ from .devices import Device
 from .schedule import Schedule
 from .tasks import Task, TaskGraph
 
-__all__ = ["stream", "frame_period", "split_placement"]
+__all__ = ["stream", "frame_period", "split_placement", "overlap_share"]
 
 
 def _placement(graph: TaskGraph, placement) -> dict[str, str]:
@@ -90,3 +90,20 @@ def split_placement(graph: TaskGraph, first: Mapping[str, str], rest: Mapping[st
             raise ValueError(f"no device for operation {op!r} of task {name!r}")
         out[name] = rule[op]
     return out
+
+
+def overlap_share(schedule: Schedule) -> float:
+    """Share of a schedule's makespan during which at least two devices compute at once."""
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule must be a Schedule, got {type(schedule).__name__}")
+    if schedule.makespan <= 0:
+        return 0.0
+    events = sorted([(float(t), 1) for t in schedule.start] + [(float(t), -1) for t in schedule.end])
+    both = 0.0
+    running, last = 0, 0.0
+    for t, delta in events:
+        if running >= 2:
+            both += t - last
+        last = t
+        running += delta
+    return both / schedule.makespan

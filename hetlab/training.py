@@ -25,7 +25,7 @@ from typing import Any
 from ._validate import check_int, check_nonnegative, check_positive, check_real
 
 __all__ = ["memory_per_device", "activation_memory", "ring_allreduce", "bubble_fraction", "step_time",
-           "TrainingStep", "SCHEDULES", "RECOMPUTE"]
+           "micro_batch_options", "TrainingStep", "SCHEDULES", "RECOMPUTE"]
 
 #: Pipeline schedules understood by :func:`bubble_fraction` and :func:`step_time`.
 SCHEDULES = ("gpipe", "1f1b", "interleaved")
@@ -189,6 +189,20 @@ def bubble_fraction(stages: int, micro_batches: int, schedule: str = "1f1b", chu
     if sched != "interleaved" and v != 1:
         raise ValueError(f"chunks must be 1 unless schedule='interleaved', got {v}")
     return (p - 1) / (v * m + p - 1)
+
+
+def micro_batch_options(global_batch: int, dp: int) -> list[int]:
+    """The micro-batch counts :func:`step_time` accepts: divisors of the samples per replica.
+
+    >>> micro_batch_options(1024, 32)
+    [1, 2, 4, 8, 16, 32]
+    """
+    batch = check_int("global_batch", global_batch, low=1, high=10 ** 9)
+    dp = check_int("dp", dp, low=1, high=batch)
+    if batch % dp:
+        raise ValueError(f"global_batch must be a multiple of dp = {dp}, got {batch}")
+    per_replica = batch // dp
+    return [m for m in range(1, per_replica + 1) if per_replica % m == 0]
 
 
 @dataclass(frozen=True)

@@ -37,3 +37,12 @@ def test_split_placement_and_bad_inputs():
         FR.stream(g, devices, {"a": "CPU", "b": "TPU"}, 2)
     with pytest.raises(TypeError, match="placement"):
         FR.stream(g, devices, ["CPU", "NPU"], 2)
+
+
+def test_overlap_share():
+    g, devices = _chain()
+    lone = FR.stream(g, devices, {"a": "CPU", "b": "NPU"}, 1)
+    assert FR.overlap_share(lone) == 0.0                    # a chain: never two devices at once
+    many = FR.stream(g, devices, {"a": "CPU", "b": "NPU"}, 3)
+    # CPU runs a at [0,1], [1,2], [2,3]; NPU runs b at [1,3], [3,5], [5,7]: both busy during [1, 3] of 7
+    assert FR.overlap_share(many) == pytest.approx(2 / 7)

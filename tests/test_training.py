@@ -151,3 +151,12 @@ def test_other_bad_inputs():
         _case(overlap=1.5)
     with pytest.raises(ValueError, match="bandwidth"):
         T.ring_allreduce(4, 1.0, math.inf)
+
+
+def test_micro_batch_options_are_the_divisors_of_samples_per_replica():
+    assert T.micro_batch_options(1024, 32) == [1, 2, 4, 8, 16, 32]
+    assert T.micro_batch_options(12, 1) == [1, 2, 3, 4, 6, 12]
+    for m in T.micro_batch_options(1024, 16):
+        assert _case(dp=16, tp=2, micro_batches=m).micro_batch * m == 64
+    with pytest.raises(ValueError, match="multiple of dp"):
+        T.micro_batch_options(10, 4)

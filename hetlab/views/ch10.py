@@ -1,111 +1,182 @@
-"""Chapter 10 (AI scenarios): serving, training, phone."""
+"""Chapter 10 (AI scenarios): a 70B training job, LLM serving under a burst, a phone SoC."""
 from __future__ import annotations
 
 from functools import lru_cache
 
 import numpy as np
 
-from .. import formulas as F
+from .. import frames as FR
 from .. import plotting as P
 from .. import schedulers as S
-from .. import simulators as sim
+from .. import serving as SV
+from .. import training as T
 from ..devices import phone_soc
 from ..widgets import Explorer, checkbox, dropdown, int_slider
 from ..workloads import segmentation_model
 
-__all__ = ['serving', 'training', 'phone', 'serving_workload', 'SERVING']
+__all__ = ['training', 'serving', 'phone', 'serving_workload', 'split_placement', 'TRAINING_CASE', 'SERVING', 'SPLIT',
+           'SPLIT_CUT', 'FRAMES', 'clamp_micro_batches']
+
+#: The seed's training case: a 70B LLaMA-shaped model (80 layers, hidden 8192, 64 heads; Touvron et al. 2023)
+#: on 512 A100 80 GB (NVIDIA datasheet: 312 TFLOP/s BF16 dense), 1024 sequences of 2048 tokens per step.
+#: Other assumptions are step_time's defaults: 50% of peak at large micro-batches, NVLink 300 GB/s within a
+#: node of 8, 25 GB/s per GPU between nodes, ZeRO-1, selective recomputation, 1F1B, half of the DP all-reduce
+#: hidden behind compute.
+TRAINING_CASE = dict(params=70e9, devices=512, global_batch=1024, sequence=2048, layers=80, hidden=8192, heads=64)
+
+#: The serving scenario: 4 GPUs, a 13B-class model per GPU (20 ms per iteration to read the weights, 0.2 ms per
+#: running sequence, 0.05 ms per prompt token), at most 32 running sequences, least-loaded dispatch with
+#: stealing, tokenisation on 2 CPU workers at 2 ms per request.
+SERVING = dict(gpus=4, max_batch=32, dispatch="least_loaded", steal=True, cpu_time=0.002, cpu_workers=2)
+_RECOMPUTE = {"选择性重计算": "selective", "完全重计算": "full"}
 
 
-#: The serving scenario: 4 GPUs, 20 ms per batch plus 2 ms per request of relative size 1.
-SERVING = dict(batch_overhead=0.02, per_request=0.002, max_wait=0.01)
-
-
-@lru_cache(maxsize=32)
-def serving_workload(rate: int, seed: int = 0):
-    """30 s of bursty requests (bursts at 10x the calm rate, 5% of the time) and their sizes."""
-    arrivals = sim.bursty_arrivals(rate, 30.0, burst_factor=10.0, burst_share=0.05, mean_burst=1.0, seed=seed)
-    sizes = np.random.default_rng(seed + 1).lognormal(0.0, 0.5, arrivals.size)
-    return arrivals, sizes
-
-
-def serving() -> Explorer:
-    """Dynamic batching under bursty load: latency distribution with and without batching.
-
-    The CDF is drawn from 400 quantiles and updated in place."""
-    art: dict = {}
-    share = np.linspace(0, 1, 400)
-
-    def draw(ax, rate: int, max_batch: int, steal: bool) -> str:
-        arrivals, sizes = serving_workload(rate)
-        r = sim.serve(arrivals, 4, max_batch=max_batch, steal=steal, sizes=sizes, **SERVING)
-        lat = np.quantile(r.latency, share) * 1e3
-        if not art:
-            art["cdf"], = ax.plot(lat, share, color="#4C72B0")
-            art["p99"] = ax.axvline(r.p99 * 1e3, color="crimson", ls=":", label="P99")
-            ax.axvline(200, color="0.5", ls="--", lw=0.8, label="200 ms")
-            ax.set_xscale("log")
-            ax.set_xlim(10, 3e4)
-            ax.set_ylim(0, 1.02)
-            ax.set_xlabel(P.label("延迟（毫秒，对数轴）", "latency (ms, log)"))
-            ax.set_ylabel(P.label("累计比例", "cumulative share"))
-            art["legend"] = ax.legend(fontsize=8, loc="lower right")
-        art["cdf"].set_data(lat, share)
-        art["p99"].set_xdata([r.p99 * 1e3, r.p99 * 1e3])
-        art["legend"].get_texts()[0].set_text(f"P99 {r.p99 * 1e3:.0f} ms")
-        ax.set_title(P.label(f"{len(arrivals)} 个请求，4 张 GPU，最大批 {max_batch}",
-                             f"{len(arrivals)} requests, 4 GPUs, max batch {max_batch}"))
-        return r.summary()
-
-    return Explorer(draw, {"rate": int_slider("calm rate /s", 10, 150, 60, step=10),
-                           "max_batch": int_slider("max batch", 1, 32, 16), "steal": checkbox("steal", True)},
-                    figsize=(7, 3.2), clear=False)
+def clamp_micro_batches(wanted: int, dp: int) -> int:
+    """The largest micro-batch count not above ``wanted`` that divides the samples per replica."""
+    options = T.micro_batch_options(TRAINING_CASE["global_batch"], dp)
+    return max(m for m in options if m <= max(1, wanted))
 
 
 def training() -> Explorer:
-    """Data x pipeline parallel training throughput against device count (a 70B-class job)."""
-    def draw(ax, data: int, stages: int, micro_batches: int) -> str:
-        args = dict(samples_per_step=1024, compute_time=6000.0, grad_size=140.0, bandwidth=25.0, latency=1e-4,
-                    overlap=0.8)
-        dps = 2 ** np.arange(0, 7)
-        _, curve = sim.training_throughput(data_parallel=dps, pipeline_stages=stages, micro_batches=micro_batches,
-                                           **args)
-        _, point = sim.training_throughput(data_parallel=data, pipeline_stages=stages, micro_batches=micro_batches,
-                                           **args)
-        ax.plot(dps * stages, curve, "o-", label=P.label(f"{stages} 段流水线", f"{stages} stages"))
-        ax.plot(dps * stages, dps * stages, color="0.6", ls="--", lw=0.8, label=P.label("线性", "linear"))
-        ax.plot([data * stages], [point], "o", color="crimson", ms=9)
+    """Speed-up of the 70B job on 512 GPUs against the number of micro-batches, for a chosen TP x PP."""
+    def draw(ax, tp: int, pp: int, micro_batches: int, recompute: str) -> str:
+        dp = TRAINING_CASE["devices"] // (tp * pp)
+        options = T.micro_batch_options(TRAINING_CASE["global_batch"], dp)
+        runs = [T.step_time(**TRAINING_CASE, dp=dp, tp=tp, pp=pp, micro_batches=m, recompute=_RECOMPUTE[recompute])
+                for m in options]
+        ms = np.array(options)
+        speed = np.array([r.speedup for r in runs])
+        ok = np.array([r.feasible for r in runs])
+        ax.plot(ms, speed, color="0.6", lw=1)
+        ax.plot(ms[ok], speed[ok], "o", color="#4C72B0", label=P.label("可行", "feasible"))
+        if (~ok).any():
+            ax.plot(ms[~ok], speed[~ok], "x", color="crimson", ms=8, label=P.label("显存放不下", "does not fit"))
+        m = clamp_micro_batches(micro_batches, dp)
+        per_replica = TRAINING_CASE["global_batch"] // dp
+        note = "" if m == micro_batches else f"（m 须整除每副本的 {per_replica} 个样本，取 {m}）"
+        if not runs[options.index(m)].feasible and ok.any():
+            # clamp to the feasible micro-batch count nearest to the one asked for
+            m = min(ms[ok], key=lambda k: (abs(np.log2(k / m)), -k))
+            note += f"（该 m 显存放不下，改取最近的可行值 {m}）"
+        chosen = runs[options.index(int(m))]
+        ax.plot([m], [chosen.speedup], "o", mfc="none", mec="black", ms=13)
+        ax.axhline(40, color="0.4", ls=":", lw=1, label=P.label("种子文章的 40 倍", "the seed's 40x"))
         ax.set_xscale("log", base=2)
-        ax.set_yscale("log", base=2)
-        ax.set_xlabel(P.label("GPU 数", "GPUs"))
-        ax.set_ylabel(P.label("相对单卡加速", "speed-up over one GPU"))
-        ax.legend(fontsize=8)
-        bubble = F.gpipe_bubble_fraction(stages, micro_batches)
-        return f"{data} x {stages} = {data * stages} GPUs: speed-up {point:.1f}x, bubble {bubble:.1%}"
+        ax.set_ylim(0, 512)
+        ax.set_xlabel(P.label("微批次数 m（每个数据并行副本）", "micro-batches m per replica"))
+        ax.set_ylabel(P.label("相对一张卡的加速", "speed-up over one GPU"))
+        ax.set_title(P.label(f"70B，512 张 A100：DP {dp} × TP {tp} × PP {pp}",
+                             f"70B on 512 A100: DP {dp} x TP {tp} x PP {pp}"))
+        ax.legend(fontsize=8, loc="upper left")
+        if not chosen.feasible:
+            return chosen.summary() + "；这一切分下任何 m 都放不下，请增大 TP 或 PP，或改用完全重计算"
+        return chosen.summary() + f"，效率 {chosen.efficiency:.0%}" + note
 
-    return Explorer(draw, {"data": int_slider("data parallel", 1, 64, 32), "stages": int_slider("stages", 1, 16, 16),
-                           "micro_batches": int_slider("micro-batches", 1, 64, 16)}, figsize=(7, 3.2))
+    return Explorer(draw, {"tp": dropdown("张量并行 TP", [1, 2, 4, 8], 1),
+                           "pp": dropdown("流水线段数 PP", [4, 8, 16], 16),
+                           "micro_batches": int_slider("微批次数 m（按可行值取整）", 1, 128, 32),
+                           "recompute": dropdown("激活重计算", list(_RECOMPUTE), "选择性重计算")},
+                    figsize=(7, 3.2))
+
+
+@lru_cache(maxsize=32)
+def serving_workload(rate: int, seed: int = 0) -> SV.Workload:
+    """Ten minutes of bursty requests: bursts at 10x the calm rate, 10% of the time, 2 s on average."""
+    return SV.workload(rate, 600.0, burst_factor=10.0, burst_share=0.1, mean_burst=2.0, seed=seed)
+
+
+def serving() -> Explorer:
+    """Time to first token and request latency under a 10x burst, request-level vs continuous batching."""
+    art: dict = {}
+    share = np.linspace(0, 1, 300)
+    names = {"连续批处理": "continuous", "请求级批处理": "static"}
+
+    def draw(ax, rate: int, policy: str, max_batch: int, steal: bool) -> str:
+        w = serving_workload(rate)
+        options = dict(SERVING, max_batch=max_batch, steal=steal)
+        r = SV.simulate(w.arrivals, w.prompt, w.output, policy=names[policy], **options)
+        ttft = np.quantile(r.ttft, share) * 1e3
+        lat = np.quantile(r.latency, share) * 1e3
+        if not art:
+            art["ttft"], = ax.plot(ttft, share, color="#55A868", label=P.label("首字延迟 TTFT", "TTFT"))
+            art["lat"], = ax.plot(lat, share, color="#4C72B0", label=P.label("整个请求的延迟", "request latency"))
+            ax.axvline(200, color="crimson", ls="--", lw=0.8, label="200 ms")
+            ax.set_xscale("log")
+            ax.set_xlim(10, 3e5)
+            ax.set_ylim(0, 1.02)
+            ax.set_xlabel(P.label("毫秒（对数轴）", "ms (log)"))
+            ax.set_ylabel(P.label("累计比例", "cumulative share"))
+            ax.legend(fontsize=8, loc="lower right")
+        art["ttft"].set_data(ttft, share)
+        art["lat"].set_data(lat, share)
+        ax.set_title(P.label(f"{len(w)} 个请求，4 张 GPU，{policy}，最大批 {max_batch}",
+                             f"{len(w)} requests, 4 GPUs, {names[policy]}, max batch {max_batch}"))
+        return r.summary() + f"，窃取 {r.stolen} 次"
+
+    return Explorer(draw, {"rate": int_slider("平时每秒请求数（突发时 10 倍）", 1, 6, 3),
+                           "policy": dropdown("批处理方式", list(names), "连续批处理"),
+                           "max_batch": int_slider("最大批", 4, 64, 32, step=4),
+                           "steal": checkbox("空闲 GPU 窃取请求", True)}, figsize=(7, 3.2), clear=False)
+
+
+#: A placement for frame-level pipelining: the GPU takes the first SPLIT_CUT operators (pre-processing and the
+#: first encoder blocks) of every frame, the NPU the remaining convolutions, the CPU all control operators.
+SPLIT = "GPU 分担编码器前段"
+SPLIT_CUT = 18
+#: Frames in the pipelined view of the phone widget.
+FRAMES = 10
+
+
+def split_placement():
+    graph = segmentation_model()
+    return FR.split_placement(graph, {"conv": "GPU", "image": "GPU", "control": "CPU"},
+                              {"conv": "NPU", "image": "NPU", "control": "CPU"}, SPLIT_CUT)
 
 
 @lru_cache(maxsize=16)
 def _phone(policy: str):
     graph, devices = segmentation_model(), phone_soc()
-    return S.POLICIES[policy](graph, devices).validate(), S.serial(graph, devices, device="CPU")
+    cpu = S.serial(graph, devices, device="CPU")
+    if policy == SPLIT:
+        return FR.stream(graph, devices, split_placement(), 1).validate(), cpu
+    return S.POLICIES[policy](graph, devices).validate(), cpu
+
+
+def _chinese_legend(ax):
+    from matplotlib.patches import Patch
+
+    kinds = [("control", "控制"), ("conv", "卷积"), ("image", "图像处理")]
+    ax.legend(handles=[Patch(color=P.KIND_COLOURS[k], label=P.label(zh, k)) for k, zh in kinds],
+              loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
 
 
 def phone() -> Explorer:
-    """A 120-operator segmentation model on a phone SoC: where each policy puts the operators."""
-    def draw(ax, policy: str) -> str:
+    """The 120-operator segmentation model on a phone SoC: one frame, or ten frames pipelined."""
+    def draw(ax, policy: str, pipelined: bool) -> str:
         s, cpu = _phone(policy)
-        P.gantt(s, ax, show_names=False, title=P.label(f"{policy}：每帧 {s.makespan:.1f} ms",
-                                                        f"{policy}: {s.makespan:.1f} ms per frame"))
-        ax.set_xlabel(P.label("时间（毫秒）", "time (ms)"))
+        graph, devices = segmentation_model(), phone_soc()
+        placement = split_placement() if policy == SPLIT else s
+        if pipelined:
+            shown = FR.stream(graph, devices, placement, FRAMES)
+            title = P.label(f"{policy}，{FRAMES} 帧流水：{shown.makespan:.1f} ms",
+                            f"{policy}, {FRAMES} frames pipelined: {shown.makespan:.1f} ms")
+        else:
+            shown = s
+            title = P.label(f"{policy}：每帧 {s.makespan:.1f} ms", f"{policy}: {s.makespan:.1f} ms per frame")
+        P.gantt(shown, ax, show_names=False, title=title, xlabel=P.label("时间（毫秒）", "time (ms)"))
+        _chinese_legend(ax)
         power = s.energy / s.makespan
-        return (f"{policy}: {1000 / s.makespan:.1f} fps ({s.speedup(cpu):.1f}x CPU-only), "
-                f"average power {power:.2f} W (CPU-only {cpu.energy / cpu.makespan:.2f} W)")
+        busy = "，".join(f"{d.name} {b:.2f}" for d, b in zip(s.devices, s.busy))
+        text = (f"{policy}：单帧 {s.makespan:.2f} ms（{1000 / s.makespan:.1f} 帧/秒，"
+                f"纯 CPU 的 {s.speedup(cpu):.1f} 倍），平均功耗 {power:.2f} W；每帧各处理器忙碌（ms）：{busy}")
+        if pipelined:
+            text += f"；{FRAMES} 帧流水共 {shown.makespan:.2f} ms（平均每帧 {shown.makespan / FRAMES:.2f} ms）"
+        return text
 
-    return Explorer(draw, {"policy": dropdown("policy", ["serial", "by affinity", "EFT", "HEFT", "work stealing"],
-                                              "HEFT")}, figsize=(8, 2.4))
+    return Explorer(draw, {"policy": dropdown("放置方式", ["by affinity", "EFT", "HEFT", "work stealing", SPLIT],
+                                              "HEFT"),
+                           "pipelined": checkbox("连续 10 帧流水", False)}, figsize=(8, 2.6))
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(10, serving), (10, training), (10, phone)]
+VIEWS = [(10, training), (10, serving), (10, phone)]
