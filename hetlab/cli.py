@@ -104,8 +104,13 @@ def _student_edition(args: argparse.Namespace) -> int:
 def _grade(args: argparse.Namespace) -> int:
     from .edition import grade
 
-    report = grade(args.submission, args.key)
-    print(report.text())
+    report = grade(args.submission, args.key, timeout=args.timeout)
+    if args.json:
+        import json
+
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1))
+    else:
+        print(report.csv() if args.csv else report.text(), end="\n" * (not args.csv))
     return 0
 
 
@@ -158,6 +163,10 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grade", help="score a submitted student notebook with the instructor's key")
     p.add_argument("submission", metavar="SUBMISSION.ipynb")
     p.add_argument("--key", required=True, help="the key written by student-edition")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print {score, max_score, items: [...]} as JSON")
+    fmt.add_argument("--csv", action="store_true", help="print one CSV row per item")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per notebook cell (default: 60)")
     p.set_defaults(func=_grade)
     p = sub.add_parser("answer-key", help="instructors: questions with answers and explanations, for printing")
     p.add_argument("--chapter", type=int, default=None, help="one chapter, e.g. 13 (default: all chapters)")
