@@ -12,8 +12,9 @@ What the numbers mean on heterogeneous devices (the assumptions, stated once):
   ``reference_speed``. A device of speed ``s`` runs it in ``runtime * reference_speed / s`` seconds,
   so with the default ``reference_speed = 10`` the CPU of :func:`~hetlab.devices.kitchen` (speed 10)
   reproduces the recorded runtime and its GPU (speed 20) halves every task. Real accelerators speed
-  task types up by very different factors (or not at all); ``Task.op`` holds the task type
-  (``"mProject"``, ...) so a :class:`~hetlab.devices.Device` with ``affinity`` can model that.
+  task types up by very different factors (or not at all); with ``by_type=True`` each task's ``op``
+  is its type (``"mProject"``, ...), so a :class:`~hetlab.devices.Device` with ``affinity`` can
+  model that. Task names start with the type either way (``mProject_00000001``).
 - An edge carries the megabytes of the files the child reads that the parent writes (WfCommons
   file sizes); with a :class:`~hetlab.devices.Link` in MB/s the transfer time is in seconds.
   Files read from outside the workflow (its inputs) cost nothing here.
@@ -69,6 +70,12 @@ def _key(recipe: str, num_tasks: int, seed: int) -> str:
 STORED = tuple(sorted(_stored()))
 
 
+def _check_bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return value
+
+
 def _wfcommons():
     try:
         import wfcommons  # noqa: F401
@@ -109,22 +116,23 @@ def _plain(wf) -> dict[str, Any]:
     return {"tasks": [[t.task_id, t.name, float(t.runtime)] for t in tasks], "edges": edges}
 
 
-def _graph(plain: dict[str, Any], reference_speed: float) -> TaskGraph:
-    tasks = [Task(tid, runtime * reference_speed, op=kind) for tid, kind, runtime in plain["tasks"]]
+def _graph(plain: dict[str, Any], reference_speed: float, by_type: bool) -> TaskGraph:
+    tasks = [Task(tid, runtime * reference_speed, op=kind if by_type else None)
+             for tid, kind, runtime in plain["tasks"]]
     return TaskGraph(tasks, [(a, b, mb) for a, b, mb in plain["edges"]])
 
 
-def from_wfcommons(instance, *, reference_speed: float = 10.0) -> TaskGraph:
+def from_wfcommons(instance, *, reference_speed: float = 10.0, by_type: bool = False) -> TaskGraph:
     """Convert a WfCommons ``Workflow`` (e.g. from ``WorkflowGenerator(...).build_workflow()``) to a
     TaskGraph, with the units and assumptions of this module's docstring."""
     reference_speed = check_positive("reference_speed", reference_speed)
     if not all(hasattr(instance, a) for a in ("tasks", "nodes", "edges")):
         raise TypeError(f"instance must be a wfcommons Workflow, got {type(instance).__name__}")
-    return _graph(_plain(instance), reference_speed)
+    return _graph(_plain(instance), reference_speed, _check_bool("by_type", by_type))
 
 
 def workflow(recipe: str = "montage", num_tasks: int | None = None, *, seed: int = 0,
-             reference_speed: float = 10.0) -> TaskGraph:
+             reference_speed: float = 10.0, by_type: bool = False) -> TaskGraph:
     """A synthetic instance of a real workflow (WfCommons recipe ``recipe``) as a TaskGraph.
 
     Parameters
@@ -134,6 +142,8 @@ def workflow(recipe: str = "montage", num_tasks: int | None = None, *, seed: int
         has two tasks fewer (WfCommons counts a pseudo source and sink).
     seed: seeds the generator; the same arguments always give the same graph.
     reference_speed: work per second of recorded runtime (see the module docstring).
+    by_type: set each task's ``op`` to its WfCommons type (for devices with ``affinity``); by default
+        ``op`` is unset, so run time is plain work / speed.
     """
     if not isinstance(recipe, str):
         raise TypeError(f"recipe must be a string, one of {sorted(RECIPES)}, got {type(recipe).__name__} {recipe!r}")
@@ -143,10 +153,11 @@ def workflow(recipe: str = "montage", num_tasks: int | None = None, *, seed: int
     num_tasks = low if num_tasks is None else check_int("num_tasks", num_tasks, low=low, high=MAX_TASKS)
     seed = check_int("seed", seed, low=0, high=2**32 - 1)
     reference_speed = check_positive("reference_speed", reference_speed)
+    by_type = _check_bool("by_type", by_type)
     plain = _stored().get(_key(recipe, num_tasks, seed))
     if plain is None:
         plain = _generate(recipe, num_tasks, seed)
-    return _graph(plain, reference_speed)
+    return _graph(plain, reference_speed, by_type)
 
 
 def _store(instances: list[tuple[str, int, int]]) -> None:

@@ -19,7 +19,7 @@ def _preds(graph, name):
 def test_montage_has_the_shape_of_a_mosaic():
     # Montage (Berriman et al. 2004): every image is first re-projected (mProject, no inputs from the
     # workflow); each mDiffFit fits the difference of two overlapping re-projected images.
-    g = W.workflow("montage", 60, seed=0)
+    g = W.workflow("montage", 60, seed=0, by_type=True)
     assert len(g) == 60 - 2                  # WfCommons counts a pseudo source and sink
     names = {t.name: t.op for t in g.tasks}
     for t in g.tasks:
@@ -32,7 +32,7 @@ def test_montage_has_the_shape_of_a_mosaic():
 def test_epigenomics_starts_from_one_split_and_runs_lanes_in_parallel():
     # Epigenomics (USC Epigenome Center pipeline): fastqSplit cuts the input, then each chunk passes
     # filterContams -> sol2sanger -> fast2bfq -> map on its own.
-    g = W.workflow("epigenomics", 60, seed=0)
+    g = W.workflow("epigenomics", 60, seed=0, by_type=True)
     ops = {t.name: t.op for t in g.tasks}
     entries = [t.op for t in g.tasks if not _preds(g, t.name)]
     assert entries == ["fastqSplit"]
@@ -51,6 +51,9 @@ def test_units_work_is_runtime_times_reference_speed_and_data_in_megabytes():
     assert cpu == pytest.approx(sum(t.work for t in slow.tasks))
     assert S.serial(fast, devices, device="GPU").makespan == pytest.approx(cpu / 2)
     assert all(0 <= mb < 1e4 for mb in fast.edges.values())
+    assert all(t.op is None and t.name.startswith("m") for t in fast.tasks)   # types live in the names
+    # Plain work / speed, so the area bound total work / total speed applies: 45 = 10 + 20 + 15.
+    assert S.lower_bound(fast, devices) >= sum(t.work for t in fast.tasks) / 45 - 1e-9
 
 
 def test_stored_instances_load_without_wfcommons(monkeypatch):
@@ -119,6 +122,7 @@ def test_from_wfcommons_converts_a_generated_instance(wfcommons):
     (dict(recipe="montage", seed=-1), ValueError, "seed"),
     (dict(recipe="montage", reference_speed=math.nan), ValueError, "reference_speed"),
     (dict(recipe="montage", reference_speed=0.0), ValueError, "reference_speed"),
+    (dict(recipe="montage", by_type=1), TypeError, "by_type"),
 ])
 def test_rejects_bad_arguments_naming_them(kwargs, error, words):
     with pytest.raises(error, match=words):
