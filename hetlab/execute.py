@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import check_callable, check_choice, check_instance, check_int, check_nonnegative, check_str
+from ._validate import check_callable, check_choice, check_instance, check_int, check_nonnegative, check_str, describe
 from .devices import Device
 from .schedule import Schedule
 from .tasks import TaskGraph, as_graph
@@ -89,7 +89,13 @@ def run_graph(graph: TaskGraph, functions: Mapping[str, Callable], *, executor: 
     or None for a LocalCluster on 127.0.0.1 with ``workers`` single-threaded worker processes,
     shut down afterwards).
     """
-    graph = as_graph(graph)
+    if not isinstance(graph, TaskGraph):
+        try:
+            graph = as_graph(graph)
+        except TypeError:
+            raise TypeError(f"graph must be a TaskGraph or a list of Task, got {describe(graph)}") from None
+        except ValueError as exc:   # a list of tasks that is not a graph (empty, duplicate names)
+            raise ValueError(f"graph: {exc}") from None
     if not isinstance(functions, Mapping):
         raise TypeError(f"functions must map task names to callables, got {type(functions).__name__}")
     missing = [t.name for t in graph.tasks if t.name not in functions]

@@ -113,8 +113,12 @@ class GranularityDerivation:
 
         for name in ("T", "dT", "N_star", "d2T_at_star", "T_min"):
             check_instance(name, getattr(self, name), sp.Basic, "a sympy expression")
-        check_instance("solutions", self.solutions, list)
-        check_instance("steps", self.steps, list)
+        for name in ("solutions", "steps"):
+            check_instance(name, getattr(self, name), list)
+            if not getattr(self, name):
+                raise ValueError(f"{name} must not be empty, got []")
+        for sol in self.solutions:
+            check_instance("solutions", sol, sp.Basic, "a list of sympy expressions")
         for step in self.steps:
             if not (isinstance(step, tuple) and len(step) == 2 and isinstance(step[0], str)
                     and isinstance(step[1], sp.Basic)):

@@ -143,8 +143,9 @@ def gantt(schedule, ax=None, *, title: str | None = None, show_names: bool = Tru
     check_instance("schedule", schedule, Schedule)
     for name, flag in (("show_names", show_names), ("show_deps", show_deps), ("highlight_steals", highlight_steals)):
         check_bool(name, flag)
-    if title is not None:
-        check_str("title", title, empty=True)
+    for name, text in (("title", title), ("xlabel", xlabel)):
+        if text is not None:
+            check_str(name, text, empty=True)
     if xmax is not None:
         xmax = check_nonnegative("xmax", xmax)
     if ax is not None:

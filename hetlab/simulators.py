@@ -183,7 +183,8 @@ def training_throughput(samples_per_step: float, compute_time: float, data_paral
         step = pipeline + comm - np.minimum(o * comm, busy)
         throughput = samples_per_step / step
         speedup = c / step
-    inputs = {"samples_per_step": samples_per_step, "compute_time": compute_time, "grad_size": grad_size,
+    inputs = {"samples_per_step": samples_per_step, "compute_time": compute_time, "data_parallel": data_parallel,
+              "pipeline_stages": pipeline_stages, "micro_batches": micro_batches, "grad_size": grad_size,
               "bandwidth": bandwidth, "latency": latency}
     check_finite_result(throughput, **inputs)
     check_finite_result(step, **inputs)
@@ -255,8 +256,9 @@ class ServeResult:
         n = None
         for name in ("arrivals", "finish"):
             arr = as_float_array(name, getattr(self, name), low=0.0, finite=True)
-            if arr.ndim != 1 or (n is not None and arr.size != n):
-                raise ValueError(f"{name} must be 1-D with one entry per request, got shape {arr.shape}")
+            if arr.ndim != 1 or arr.size == 0 or (n is not None and arr.size != n):
+                raise ValueError(f"arrivals and finish must be non-empty, 1-D, with one entry per request; {name} "
+                                 f"has shape {arr.shape}")
             n = arr.size
             object.__setattr__(self, name, arr)
         if (self.finish < self.arrivals).any():
@@ -266,13 +268,16 @@ class ServeResult:
             raise ValueError(f"device_of must have one entry per request ({n}), got shape {device_of.shape}")
         object.__setattr__(self, "device_of", device_of.astype(int))
         check_instance("batches", self.batches, list)
+        if not self.batches or not all(isinstance(b, tuple) and len(b) == 4 for b in self.batches):
+            raise ValueError("batches must be a non-empty list of (device, start, end, request indices) tuples")
         for name in ("busy", "useful"):
             arr = as_float_array(name, getattr(self, name), low=0.0, finite=True)
             if arr.ndim != 1 or arr.size == 0:
                 raise ValueError(f"{name} must be 1-D with one entry per device, got shape {arr.shape}")
             object.__setattr__(self, name, arr)
         if self.useful.shape != self.busy.shape:
-            raise ValueError(f"useful must have one entry per device ({self.busy.size}), got {self.useful.size}")
+            raise ValueError(f"busy and useful must have one entry per device each, got {self.busy.size} and "
+                             f"{self.useful.size}")
         if self.horizon == 0.0:     # not given: the run ends with its last finish or arrival
             object.__setattr__(self, "horizon", float(max(self.finish.max(initial=0.0),
                                                           self.arrivals.max(initial=0.0))) or 1.0)
@@ -360,8 +365,8 @@ def serve(arrivals, n_devices: int = 4, *, max_batch: int = 8, max_wait: float =
     per_request = check_positive("per_request", per_request)
     longest = arr.max() + max_wait + arr.size * (overhead + per_request * float(size.max()))
     if not longest < 1e300:
-        raise ValueError(f"arrivals, sizes, batch_overhead={overhead:g} and per_request={per_request:g} could give "
-                         f"finish times above 1e300: rescale them")
+        raise ValueError(f"arrivals, sizes, max_wait={max_wait:g}, batch_overhead={overhead:g} and "
+                         f"per_request={per_request:g} could give finish times above 1e300: rescale them")
     n = arr.size
     queues = [deque() for _ in range(n_dev)]
     idle = [True] * n_dev

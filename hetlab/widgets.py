@@ -39,7 +39,9 @@ def slider(description: str, lo: float, hi: float, step: float, value: float, *,
     lo, hi = check_real("lo", lo, finite=True), check_real("hi", hi, finite=True)
     if not lo < hi:
         raise ValueError(f"hi must be above lo={lo:g}, got {hi:g}")
-    step = check_positive("step", step, high=hi - lo)
+    step = check_positive("step", step)
+    if step > hi - lo:
+        raise ValueError(f"step must be at most hi - lo = {hi:g} - {lo:g}, got {step:g}")
     value = check_real("value", value, finite=True)
     if not lo <= value <= hi:
         raise ValueError(f"value must be in [lo, hi] = [{lo:g}, {hi:g}], got {value:g}")
@@ -72,6 +74,8 @@ def dropdown(description: str, options, value=None):
     check_str("description", description, empty=True)
     options = list(check_sequence("options", options))
     values = [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in options]
+    if any(isinstance(v, float) and v != v for v in values):
+        raise ValueError("options must not contain nan (it never equals itself, so it cannot be selected)")
     if value is not None:
         def same(a, b) -> bool:
             try:
