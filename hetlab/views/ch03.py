@@ -1,33 +1,116 @@
-"""Chapter 3 (hardware): peak compute."""
+"""Chapter 3 (hardware): peak compute at one precision, and the roofline model."""
 from __future__ import annotations
 
-from .. import formulas as F
-from .. import plotting as P
-from ..widgets import Explorer, int_slider, slider
+import numpy as np
 
-__all__ = ['peak_compute']
+from .. import hardware as H
+from .. import plotting as P
+from .. import roofline as R
+from ..widgets import Explorer, dropdown, int_slider, slider
+
+__all__ = ['peak_compute', 'roofline']
+
+
+def _reference(precision: str) -> list[tuple[str, float]]:
+    """Datasheet chips at one precision (tensor cores listed separately: FP64 ones, or FP16/BF16 next to FP32)."""
+    tensor = "FP64" if precision == "FP64" else "FP16/BF16"
+    return [("EPYC 7763", H.entry("EPYC 7763", precision).peak),
+            (P.label("A100 CUDA 核心", "A100 CUDA cores"), H.entry("A100", precision).peak),
+            (P.label("A100 张量核心", "A100 tensor cores"), H.entry("A100", tensor, "tensor").peak)]
 
 
 def peak_compute() -> Explorer:
-    """P = N_cores x f x IPC for a CPU-like and a GPU-like chip, on a log axis (bars updated in place)."""
+    """P = N_cores x f x FLOPs/cycle, FLOPs/cycle = FMA units x SIMD lanes x 2, against datasheet chips
+    at the chosen precision (bars updated in place)."""
     art: dict = {}
 
-    def draw(ax, cores: int, ghz: float, ipc: float) -> str:
-        mine = F.peak_compute(cores, ghz * 1e9, ipc)
+    def draw(ax, cores: int, ghz: float, fma: int, lanes: int, precision: str) -> str:
+        per_cycle = H.flops_per_cycle(fma, lanes)
+        mine = H.peak_flops(cores, ghz * 1e9, per_cycle)
+        rows = _reference(precision)
+        names = [n for n, _ in rows] + [P.label("你的芯片", "yours")]
+        values = [v / 1e12 for _, v in rows] + [mine / 1e12]
         if not art:
-            names = ["EPYC 7742 (FP64)", "A100 (FP32)", P.label("你的芯片", "yours")]
-            values = [F.peak_compute(64, 2.25e9, 16), F.peak_compute(6912, 1.41e9, 2), mine]
-            art["bars"] = ax.barh(names, values, color=["#4C72B0", "#55A868", "#C44E52"])
+            art["bars"] = ax.barh(range(4), values, color=["#4C72B0", "#55A868", "#8172B2", "#C44E52"])
             ax.set_xscale("log")
-            ax.set_xlim(1e9, 1e15)
-            ax.set_xlabel(P.label("峰值（次/秒，对数轴）", "peak ops/s (log)"))
-            ax.set_title("P = N_cores × f × IPC")
-        art["bars"][2].set_width(mine)
-        return f"P = {cores} x {ghz:g} GHz x {ipc:g} = {mine:.3g} ops/s"
+            ax.set_xlim(1e-3, 1e3)
+            ax.invert_yaxis()
+            ax.set_xlabel(P.label("峰值（TFLOP/s，对数轴）", "peak (TFLOP/s, log axis)"))
+            ax.set_yticks(range(4), names)
+            art["labels"] = [ax.text(1.2e-3, k, "", va="center", fontsize=8, color="white") for k in range(4)]
+        tensor = "FP64" if precision == "FP64" else "FP16/BF16"
+        ax.set_title(P.label(f"{precision} 峰值（张量核心为 {tensor}）：P = 核心数 × 频率 × 每周期浮点运算数",
+                             f"{precision} peaks (tensor cores {tensor}): P = cores x f x FLOPs/cycle"), fontsize=10)
+        for bar, text, v in zip(art["bars"], art["labels"], values):
+            bar.set_width(v)
+            text.set_text(f"{v:.3g}")
+        return P.label(f"每周期浮点运算数 = {fma} 个 FMA 单元 × {lanes} 条 SIMD 通道 × 2 = {per_cycle}；"
+                       f"P = {cores} 核 × {ghz:g} GHz × {per_cycle} = {mine / 1e12:.3g} TFLOP/s",
+                       f"FLOPs/cycle = {fma} FMA x {lanes} lanes x 2 = {per_cycle}; "
+                       f"P = {cores} x {ghz:g} GHz x {per_cycle} = {mine / 1e12:.3g} TFLOP/s")
 
-    return Explorer(draw, {"cores": int_slider("cores", 1, 8192, 64), "ghz": slider("GHz", 0.5, 5.0, 0.05, 2.25),
-                           "ipc": slider("IPC", 0.5, 32.0, 0.5, 16.0, fmt=".1f")}, figsize=(7, 2.6), clear=False)
+    return Explorer(draw, {"cores": int_slider(P.label("核心数", "cores"), 1, 256, 64),
+                           "ghz": slider(P.label("频率 GHz", "GHz"), 0.5, 5.0, 0.05, 2.45),
+                           "fma": int_slider(P.label("每核 FMA 单元", "FMA units/core"), 1, 4, 2),
+                           "lanes": int_slider(P.label("SIMD 通道数", "SIMD lanes"), 1, 64, 4),
+                           "precision": dropdown(P.label("精度", "precision"), ["FP64", "FP32"])},
+                    figsize=(7.5, 2.8), clear=False)
+
+
+#: Kernels placed on the roofline: (label zh, label en, intensity in FLOP/byte).
+KERNELS = [("逐元素 c=a+b（FP32）", "elementwise a+b (FP32)", R.elementwise_intensity()),
+           ("矩阵乘 n=64（FP32）", "matmul n=64 (FP32)", R.matmul_intensity(64)),
+           ("矩阵乘 n=4096（FP32）", "matmul n=4096 (FP32)", R.matmul_intensity(4096))]
+
+
+def roofline() -> Explorer:
+    """Attainable FLOP/s = min(peak, I x bandwidth) on log axes; the book's kernels as points,
+    a movable kernel of intensity I, the ridge point marked (artists updated in place)."""
+    art: dict = {}
+    grid = np.logspace(-2, 3, 200)
+
+    def draw(ax, log_intensity: float, bandwidth: float, peak: float) -> str:
+        peak_f, bw = peak * 1e12, bandwidth * 1e9
+        roof = R.attainable(grid, peak_f, bw) / 1e12
+        ridge = R.ridge_point(peak_f, bw)
+        i = 10.0 ** log_intensity
+        mine = R.attainable(i, peak_f, bw) / 1e12
+        points = [R.attainable(k[2], peak_f, bw) / 1e12 for k in KERNELS]
+        if not art:
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlim(grid[0], grid[-1])
+            ax.set_ylim(1e-3, 1e3)
+            art["roof"], = ax.plot(grid, roof, color="black", lw=2, label=P.label("屋顶线", "roofline"))
+            art["ridge"] = ax.axvline(ridge, color="0.5", ls=":", lw=1)
+            art["kernels"] = ax.scatter([k[2] for k in KERNELS], points, color=["#DD8452", "#8172B2", "#55A868"],
+                                        zorder=3, s=30)
+            art["names"] = [ax.annotate(P.label(k[0], k[1]), (k[2], p), textcoords="offset points",
+                                        xytext=(-4 if last else 4, -12), ha="right" if last else "left", fontsize=7)
+                            for last, k, p in zip([False, False, True], KERNELS, points)]
+            art["mine"], = ax.plot([i], [mine], "o", color="crimson", ms=8, label=P.label("你的内核", "your kernel"))
+            ax.set_xlabel(P.label("算术强度 I（FLOP/字节，对数轴）", "arithmetic intensity I (FLOP/byte, log)"))
+            ax.set_ylabel(P.label("可达性能（TFLOP/s）", "attainable (TFLOP/s)"))
+            ax.set_title(P.label("屋顶线模型：可达 = min(峰值, I × 带宽)", "roofline: min(peak, I x bandwidth)"))
+            ax.legend(loc="upper left", fontsize=8, frameon=False)
+        art["roof"].set_ydata(roof)
+        art["ridge"].set_xdata([ridge, ridge])
+        art["kernels"].set_offsets(np.column_stack([[k[2] for k in KERNELS], points]))
+        for note, k, p in zip(art["names"], KERNELS, points):
+            note.xy = (k[2], p)
+        art["mine"].set_data([i], [mine])
+        where = P.label("受内存带宽限制", "memory-bound") if i < ridge else P.label("受算力限制", "compute-bound")
+        return P.label(f"I = {i:.3g} FLOP/字节，屋脊点 I* = 峰值/带宽 = {ridge:.3g}；"
+                       f"可达 {mine:.3g} TFLOP/s（{where}）",
+                       f"I = {i:.3g} FLOP/byte, ridge I* = {ridge:.3g}; attainable {mine:.3g} TFLOP/s ({where})")
+
+    return Explorer(draw, {"log_intensity": slider(P.label("log10 算术强度", "log10 intensity"), -2.0, 3.0, 0.1, 0.0,
+                                                   fmt=".1f"),
+                           "bandwidth": slider(P.label("内存带宽 GB/s", "bandwidth GB/s"), 50.0, 3000.0, 5.0, 1555.0,
+                                               fmt=".0f"),
+                           "peak": slider(P.label("峰值 TFLOP/s", "peak TFLOP/s"), 1.0, 320.0, 0.5, 19.5, fmt=".1f")},
+                    figsize=(7.5, 3.6), clear=False)
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(3, peak_compute)]
+VIEWS = [(3, peak_compute), (3, roofline)]
