@@ -28,7 +28,7 @@ import labdriver  # noqa: E402
 
 SETUP = """import ipywidgets as w
 import matplotlib.pyplot as plt
-from hetlab import views, plotting, simulators as sim
+from hetlab import views, plotting, serving, simulators as sim
 plotting.use_cjk_font()
 def slider(d, lo, hi, step, value, kind=w.FloatSlider):
     return kind(min=lo, max=hi, step=step, value=value, description=d, continuous_update=False)"""
@@ -37,16 +37,16 @@ CASES = [  # (name, slider label, after-cell source, before-cell source)
     ("granularity (ch.4)", "调度开销 Os", "views.granularity().widget",
      "w.interact(lambda W, Os: plotting.granularity_curve(W, Os), W=slider('W', 100.0, 100000.0, 100.0, 10000.0),"
      " Os=slider('调度开销 Os', 0.1, 10.0, 0.1, 1.0));"),
-    ("pipeline (ch.8)", "micro-batches", "views.pipeline().widget",
+    ("pipeline (ch.8)", "微批次 m", "views.pipeline().widget",
      "w.interact(lambda m: plotting.pipeline_timeline(sim.pipeline_schedule([1.0] * 4, m)),"
-     " m=slider('micro-batches', 1, 16, 1, 8, w.IntSlider));"),
-    ("serving (ch.10)", "calm rate /s", "views.serving().widget",
+     " m=slider('微批次 m', 1, 16, 1, 8, w.IntSlider));"),
+    ("serving (ch.10)", "平时每秒请求数（突发时 10 倍）", "views.serving().widget",
      "def naive(rate):\n"
-     "    a, s = views.serving_workload(rate)\n"
-     "    r = sim.serve(a, 4, max_batch=16, sizes=s, **views.SERVING)\n"
+     "    wl = views.serving_workload(rate)\n"
+     "    r = serving.simulate(wl.arrivals, wl.prompt, wl.output, **views.SERVING)\n"
      "    fig, ax = plt.subplots(figsize=(7, 3.2), layout='constrained')\n"
-     "    ax.plot(sorted(r.latency * 1e3), [k / len(a) for k in range(len(a))]); ax.set_xscale('log')\n"
-     "w.interact(naive, rate=slider('calm rate /s', 10, 150, 10, 60, w.IntSlider));"),
+     "    ax.plot(sorted(r.latency * 1e3), [k / len(wl) for k in range(len(wl))]); ax.set_xscale('log')\n"
+     "w.interact(naive, rate=slider('平时每秒请求数（突发时 10 倍）', 1, 6, 1, 3, w.IntSlider));"),
 ]
 
 WATCH = """([cellIndex, label]) => {
