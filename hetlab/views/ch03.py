@@ -10,6 +10,8 @@ from ..widgets import Explorer, dropdown, int_slider, slider
 
 __all__ = ['peak_compute', 'roofline']
 
+_DECADES = [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0]
+
 
 def _reference(precision: str) -> list[tuple[str, float]]:
     """Datasheet chips at one precision (tensor cores listed separately: FP64 ones, or FP16/BF16 next to FP32)."""
@@ -34,6 +36,8 @@ def peak_compute() -> Explorer:
             art["bars"] = ax.barh(range(4), values, color=["#4C72B0", "#55A868", "#8172B2", "#C44E52"])
             ax.set_xscale("log")
             ax.set_xlim(1e-3, 1e3)
+            ax.minorticks_off()          # log axes' minor tick labels dominate redraw time
+            ax.set_xticks(_DECADES, [f"{v:g}" for v in _DECADES])   # plain labels: no mathtext to render
             ax.invert_yaxis()
             ax.set_xlabel(P.label("峰值（TFLOP/s，对数轴）", "peak (TFLOP/s, log axis)"))
             ax.set_yticks(range(4), names)
@@ -81,6 +85,9 @@ def roofline() -> Explorer:
             ax.set_yscale("log")
             ax.set_xlim(grid[0], grid[-1])
             ax.set_ylim(1e-3, 1e3)
+            ax.minorticks_off()          # log axes' minor tick labels dominate redraw time
+            ax.set_xticks(_DECADES[1:], [f"{v:g}" for v in _DECADES[1:]])   # plain labels: no mathtext to render
+            ax.set_yticks(_DECADES, [f"{v:g}" for v in _DECADES])
             art["roof"], = ax.plot(grid, roof, color="black", lw=2, label=P.label("屋顶线", "roofline"))
             art["ridge"] = ax.axvline(ridge, color="0.5", ls=":", lw=1)
             art["kernels"] = ax.scatter([k[2] for k in KERNELS], points, color=["#DD8452", "#8172B2", "#55A868"],
