@@ -1,43 +1,98 @@
-"""Chapter 9 (optimisation): policies on a task graph."""
+"""Chapter 9 (optimisation): HEFT and CPOP on the paper's example, policies on real workflow shapes."""
 from __future__ import annotations
 
 from functools import lru_cache
 
 from .. import plotting as P
 from .. import schedulers as S
-from ..devices import kitchen
+from ..devices import Link, kitchen
 from ..widgets import Explorer, dropdown, int_slider
 
-__all__ = ['dag_balance']
+__all__ = ['workflow_policies', 'workflow_readout', 'paper_gantts']
+
+#: (label shown to the learner, key of hetlab.schedulers.POLICIES)
+POLICY_CHOICES = [("HEFT", "HEFT"), ("CPOP", "CPOP"), ("EFT", "EFT"), ("工作窃取", "work stealing"),
+                  ("最早空闲", "earliest free"), ("轮询", "round-robin")]
+WORKFLOWS = [("Montage（天文拼图）", "montage"), ("Epigenomics（基因组）", "epigenomics")]
+_LABEL = {key: label for label, key in POLICY_CHOICES}
 
 
-@lru_cache(maxsize=32)
-def _dag(n: int, seed: int):
-    from ..tasks import random_dag
+@lru_cache(maxsize=4)
+def _workflow(name: str):
+    from ..workflows import workflow
 
-    return random_dag(n, mean_degree=1.5, work=(1.0, 10.0), data=(0.0, 4.0), seed=seed)
+    return workflow(name, 60, seed=0)
 
 
-def dag_balance() -> Explorer:
-    """A random task graph on the kitchen: policies against the critical path."""
-    def draw(ax, policy: str, tasks: int, seed: int) -> str:
-        from ..devices import Link
-        from ..tasks import critical_path
+@lru_cache(maxsize=256)
+def _run(name: str, policy: str, bandwidth: int):
+    from ..tasks import critical_path, total_work
 
-        graph = _dag(tasks, seed)
-        devices = kitchen(link=Link(0.0, 10.0))
-        s = S.POLICIES[policy](graph, devices).validate()
-        length, path = critical_path(graph, devices)
-        P.gantt(s, ax, show_names=tasks <= 20)
-        ax.axvline(length, color="crimson", ls=":", lw=1)
-        return (f"{policy}: makespan {s.makespan:.2f}; critical path {length:.2f} ({len(path)} tasks); "
-                f"lower bound {S.lower_bound(graph, devices):.2f}; imbalance {s.imbalance:.2f}")
+    graph, devices = _workflow(name), kitchen(link=Link(0.0, float(bandwidth)))
+    s = S.POLICIES[policy](graph, devices).validate()
+    area = total_work(graph) / sum(d.speed for d in devices)
+    return s, critical_path(graph, devices)[0], area, S.lower_bound(graph, devices)
 
-    names = ["round-robin", "earliest free", "EFT", "HEFT", "work stealing"]
-    return Explorer(draw, {"policy": dropdown("policy", names, "HEFT"),
-                           "tasks": int_slider("tasks", 5, 40, 16), "seed": int_slider("seed", 0, 9, 0)},
+
+def workflow_readout(workflow: str, policy: str, bandwidth: int) -> str:
+    """The widget's readout: makespan, the lower bound and both of its terms, the gap and the imbalance."""
+    if workflow not in dict((k, v) for v, k in WORKFLOWS):
+        raise ValueError(f"workflow must be one of {[k for _, k in WORKFLOWS]}, got {workflow!r}")
+    if policy not in _LABEL:
+        raise ValueError(f"policy must be one of {list(_LABEL)}, got {policy!r}")
+    s, cp, area, bound = _run(workflow, policy, bandwidth)
+    return (f"{_LABEL[policy]}，{workflow.capitalize()}，带宽 {bandwidth} MB/s：完成时间 {s.makespan:.0f} 秒；"
+            f"下界 {bound:.0f} 秒 = max(关键路径 {cp:.0f}，总工作量/总速度 {area:.0f})；"
+            f"超出下界 {s.makespan / bound - 1:.1%}；负载不均衡度 {s.imbalance:.2f}")
+
+
+def workflow_policies() -> Explorer:
+    """A WfCommons workflow (60 tasks requested) on the kitchen's CPU/GPU/NPU, under each policy;
+    the dotted lines mark the critical path and the lower bound."""
+    def draw(ax, workflow: str, policy: str, bandwidth: int) -> str:
+        s, cp, area, bound = _run(workflow, policy, bandwidth)
+        title = P.label(f"{_LABEL[policy]}：完成时间 {s.makespan:.0f} 秒", f"{policy}: makespan {s.makespan:.0f} s")
+        P.gantt(s, ax, show_names=False, xmax=_run(workflow, "round-robin", 10)[0].makespan, title=title)
+        ax.axvline(cp, color="crimson", ls=":", lw=1, label=P.label("关键路径", "critical path"))
+        ax.axvline(bound, color="0.3", ls="-.", lw=1, label=P.label("下界", "lower bound"))
+        ax.set_xlabel(P.label("时间（秒）", "time (s)"))
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+        return workflow_readout(workflow, policy, bandwidth)
+
+    return Explorer(draw, {"workflow": dropdown("工作流", WORKFLOWS), "policy": dropdown("策略", POLICY_CHOICES),
+                           "bandwidth": int_slider("带宽 MB/s", 10, 200, 100, step=10)},
                     figsize=(8, 2.8))
 
 
+def paper_gantts():
+    """HEFT and CPOP on the ten-task example of Topcuoglu, Hariri & Wu (2002), one panel each;
+    CPOP's critical-path tasks are hatched. Returns the figure."""
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PolyCollection
+    from matplotlib.patches import Patch
+
+    from ..workloads import heft_paper_example
+
+    P.use_cjk_font()
+    graph, procs = heft_paper_example()
+    fig, axes = plt.subplots(2, 1, figsize=(8, 4.2), layout="constrained", sharex=True)
+    for ax, policy in zip(axes, (S.heft, S.cpop)):
+        s = policy(graph, procs).validate()
+        paper = 80 if s.policy == "HEFT" else 86      # Topcuoglu et al. 2002, Fig. 4(a) and 4(b)
+        P.gantt(s, ax, xmax=86, title=P.label(f"{s.policy}：完成时间 {s.makespan:g}（论文：{paper}）",
+                                              f"{s.policy}: makespan {s.makespan:g} (paper: {paper})"))
+        ax.get_legend().remove()        # every processor is of one kind: a one-entry legend says nothing
+        ax.set_xlabel("")
+        if s.policy == "CPOP":
+            idx = [graph.index[name] for name in s.info["critical_path"]]
+            y = len(procs) - 1 - s.device_of[idx]
+            ax.add_collection(PolyCollection(P._bar_vertices(s.start[idx], s.end[idx], y), facecolors="none",
+                                             edgecolors="black", linewidths=0.8, hatch="//"))
+            ax.legend(handles=[Patch(fill=False, hatch="//", label=P.label("关键路径任务", "critical-path task"))],
+                      loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    axes[-1].set_xlabel(P.label("时间（论文的时间单位）", "time (the paper's time units)"))
+    return fig
+
+
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(9, dag_balance)]
+VIEWS = [(9, workflow_policies)]
