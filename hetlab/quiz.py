@@ -1,80 +1,36 @@
-"""Quizzes: one question bank (package data), checked without a browser, asked with a widget.
+"""Quizzes: check an answer without a browser, or ask with a widget. The bank itself is :mod:`hetlab.bank`.
 
-Answers and explanations are stored sealed (zlib + base64) in ``data/questions/cNN.json`` (one file
-per chapter; a bank may also be a single JSON list, as in a student edition), so a
-learner reading a notebook's source, or skimming the data file, does not see them; they are
-revealed only when an answer is checked. :func:`check` is pure and deterministic, which lets
-nbval and pytest validate every question; :func:`ask` builds the interactive version.
+:func:`check` is pure and deterministic, which lets nbval and pytest validate every question;
+:func:`ask` and :func:`quiz` build the interactive version, which records each submission in the
+learner's progress store (:mod:`hetlab.progress`). The bank's names (``questions``, ``question``,
+``Question``, ``export_bank``, ``import_bank``, ...) are re-exported here, as chapters use them.
 
->>> check("c04-1", "A").text.splitlines()[0]
-'[c04-1] 你的答案：A —— 错误 ✗（正确答案：D）'
+>>> check("c04-1", "A").text.startswith("[c04-1] 你的答案：A")
+True
 """
 from __future__ import annotations
 
-import base64
-import json
-import zlib
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
-from pathlib import Path
+
+from ._validate import check_bool, check_int, check_str
+from .bank import (
+    BANK_ENV,
+    BANK_PATH,
+    Question,
+    answer_free_bank,
+    bank_path,
+    export_bank,
+    import_bank,
+    question,
+    questions,
+    seal,
+    unseal,
+)
 
 __all__ = ["Question", "Result", "questions", "question", "check", "ask", "quiz", "render_text", "seal", "unseal",
-           "export_bank", "import_bank", "BANK_PATH"]
-
-#: The package's bank: a folder with one JSON list per chapter (``c01.json`` ... ``c13.json``).
-BANK_PATH = Path(str(resources.files("hetlab") / "data" / "questions"))
-
-
-def seal(payload: dict) -> str:
-    """Encode an answer payload so it is not readable at a glance (not encryption)."""
-    raw = json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()
-    return base64.b64encode(zlib.compress(raw, 9)).decode()
-
-
-def unseal(token: str) -> dict:
-    return json.loads(zlib.decompress(base64.b64decode(token)).decode())
-
-
-@dataclass(frozen=True)
-class Question:
-    """One question. ``answer`` and ``explanation`` are None in a student edition's bank."""
-
-    id: str
-    chapter: int
-    type: str          # "single" or "multiple"
-    prompt: str
-    options: tuple[str, ...]
-    sealed: str | None = None
-    level: str | None = None
-
-    @property
-    def letters(self) -> tuple[str, ...]:
-        return tuple(chr(ord("A") + k) for k in range(len(self.options)))
-
-    def key(self) -> tuple[frozenset[str], str] | None:
-        """The correct letters and the explanation, or None if the bank carries no answers."""
-        if self.sealed is None:
-            return None
-        payload = unseal(self.sealed)
-        return frozenset(payload["answer"]), payload["explanation"]
-
-    def parse(self, answer: str | Iterable[str]) -> frozenset[str]:
-        """Normalise ``"ac"``, ``"A,C"`` or ``["A", "C"]`` to ``{"A", "C"}``; ValueError if invalid."""
-        if isinstance(answer, str):
-            letters = [c for c in answer.upper() if not c.isspace() and c not in ",;、，"]
-        else:
-            letters = [str(a).strip().upper() for a in answer]
-        chosen = frozenset(letters)
-        bad = sorted(chosen - set(self.letters))
-        if bad:
-            raise ValueError(f"answer for {self.id} must use letters {', '.join(self.letters)}, got {bad}")
-        if not chosen:
-            raise ValueError(f"answer for {self.id} must choose at least one option")
-        if self.type == "single" and len(chosen) != 1:
-            raise ValueError(f"{self.id} is single-choice: answer with one letter, got {''.join(sorted(chosen))}")
-        return chosen
+           "export_bank", "import_bank", "answer_free_bank", "bank_path", "BANK_PATH", "BANK_ENV"]
 
 
 @dataclass(frozen=True)
@@ -93,50 +49,22 @@ class Result:
         verdict = "正确 ✓" if self.correct else f"错误 ✗（正确答案：{''.join(sorted(self.answer))}）"
         return f"[{self.question.id}] 你的答案：{chosen} —— {verdict}\n解析：{self.explanation}"
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.question, Question):
+            raise TypeError(f"question must be a Question, got {type(self.question).__name__}")
+        for name in ("chosen", "answer"):
+            value = getattr(self, name)
+            if not (isinstance(value, frozenset) and all(v in self.question.letters for v in value)):
+                raise TypeError(f"{name} must be a frozenset of the letters {''.join(self.question.letters)}, "
+                                f"got {str(repr(value))[:40]}")
+        check_bool("correct", self.correct)
+        check_str("explanation", self.explanation, empty=True)
+
     def __str__(self) -> str:
         return self.text
 
 
-def _read_items(path: Path) -> list[dict]:
-    """The plain items of a bank: a JSON list, or a folder of ``*.json`` lists read in name order."""
-    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
-    items: list[dict] = []
-    for file in files:
-        try:
-            items.extend(json.loads(file.read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"cannot read question bank {file}: {exc}") from None
-    return items
-
-
-def _load(path: Path) -> tuple[Question, ...]:
-    items = _read_items(Path(path))
-    out = []
-    for item in items:
-        out.append(Question(item["id"], int(item["chapter"]), item["type"], item["prompt"], tuple(item["options"]),
-                            item.get("sealed"), item.get("level")))
-    return tuple(out)
-
-
-@lru_cache(maxsize=8)
-def _bank(path: str) -> dict[str, Question]:
-    return {q.id: q for q in _load(Path(path))}
-
-
-def questions(chapter: int | None = None, *, bank: str | Path | None = None) -> list[Question]:
-    """All questions of the bank, or those of one chapter, in bank order."""
-    items = _bank(str(bank or BANK_PATH)).values()
-    return [q for q in items if chapter is None or q.chapter == chapter]
-
-
-def question(question_id: str, *, bank: str | Path | None = None) -> Question:
-    items = _bank(str(bank or BANK_PATH))
-    if question_id not in items:
-        raise ValueError(f"unknown question id {question_id!r}; known ids: {', '.join(items)}")
-    return items[question_id]
-
-
-def check(question_id: str, answer: str | Iterable[str], *, bank: str | Path | None = None) -> Result:
+def check(question_id: str, answer: str | Iterable[str], *, bank: str | os.PathLike | None = None) -> Result:
     """Check an answer. ``answer`` is letters (``"B"``, ``"ACD"``, ``["A", "C"]``)."""
     q = question(question_id, bank=bank)
     chosen = q.parse(answer)
@@ -147,59 +75,9 @@ def check(question_id: str, answer: str | Iterable[str], *, bank: str | Path | N
     return Result(q, chosen, chosen == correct_set, correct_set, explanation)
 
 
-def export_bank(path: str | Path, *, bank: str | Path | None = None, chapter: int | None = None) -> int:
-    """Write the bank (or one chapter of it) with answers in plain text, for an instructor to edit;
-    return the count. :func:`import_bank` of that file rewrites only the chapters it holds."""
-    items = []
-    for q in questions(chapter, bank=bank):
-        item = {"id": q.id, "chapter": q.chapter, "type": q.type, "prompt": q.prompt, "options": list(q.options)}
-        if q.level:
-            item["level"] = q.level
-        key = q.key()
-        if key is not None:
-            item["answer"], item["explanation"] = sorted(key[0]), key[1]
-        items.append(item)
-    Path(path).write_text(json.dumps(items, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return len(items)
-
-
-def import_bank(path: str | Path, out: str | Path | None = None) -> int:
-    """Validate a plain bank and write it sealed to ``out`` (default: the package's bank, where only the
-    chapters the plain bank holds are rewritten)."""
-    items = json.loads(Path(path).read_text(encoding="utf-8"))
-    seen = set()
-    sealed = []
-    for k, item in enumerate(items):
-        for field in ("id", "chapter", "type", "prompt", "options", "answer", "explanation"):
-            if field not in item:
-                raise ValueError(f"question {k} ({item.get('id', '?')}) lacks {field!r}")
-        if item["id"] in seen:
-            raise ValueError(f"question id {item['id']!r} appears twice")
-        seen.add(item["id"])
-        if item["type"] not in ("single", "multiple"):
-            raise ValueError(f"{item['id']}: type must be 'single' or 'multiple', got {item['type']!r}")
-        q = Question(item["id"], int(item["chapter"]), item["type"], item["prompt"], tuple(item["options"]))
-        answer = sorted(q.parse(item["answer"]))
-        entry = {"id": q.id, "chapter": q.chapter, "type": q.type, "prompt": q.prompt, "options": list(q.options),
-                 "sealed": seal({"answer": answer, "explanation": item["explanation"]})}
-        if item.get("level"):
-            entry["level"] = item["level"]
-        sealed.append(entry)
-    target = Path(out or BANK_PATH)
-    if target.is_dir():     # the package's layout: one file per chapter; only the chapters given are rewritten
-        for chapter in sorted({e["chapter"] for e in sealed}):
-            part = [e for e in sealed if e["chapter"] == chapter]
-            (target / f"c{chapter:02d}.json").write_text(json.dumps(part, ensure_ascii=False, indent=1) + "\n",
-                                                        encoding="utf-8")
-    else:
-        target.write_text(json.dumps(sealed, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    _bank.cache_clear()
-    return len(sealed)
-
-
 # --- widgets -----------------------------------------------------------------------------------
 
-def ask(question_id: str, *, bank: str | Path | None = None, store=None):
+def ask(question_id: str, *, bank: str | os.PathLike | None = None, store=None):
     """A quiz widget: options, a submit button, and feedback with the explanation.
 
     Each submission is recorded in the learner's progress store (see :mod:`hetlab.progress`).
@@ -207,7 +85,11 @@ def ask(question_id: str, *, bank: str | Path | None = None, store=None):
     """
     import ipywidgets as w
 
+    from .progress import check_store
+
     q = question(question_id, bank=bank)
+    if store is not None:
+        check_store(store)
     if q.type == "single":
         choice = w.RadioButtons(options=list(q.options), value=None, layout=w.Layout(width="auto"))
         boxes = None
@@ -251,18 +133,19 @@ def ask(question_id: str, *, bank: str | Path | None = None, store=None):
 
 
 def _record(store, q: Question, letters, correct) -> None:
-    from .progress import default_store
+    from .progress import check_store
 
-    (store or default_store()).record(q.id, q.chapter, "".join(sorted(letters)), correct)
+    check_store(store).record(q.id, q.chapter, "".join(sorted(letters)), correct)
 
 
-def quiz(chapter: int, *, bank: str | Path | None = None, store=None):
+def quiz(chapter: int, *, bank: str | os.PathLike | None = None, store=None):
     """All questions of a chapter as widgets, followed by a score line that updates on submit."""
     import ipywidgets as w
 
-    from .progress import default_store
+    from .progress import check_store
 
-    store = store or default_store()
+    chapter = check_int("chapter", chapter, low=1, high=99)
+    store = check_store(store)
     items = [ask(q.id, bank=bank, store=store) for q in questions(chapter, bank=bank)]
     score = w.HTML()
 
@@ -278,8 +161,9 @@ def quiz(chapter: int, *, bank: str | Path | None = None, store=None):
     return box
 
 
-def render_text(chapter: int, *, bank: str | Path | None = None) -> str:
+def render_text(chapter: int, *, bank: str | os.PathLike | None = None) -> str:
     """The chapter's questions and options as plain text (no answers), for a printed copy."""
+    chapter = check_int("chapter", chapter, low=1, high=99)
     lines = []
     for q in questions(chapter, bank=bank):
         kind = "多选" if q.type == "multiple" else "单选"
