@@ -83,10 +83,9 @@ def _bindings(source: str) -> tuple[list[str], list[str]]:
 
 
 def _student_bank(chapters: list[int]) -> list[dict]:
-    from .quiz import questions
+    from .bank import answer_free_items
 
-    return [{"id": q.id, "chapter": q.chapter, "type": q.type, "prompt": q.prompt, "options": list(q.options),
-             **({"level": q.level} if q.level else {})} for q in questions() if q.chapter in chapters]
+    return answer_free_items(chapters)
 
 
 def _atomic_write(path: Path, text: str) -> None:

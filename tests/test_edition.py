@@ -1,7 +1,9 @@
 """Student edition and grading without nbgrader (python -m hetlab student-edition / grade)."""
 import json
+import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import nbformat
@@ -200,3 +202,35 @@ def test_the_key_is_written_first_and_never_inside_the_edition(tmp_path):
     assert json.loads((tmp_path / "out-key.json").read_text(encoding="utf-8"))["chapters"] == [4]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["04-granularity.ipynb", "questions.json"]
     assert not [p for p in tmp_path.rglob("*.tmp")]        # atomic writes leave no temporary files
+
+
+# --- an environment without recoverable answers (item 8) ----------------------------------------------
+
+def test_an_answer_free_environment_has_no_key_anywhere(edition, tmp_path):
+    out, _ = edition
+    shipped = b"\n".join(p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file())
+    assert b'"sealed"' not in shipped
+    for q in quiz.questions():                 # no sealed token, no explanation, in any shipped file
+        assert q.sealed.encode() not in shipped and q.key()[1].encode() not in shipped
+    probe = textwrap.dedent("""
+        import json, sys
+        from pathlib import Path
+        from hetlab import bank, progress, quiz
+        bank.BANK_PATH = Path("/nonexistent")      # prove the package's own files are never read
+        ids = [q.id for q in quiz.questions()]
+        feedback = quiz.ask(ids[0], store=progress.ProgressStore(sys.argv[1])).submit("A")
+        print(json.dumps({"ids": ids, "keys": [quiz.question(i).key() for i in ids], "feedback": feedback,
+                          "chapters": sorted({q.chapter for q in quiz.questions()})}))
+    """)
+    env = dict(os.environ, HETLAB_BANK=str(out / "questions.json"))
+    run = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "p.sqlite3")], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["chapters"] == [4, 6] and len(seen["ids"]) == len(quiz.questions(4)) + len(quiz.questions(6))
+    assert seen["keys"] == [None] * len(seen["ids"])
+    assert "本版不含答案" in seen["feedback"]
+    written = tmp_path / "answer-free.json"
+    assert quiz.answer_free_bank(written) == len(quiz.questions())
+    assert '"sealed"' not in written.read_text(encoding="utf-8")
+    assert all(q.key() is None for q in quiz.questions(bank=written))
