@@ -100,3 +100,12 @@ def test_bad_inputs_name_the_parameter():
     slow = [Device("A", link=Link(latency=1.0)), Device("B", link=Link(latency=1.0))]
     with pytest.raises(ValueError, match="free links"):
         WS.greedy(g, slow)
+
+
+@pytest.mark.parametrize("policy", sorted(set(S.POLICIES) - {"article demo"}))   # the demo takes no edges
+def test_no_policy_beats_the_work_span_lower_bound_on_dags(policy):
+    for seed in range(3):
+        g = random_dag(10, mean_degree=1.5, data=(0.0, 0.0), seed=seed)
+        for p in (2, 3):
+            s = S.POLICIES[policy](g, identical(p)).validate()
+            assert s.makespan >= WS.bounds(g, p).lower - 1e-9, (policy, seed, p)
