@@ -33,7 +33,7 @@ lab: system-deps venv
 
 test: system-deps venv
 	$(PY) -m ruff check hetlab tests benchmarks tools scripts book/_ext
-	$(PY) -m pytest -q --doctest-modules hetlab tests --nbval chapters --nbval-sanitize-with chapters/sanitize.cfg --nbval-cell-timeout 10
+	$(PY) -m pytest -q --doctest-modules hetlab tests --nbval chapters --nbval-sanitize-with chapters/sanitize.cfg --nbval-cell-timeout 10 -m "not binder"
 
 site: venv
 	$(PY) scripts/build_site.py
@@ -44,7 +44,7 @@ test-lib:
 	$(PYTHON) scripts/test_lib.py
 
 test-binder: venv
-	$(PY) -m pytest -q tests/test_binder.py
+	$(PY) -m pytest -q tests/test_binder.py -m binder
 
 pins: venv
 	$(PY) scripts/pins.py --write

@@ -59,23 +59,36 @@ def chapters() -> tuple[list[Path], list[Path]]:
     return sorted(folder.glob("[0-9][0-9]-*.ipynb")), sorted(folder.glob("A[0-9]*-*.ipynb"))
 
 
+def _cached() -> bool:
+    cached_lock = NPM_CACHE / "installed-package-lock.json"  # written only after npm ci succeeded
+    return ((NPM_CACHE / "node_modules").is_dir() and cached_lock.exists()
+            and filecmp.cmp(BOOK / "package-lock.json", cached_lock, shallow=False))
+
+
+def npm_missing_reason() -> str | None:
+    """Why the site cannot be built here (no npm and no cached assets), or None."""
+    if _cached() or shutil.which("npm"):
+        return None
+    return (f"npm not found; it is needed once to fetch book/package.json's assets into {NPM_CACHE} "
+            "(Debian package npm; `make test` installs it as root)")
+
+
 def npm_assets() -> Path:
     """node_modules with the pinned browser assets (npm ci into the cache when the lock file changed)."""
     modules = NPM_CACHE / "node_modules"
-    lock = BOOK / "package-lock.json"
-    cached_lock = NPM_CACHE / "package-lock.json"
-    if modules.is_dir() and cached_lock.exists() and filecmp.cmp(lock, cached_lock, shallow=False):
+    if _cached():
         return modules
+    if npm_missing_reason():
+        raise SystemExit(f"build_site: {npm_missing_reason()}")
     npm = shutil.which("npm")
-    if npm is None:
-        raise SystemExit("build_site: npm not found; it is needed once to fetch book/package.json's assets "
-                         f"into {NPM_CACHE} (Debian: apt-get install npm)")
+    lock = BOOK / "package-lock.json"
     NPM_CACHE.mkdir(parents=True, exist_ok=True)
     shutil.copy(BOOK / "package.json", NPM_CACHE / "package.json")
-    shutil.copy(lock, cached_lock)
+    shutil.copy(lock, NPM_CACHE / "package-lock.json")
     print(f"build_site: npm ci into {NPM_CACHE}", flush=True)
     subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], cwd=NPM_CACHE,
                    check=True)
+    shutil.copy(lock, NPM_CACHE / "installed-package-lock.json")
     return modules
 
 

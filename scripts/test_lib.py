@@ -49,7 +49,8 @@ import importlib, pkgutil, sys
 import pytest
 import hetlab
 for info in pkgutil.walk_packages(hetlab.__path__, "hetlab."):
-    importlib.import_module(info.name)
+    if not info.name.endswith("__main__"):
+        importlib.import_module(info.name)
 for name in getattr(hetlab, "__all__", []):
     getattr(hetlab, name)
 sys.exit(pytest.main(sys.argv[1:]))

@@ -24,4 +24,6 @@ def built_site(tmp_path_factory):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
     import build_site
 
+    if build_site.npm_missing_reason():
+        pytest.skip(build_site.npm_missing_reason())
     return build_site.build(tmp_path_factory.mktemp("site"))

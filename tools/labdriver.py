@@ -34,6 +34,10 @@ def chromium_missing_reason() -> str | None:
         import playwright.sync_api  # noqa: F401
     except ImportError:
         return "python package playwright not installed (test extra)"
+    if shutil.which("fc-list"):
+        listed = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True).stdout
+        if not listed.strip():
+            return "no Chinese font for Chromium (Debian package fonts-noto-cjk; `make test` installs it as root)"
     return None
 
 
@@ -106,6 +110,28 @@ def jupyterlab(notebooks: list[Path] | None = None, locale: str | None = "en"):
             server.wait()
         log.close()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def static_server(directory: Path):
+    """Serve ``directory`` over HTTP on 127.0.0.1 (a free port) from a thread; yields the base URL."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # the tests report what matters; keep pytest's output readable
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
 
 
 @contextlib.contextmanager
