@@ -32,7 +32,7 @@ from ._validate import (
 __all__ = ["Link", "Device", "transfer_time", "kitchen", "phone_soc", "gpu_server", "identical"]
 
 #: The most devices a model may hold (``identical``, ``gpu_server``, a ``devices`` list).
-MAX_DEVICES = 100_000
+MAX_DEVICES = 10_000
 
 
 @dataclass(frozen=True)

@@ -163,7 +163,7 @@ def fit_overhead(task_counts, seconds, workers: int | None = None) -> tuple[floa
     if n.ndim != 1 or n.size < 2:
         raise ValueError(f"task_counts must be a 1-D sequence of at least 2 counts, got shape {n.shape}")
     if t.shape != n.shape:
-        raise ValueError(f"seconds must have one entry per task count ({n.size}), got shape {t.shape}")
+        raise ValueError(f"task_counts and seconds must have the same length, got shapes {n.shape} and {t.shape}")
     if np.unique(n).size < 2:
         raise ValueError("task_counts must hold at least two different counts: one count cannot separate Os from W")
     waves = np.ones_like(n) if workers is None else np.ceil(n / check_int("workers", workers, low=1, high=4096))

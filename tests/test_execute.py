@@ -67,7 +67,7 @@ def test_makespan_error_and_overhead_fit():
     times = [k * 0.002 + 1.5 / k for k in n]
     os_, w = measure.fit_overhead(n, times)
     assert os_ == pytest.approx(0.002) and w == pytest.approx(1.5)
-    with pytest.raises(ValueError, match="seconds must have one entry per task count"):
+    with pytest.raises(ValueError, match="task_counts and seconds must have the same length"):
         measure.fit_overhead([1, 2], [1.0])
 
 
