@@ -57,8 +57,9 @@ bench: venv
 
 # anrg-saga (for benchmark 2) needs Python >= 3.12 and ~700 MB: its own venv, never a hetlab dependency.
 # The first candidate that actually runs (a pyenv shim of a non-selected version exists but fails).
-PYTHON312 ?= $(shell for p in python3.13 python3.12 $$HOME/.pyenv/versions/3.1[23]*/bin/python /usr/bin/python3.1[23]; do \
-	"$$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && { command -v "$$p"; break; }; done)
+PYTHON312 ?= $(shell for p in python3.12 $$HOME/.pyenv/versions/3.12*/bin/python python3.13 $$HOME/.pyenv/versions/3.13*/bin/python; do \
+	"$$p" --version >/dev/null 2>&1 && "$$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null \
+	&& { command -v "$$p"; break; }; done)
 bench-saga-venv:
 	@test -n "$(PYTHON312)" || { echo "bench-saga-venv: no Python >= 3.12 runs here (pyenv install 3.12)" >&2; exit 1; }
 	$(PYTHON312) --version
