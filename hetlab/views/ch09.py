@@ -12,7 +12,7 @@ __all__ = ['workflow_policies', 'workflow_readout', 'paper_gantts']
 
 #: (label shown to the learner, key of hetlab.schedulers.POLICIES)
 POLICY_CHOICES = [("HEFT", "HEFT"), ("CPOP", "CPOP"), ("EFT", "EFT"), ("工作窃取", "work stealing"),
-                  ("最早空闲", "earliest free"), ("轮询", "round-robin")]
+                  ("最早空闲", "earliest free"), ("轮转", "round-robin")]
 WORKFLOWS = [("Montage（天文拼图）", "montage"), ("Epigenomics（基因组）", "epigenomics")]
 _LABEL = {key: label for label, key in POLICY_CHOICES}
 

@@ -7,10 +7,13 @@ from ..widgets import Explorer, dropdown, int_slider
 from ..workloads import article_tasks
 from .ch01 import _kitchen_schedule
 
-__all__ = ['article_policies', 'policy_readout']
+__all__ = ['article_policies', 'policy_readout', 'LABELS']
 
 #: The policies the chapter compares, in the order the dropdown lists them.
 NAMES = ["article demo", "round-robin", "by affinity", "EFT", "LPT", "work stealing", "HEFT", "optimal"]
+#: Chinese labels (HEFT, EFT and LPT keep their names; the others as chapter 5 names them).
+LABELS = {"article demo": "原文策略", "round-robin": "轮转", "by affinity": "按专长", "EFT": "EFT", "LPT": "LPT",
+          "work stealing": "工作窃取", "HEFT": "HEFT", "optimal": "最优解"}
 
 
 def policy_readout(policy: str, gpu_speed: int) -> str:
@@ -24,7 +27,7 @@ def policy_readout(policy: str, gpu_speed: int) -> str:
     cpu = S.serial(s.graph, s.devices, device="CPU").makespan
     fastest = max(s.devices, key=lambda d: d.speed).name
     solo = S.serial(article_tasks(), s.devices, device=fastest).makespan
-    return (f"{policy}，GPU 速度 {gpu_speed:g}：完成时间 {s.makespan:.3f}，最优 {best.makespan:.3f}，"
+    return (f"{LABELS[policy]}，GPU 速度 {gpu_speed:g}：完成时间 {s.makespan:.3f}，最优 {best.makespan:.3f}，"
             f"差距 {(s.makespan - best.makespan) / best.makespan:.1%}；"
             f"加速比 {cpu / s.makespan:.2f}x（以 CPU 串行为基线）、"
             f"{solo / s.makespan:.2f}x（以最快的 {fastest} 串行为基线）")
@@ -36,10 +39,11 @@ def article_policies() -> Explorer:
     def draw(ax, policy: str, gpu_speed: int) -> str:
         s = _kitchen_schedule(policy, gpu_speed)
         P.gantt(s, ax, xmax=_kitchen_schedule("round-robin", 5.0).makespan,
-                title=P.label(f"{policy}：完成时间 {s.makespan:.3f}", f"{policy}: makespan {s.makespan:.3f}"))
+                title=P.label(f"{LABELS[policy]}：完成时间 {s.makespan:.3f}", f"{policy}: makespan {s.makespan:.3f}"))
         return policy_readout(policy, gpu_speed)
 
-    return Explorer(draw, {"policy": dropdown("策略", NAMES), "gpu_speed": int_slider("GPU 速度", 5, 40, 20)},
+    return Explorer(draw, {"policy": dropdown("策略", [(LABELS[n], n) for n in NAMES]),
+                           "gpu_speed": int_slider("GPU 速度", 5, 40, 20)},
                     figsize=(8, 2.6))
 
 
