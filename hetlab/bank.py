@@ -211,8 +211,12 @@ def export_bank(path: str | os.PathLike, *, bank: str | os.PathLike | None = Non
     return the count. :func:`import_bank` of that file rewrites only the chapters it holds."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file path, got {type(path).__name__}")
+    chosen = questions(chapter, bank=bank)
+    if chapter is not None and not chosen:     # nothing to edit: a typo, not an empty file to fill
+        known = sorted({q.chapter for q in questions(bank=bank)})
+        raise ValueError(f"chapter must be one of the bank's chapters {known}, got {chapter}")
     items = []
-    for q in questions(chapter, bank=bank):
+    for q in chosen:
         item = _plain(q)
         key = q.key()
         if key is not None:

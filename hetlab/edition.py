@@ -17,8 +17,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["make_student_edition", "check_edition_paths", "grade", "GradeReport", "GradingError", "strip_solutions",
-           "split_hidden_tests"]
+from ._validate import check_bool, check_choice, check_int, check_nonnegative, check_sequence, check_str, describe
+
+__all__ = ["make_student_edition", "check_edition_paths", "grade", "GradeReport", "GradeItem", "GradingError",
+           "strip_solutions", "split_hidden_tests"]
 
 STUB = "# 在这里写你的代码\nraise NotImplementedError()"
 SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.S | re.M)
@@ -33,6 +35,7 @@ class GradingError(ValueError):
 
 def strip_solutions(source: str) -> str:
     """Replace each solution region by a stub at the region's indentation."""
+    check_str("source", source, empty=True)
     def stub(match: re.Match) -> str:
         indent = match.group(1)
         return "".join(f"{indent}{line}\n" for line in STUB.splitlines())
@@ -42,6 +45,7 @@ def strip_solutions(source: str) -> str:
 
 def split_hidden_tests(source: str) -> tuple[str, str]:
     """(the visible tests, the hidden tests) of a test cell."""
+    check_str("source", source, empty=True)
     hidden = "\n".join(m.group(1).rstrip("\n") for m in HIDDEN.finditer(source))
     return HIDDEN.sub("", source).rstrip("\n"), hidden
 
@@ -120,6 +124,10 @@ def check_edition_paths(out_dir: str | Path, source: str | Path, key: str | Path
     in ``out_dir`` (learners would receive the answers), nor overwrite a file that is not a grading key
     unless ``force``.
     """
+    for name, value in (("out_dir", out_dir), ("source", source), ("key", key)):
+        if not (isinstance(value, (str, os.PathLike)) and str(value)) and not (name == "key" and value is None):
+            raise TypeError(f"{name} must be a folder or file path, got {describe(value)}")
+    check_bool("force", force)
     out, src = Path(out_dir).resolve(), Path(source).resolve()
     if out == src:
         raise ValueError(f"out_dir must not be the source folder (the solutions would be overwritten), got {out_dir}")
@@ -158,8 +166,8 @@ def make_student_edition(out_dir: str | Path, chapters: list[int] | None = None,
 
     from .quiz import questions
 
-    if not isinstance(force, bool):
-        raise TypeError(f"force must be True or False, got {force!r}")
+    if chapters is not None:
+        chapters = [check_int("chapters", c, low=1, high=99) for c in check_sequence("chapters", chapters)]
     check_edition_paths(out_dir, source, key, force=force)
     source, out_dir = Path(source), Path(out_dir)
     paths = sorted(source.glob("[0-9][0-9]-*.ipynb"))
@@ -229,6 +237,14 @@ class GradeItem:
     status: str        # question: correct | wrong | unanswered | invalid; exercise: passed | failed | error |
     message: str = ""  # timeout | died
 
+    def __post_init__(self) -> None:
+        check_str("id", self.id)
+        check_choice("kind", self.kind, ("question", "exercise"))
+        check_nonnegative("max_score", self.max_score)
+        check_nonnegative("score", self.score, high=self.max_score)
+        check_str("status", self.status)
+        check_str("message", self.message, empty=True)
+
 
 @dataclass
 class GradeReport:
@@ -236,6 +252,11 @@ class GradeReport:
 
     submission: str
     items: list[GradeItem] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        check_str("submission", self.submission)
+        if not isinstance(self.items, list) or not all(isinstance(i, GradeItem) for i in self.items):
+            raise TypeError(f"items must be a list of GradeItem, got {describe(self.items)}")
 
     @property
     def score(self) -> float:
