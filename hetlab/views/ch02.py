@@ -29,6 +29,8 @@ def example_graph(shape: str, tasks: int):
 def tasks_vs_devices() -> Explorer:
     """n tasks on P identical devices under greedy list scheduling, against max(W/P, D) and W/P + D."""
     def draw(ax, tasks: int, devices: int, shape: str) -> str:
+        from matplotlib.lines import Line2D
+
         graph = example_graph(shape, tasks)
         s = WS.greedy(graph, identical(devices, speed=SPEED, prefix="P")).validate()
         b = WS.bounds(graph, devices, speed=SPEED)
@@ -37,10 +39,11 @@ def tasks_vs_devices() -> Explorer:
                               f"{tasks} tasks, {devices} devices: greedy {s.makespan:.2f}"))
         if ax.get_legend() is not None:
             ax.get_legend().remove()
-        ax.axvline(b.lower, color="#2ca02c", lw=1.5, ls=":")
-        ax.axvline(b.upper, color="crimson", lw=1.5, ls=":")
-        ax.text(b.lower, -0.55, P.label(" 下界", " lower"), color="#2ca02c", fontsize=8, va="bottom")
-        ax.text(b.upper, -0.55, P.label(" 上界", " upper"), color="crimson", fontsize=8, va="bottom", ha="right")
+        lower = ax.axvline(b.lower, color="#2ca02c", lw=1.5, ls=":", label=P.label("下界 max(W/P, D)", "lower"))
+        upper = ax.axvline(b.upper, color="crimson", lw=1.5, ls=":", label=P.label("上界 W/P + D", "upper"))
+        done = Line2D([], [], color="black", lw=0.8, ls="--", label=P.label("贪心完工时间", "greedy makespan"))
+        ax.legend(handles=[lower, done, upper], loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
+                  frameon=False)
         return P.label(
             f"工作量 W = {b.work:.2f}，跨度 D = {b.span:.2f}，平均并行度 W/D = {b.parallelism:.2f}\n"
             f"下界 max(W/P, D) = {b.lower:.2f} ≤ 贪心 T_P = {s.makespan:.2f} ≤ 上界 W/P + D = {b.upper:.2f}",
