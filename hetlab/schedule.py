@@ -8,6 +8,7 @@ no two tasks overlapping on a device, every dependency and its transfer respecte
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -15,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import check_nonnegative
+from ._validate import check_nonnegative, check_real
 from .devices import Device, check_devices
-from .tasks import TaskGraph, assigned_costs, comm_matrices
+from .tasks import TaskGraph, as_device_indices, assigned_costs, comm_matrices
 
 __all__ = ["Placement", "Schedule", "ScheduleError"]
 
@@ -34,6 +35,19 @@ class Placement:
     device: str
     start: float
     end: float
+
+    def __post_init__(self) -> None:
+        for name in ("task", "device"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise TypeError(f"{name} must be a non-empty string, got {type(value).__name__} {value!r}")
+        for name in ("start", "end"):
+            value = check_real(name, getattr(self, name))
+            if not 0 <= value < math.inf:
+                raise ValueError(f"{name} must be in [0, inf), got {value!r}")
+            object.__setattr__(self, name, value)
+        if self.end < self.start:
+            raise ValueError(f"end must be >= start ({self.start!r}), got {self.end!r}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,14 +69,35 @@ class Schedule:
     info: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.graph, TaskGraph):
+            raise TypeError(f"graph must be a TaskGraph, got {type(self.graph).__name__}")
         object.__setattr__(self, "devices", check_devices(self.devices))
-        n = len(self.graph.tasks)
-        for name in ("device_of", "start", "end"):
-            arr = np.array(getattr(self, name), dtype=int if name == "device_of" else float)
+        n, m = len(self.graph.tasks), len(self.devices)
+        try:
+            device_of = as_device_indices(self.device_of, n, m)
+        except ValueError as error:
+            raise ScheduleError(str(error)) from None
+        device_of.setflags(write=False)
+        object.__setattr__(self, "device_of", device_of)
+        for name in ("start", "end"):
+            value = getattr(self, name)
+            if isinstance(value, (str, bytes)) or value is None:
+                raise TypeError(f"{name} must be a sequence of times, got {value!r}")
+            try:
+                arr = np.array(value, dtype=float)
+            except (TypeError, ValueError):
+                raise TypeError(f"{name} must be a sequence of real times, got {type(value).__name__}") from None
             if arr.shape != (n,):
                 raise ScheduleError(f"{name} must have one entry per task ({n}), got shape {arr.shape}")
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
+        if not isinstance(self.policy, str):
+            raise TypeError(f"policy must be a string, got {type(self.policy).__name__} {self.policy!r}")
+        if not isinstance(self.log, (tuple, list)):
+            raise TypeError(f"log must be a tuple of policy events, got {type(self.log).__name__} {self.log!r:.80}")
+        object.__setattr__(self, "log", tuple(self.log))
+        if not isinstance(self.info, Mapping):
+            raise TypeError(f"info must be a mapping, got {type(self.info).__name__}")
 
     # --- the figures of merit -------------------------------------------------------------
     @property
@@ -95,7 +130,12 @@ class Schedule:
 
     def speedup(self, baseline: Schedule | float) -> float:
         """``T_baseline / T_this``; the baseline is another schedule (e.g. serial) or a time."""
-        base = baseline.makespan if isinstance(baseline, Schedule) else float(baseline)
+        if isinstance(baseline, Schedule):
+            base = baseline.makespan
+        else:
+            base = check_nonnegative("baseline", baseline)
+        if not (math.isfinite(self.makespan) and self.makespan > 0):
+            raise ValueError(f"speed-up needs a makespan in (0, inf), this schedule's is {self.makespan!r}")
         return base / self.makespan
 
     def efficiency(self, baseline: Schedule | float) -> float:
@@ -111,12 +151,15 @@ class Schedule:
 
     def placement(self, task: str) -> Placement:
         """Where and when ``task`` runs."""
-        i = self.graph.index[task]
+        i = self.graph._position(task, "task")
         return Placement(task, self.devices[self.device_of[i]].name, float(self.start[i]), float(self.end[i]))
 
     def tasks_on(self, device: str) -> list[str]:
         """Names of the tasks on ``device`` in start order."""
-        j = [d.name for d in self.devices].index(device)
+        names = [d.name for d in self.devices]
+        if device not in names:
+            raise ValueError(f"device must be one of {names}, got {device!r}")
+        j = names.index(device)
         idx = np.flatnonzero(self.device_of == j)
         return [self.graph.tasks[i].name for i in idx[np.argsort(self.start[idx], kind="stable")]]
 
@@ -142,8 +185,9 @@ class Schedule:
           sit inside another);
         - each task starts after each predecessor ends plus the transfer between their devices.
         """
-        rtol = check_nonnegative("rtol", rtol)
-        if not rtol < 1:
+        if isinstance(rtol, bool) or not isinstance(rtol, (int, float, np.integer, np.floating)):
+            raise TypeError(f"rtol must be a real number in [0, 1), got {type(rtol).__name__} {rtol!r}")
+        if not 0 <= rtol < 1:   # also false for nan, which would turn every check below into a pass
             raise ValueError(f"rtol must be in [0, 1), got {rtol!r}")
         if not isinstance(check_durations, bool):
             raise TypeError(f"check_durations must be True or False, got {check_durations!r}")
@@ -196,13 +240,19 @@ class Schedule:
 def from_placements(graph: TaskGraph, devices: Sequence[Device], placements: Sequence[Placement],
                     policy: str = "", **kwargs) -> Schedule:
     """Build a Schedule from a list of placements (one per task)."""
+    if not isinstance(graph, TaskGraph):
+        raise TypeError(f"graph must be a TaskGraph, got {type(graph).__name__}")
     devices = check_devices(devices)
     n = len(graph.tasks)
     dev_index = {d.name: j for j, d in enumerate(devices)}
     device_of = np.full(n, -1)
     start = np.full(n, np.nan)
     end = np.full(n, np.nan)
+    if isinstance(placements, (str, bytes)) or not isinstance(placements, Sequence):
+        raise TypeError(f"placements must be a sequence of Placement, got {type(placements).__name__}")
     for p in placements:
+        if not isinstance(p, Placement):
+            raise TypeError(f"placements must hold Placement objects, got {type(p).__name__} {p!r:.80}")
         if p.task not in graph.index:
             raise ScheduleError(f"placement names unknown task {p.task!r}")
         if p.device not in dev_index:

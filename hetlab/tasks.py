@@ -19,11 +19,31 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
 
-from ._validate import check_nonnegative
+from ._validate import check_int, check_nonnegative
 from .devices import Device, check_devices
 
-__all__ = ["Task", "TaskGraph", "CycleError", "as_graph", "execution_time", "cost_matrix", "assigned_costs",
-           "comm_matrices", "critical_path", "total_work", "independent_tasks", "random_dag"]
+__all__ = ["Task", "TaskGraph", "CycleError", "UnknownTaskError", "as_graph", "execution_time", "cost_matrix",
+           "assigned_costs", "comm_matrices", "critical_path", "total_work", "independent_tasks", "random_dag"]
+
+#: Largest graph :func:`random_dag` builds (a Python object per task: a million is already ~1 GB of edges).
+MAX_RANDOM_TASKS = 1_000_000
+
+
+class UnknownTaskError(KeyError, ValueError):
+    """A task name that the graph does not hold (a KeyError for lookups, a ValueError for the contract)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def _check_label(name: str, value, *, optional: bool = True) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        allowed = "a non-empty string or None" if optional else "a non-empty string"
+        raise TypeError(f"{name} must be {allowed}, got {type(value).__name__} {value!r}")
+    if not value:
+        raise ValueError(f"{name} must be a non-empty string, got ''")
 
 
 class CycleError(ValueError):
@@ -55,12 +75,21 @@ class Task:
     times: Mapping[str, float] | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"task name must be a non-empty string, got {self.name!r}")
+        if not isinstance(self.name, str):
+            raise TypeError(f"task name must be a non-empty string, got {type(self.name).__name__} {self.name!r}")
+        if not self.name:
+            raise ValueError("task name must be a non-empty string, got ''")
         object.__setattr__(self, "work", check_nonnegative(f"work of task {self.name!r}", self.work))
+        _check_label(f"kind of task {self.name!r}", self.kind)
+        _check_label(f"op of task {self.name!r}", self.op)
         if self.times is not None:
-            times = {str(d): check_nonnegative(f"times[{d!r}] of task {self.name!r}", t, allow_inf=True)
-                     for d, t in dict(self.times).items()}
+            if not isinstance(self.times, Mapping):
+                raise TypeError(f"times of task {self.name!r} must be a mapping of device name to run time, "
+                                f"got {type(self.times).__name__} {self.times!r}")
+            for d in self.times:
+                _check_label(f"a device name in times of task {self.name!r}", d, optional=False)
+            times = {d: check_nonnegative(f"times[{d!r}] of task {self.name!r}", t, allow_inf=True)
+                     for d, t in self.times.items()}
             if not any(math.isfinite(t) for t in times.values()):
                 raise ValueError(f"times of task {self.name!r} must give at least one finite time")
             object.__setattr__(self, "times", MappingProxyType(times))
@@ -68,6 +97,10 @@ class Task:
 
 def execution_time(task: Task, device: Device) -> float:
     """Run time of ``task`` on ``device``: ``task.times[device.name]`` if given, else work / speed."""
+    if not isinstance(task, Task):
+        raise TypeError(f"task must be a Task, got {type(task).__name__} {task!r}")
+    if not isinstance(device, Device):
+        raise TypeError(f"device must be a Device, got {type(device).__name__} {device!r}")
     if task.times is not None:
         return task.times.get(device.name, math.inf)
     return task.work / device.speed_for(task.op)
@@ -85,6 +118,13 @@ class TaskGraph:
     edges: Mapping[tuple[str, str], float] = field(default_factory=dict)
 
     def __init__(self, tasks: Iterable[Task], edges: Iterable | Mapping = ()):
+        if isinstance(tasks, (str, bytes, Task)) or not isinstance(tasks, Iterable):
+            raise TypeError(f"tasks must be an iterable of Task, got {type(tasks).__name__} {tasks!r:.80}")
+        if isinstance(edges, (str, bytes)) or not isinstance(edges, (Iterable, Mapping)):
+            raise TypeError(f"edges must be an iterable of (src, dst) or (src, dst, data) tuples, or a mapping "
+                            f"(src, dst) -> data, got {type(edges).__name__} {edges!r:.80}")
+        # An empty graph is a valid value (e.g. an animation frame before anything is placed); the
+        # schedulers and generators refuse it where it can only be a mistake.
         tasks = tuple(tasks)
         index: dict[str, int] = {}
         for i, task in enumerate(tasks):
@@ -95,8 +135,16 @@ class TaskGraph:
             index[task.name] = i
         items = edges.items() if isinstance(edges, Mapping) else (_edge_item(e) for e in edges)
         edge_map: dict[tuple[str, str], float] = {}
-        for (src, dst), data in items:
+        for key, data in items:
+            if not isinstance(key, tuple) or len(key) != 2:
+                raise TypeError(f"edges keys must be (src, dst) tuples of task names, got {key!r}")
+            src, dst = key
+            if (src, dst) in edge_map:  # a second value for one edge is a mistake, not an update
+                raise ValueError(f"edges must list each (src, dst) once, ({src!r}, {dst!r}) appears twice")
             for end in (src, dst):
+                if not isinstance(end, str):
+                    raise TypeError(f"edge ({src!r}, {dst!r}): task names must be strings, got "
+                                    f"{type(end).__name__} {end!r}")
                 if end not in index:
                     raise ValueError(f"edge ({src!r}, {dst!r}) names unknown task {end!r}")
             if src == dst:
@@ -199,11 +247,16 @@ class TaskGraph:
         return self._order
 
     def task(self, name: str) -> Task:
-        """The task called ``name``."""
+        """The task called ``name`` (:class:`UnknownTaskError`, a KeyError and ValueError, if none)."""
+        return self.tasks[self._position(name)]
+
+    def _position(self, name: str, parameter: str = "name") -> int:
+        """Index of the task called ``name`` in :attr:`tasks`."""
         try:
-            return self.tasks[self.index[name]]
-        except KeyError:
-            raise KeyError(f"no task named {name!r}") from None
+            return self.index[name]
+        except (KeyError, TypeError):
+            raise UnknownTaskError(f"{parameter} must name a task of the graph ({len(self.tasks)} tasks), "
+                                   f"got {name!r:.80}") from None
 
     @cached_property
     def work(self):
@@ -215,23 +268,46 @@ class TaskGraph:
 
 def _edge_item(edge) -> tuple[tuple[str, str], float]:
     if not isinstance(edge, tuple) or len(edge) not in (2, 3):
-        raise TypeError(f"an edge must be (src, dst) or (src, dst, data), got {edge!r}")
+        raise TypeError(f"edges must hold (src, dst) or (src, dst, data) tuples, got {edge!r:.80}")
     return (edge[0], edge[1]), (edge[2] if len(edge) == 3 else 0.0)
 
 
 def as_graph(tasks: TaskGraph | Sequence[Task]) -> TaskGraph:
     """Accept a TaskGraph, or a sequence of independent tasks."""
+    return _as_graph(tasks, "tasks")
+
+
+def _as_graph(tasks, name: str) -> TaskGraph:
+    """:func:`as_graph` for a parameter called ``name`` (named in the messages)."""
     if isinstance(tasks, TaskGraph):
         return tasks
     if isinstance(tasks, Task):
-        raise TypeError("tasks must be a TaskGraph or a sequence of Task, got a single Task")
+        raise TypeError(f"{name} must be a TaskGraph or a sequence of Task, got a single Task; wrap it in a list")
+    if isinstance(tasks, (str, bytes, Mapping)) or not isinstance(tasks, Iterable):
+        raise TypeError(f"{name} must be a TaskGraph or a sequence of Task, got {type(tasks).__name__} "
+                        f"{tasks!r:.80}")
+    tasks = list(tasks)
+    for t in tasks:
+        if not isinstance(t, Task):
+            raise TypeError(f"{name} must be a TaskGraph or a sequence of Task, got a sequence holding "
+                            f"{type(t).__name__} {t!r:.80}")
+    if not tasks:
+        raise ValueError(f"{name} must hold at least one task, got none")
     return TaskGraph(tasks)
 
 
 def independent_tasks(work: Iterable[float], kinds: Iterable[str | None] | None = None,
                       prefix: str = "T") -> TaskGraph:
     """A graph of independent tasks ``T0, T1, ...`` with the given work (and preferred kinds)."""
+    if isinstance(work, (str, bytes)) or not isinstance(work, Iterable):
+        raise TypeError(f"work must be an iterable of numbers, got {type(work).__name__} {work!r:.80}")
+    if kinds is not None and (isinstance(kinds, (str, bytes)) or not isinstance(kinds, Iterable)):
+        raise TypeError(f"kinds must be an iterable of device kinds (one per task) or None, got "
+                        f"{type(kinds).__name__} {kinds!r:.80}; for one kind use [kind] * len(work)")
+    _check_label("prefix", prefix, optional=False)
     work = list(work)
+    if not work:
+        raise ValueError("work must hold at least one number, got none")
     kinds = [None] * len(work) if kinds is None else list(kinds)
     if len(kinds) != len(work):
         raise ValueError(f"kinds must have one entry per task ({len(work)}), got {len(kinds)}")
@@ -243,6 +319,7 @@ def cost_matrix(graph: TaskGraph, devices: Sequence[Device]):
     """Run time of every task on every device, shape ``(tasks, devices)``; ``inf`` where impossible."""
     import numpy as np
 
+    graph = _as_graph(graph, "graph")
     devices = check_devices(devices)
     n, m = len(graph.tasks), len(devices)
     if graph.speed_only:
@@ -262,11 +339,37 @@ def assigned_costs(graph: TaskGraph, devices: Sequence[Device], device_of):
     without building the full (tasks x devices) matrix when run time is work / speed."""
     import numpy as np
 
+    graph = _as_graph(graph, "graph")
     devices = check_devices(devices)
-    device_of = np.asarray(device_of, dtype=int)
+    device_of = as_device_indices(device_of, len(graph.tasks), len(devices))
     if graph.speed_only:
         return graph.work / np.array([d.speed for d in devices])[device_of]
     return np.array([execution_time(t, devices[j]) for t, j in zip(graph.tasks, device_of)], dtype=float)
+
+
+def as_device_indices(device_of, n: int, m: int, name: str = "device_of"):
+    """``device_of`` as an int array of n entries in [0, m): integral numbers only (0.9 is not device 0)."""
+    import numpy as np
+
+    if isinstance(device_of, (str, bytes)) or device_of is None:
+        raise TypeError(f"{name} must be a sequence of device indices, got {device_of!r}")
+    try:
+        raw = np.asarray(device_of)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a sequence of device indices, got {type(device_of).__name__}") from None
+    if raw.dtype == bool or raw.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold integers, got dtype {raw.dtype}")
+    if raw.shape != (n,):
+        raise ValueError(f"{name} must have one entry per task ({n}), got shape {raw.shape}")
+    if raw.dtype.kind == "f":
+        bad = ~np.isfinite(raw) | (raw != np.round(raw))
+        if bad.any():
+            raise ValueError(f"{name} must hold whole device indices, got {float(raw[bad][0])!r}")
+    out = raw.astype(int)
+    bad = (out < 0) | (out >= m)
+    if bad.any():
+        raise ValueError(f"{name} must hold device indices in [0, {m - 1}], got {int(out[bad][0])}")
+    return out
 
 
 def comm_matrices(devices: Sequence[Device]):
@@ -284,9 +387,9 @@ def comm_matrices(devices: Sequence[Device]):
     return latency, inverse
 
 
-def total_work(graph: TaskGraph) -> float:
+def total_work(graph: TaskGraph | Sequence[Task]) -> float:
     """Sum of the tasks' work."""
-    return float(graph.work.sum())
+    return float(_as_graph(graph, "graph").work.sum())
 
 
 def critical_path(graph: TaskGraph, devices: Sequence[Device] | None = None) -> tuple[float, list[str]]:
@@ -295,6 +398,7 @@ def critical_path(graph: TaskGraph, devices: Sequence[Device] | None = None) -> 
     Without devices a task weighs its ``work``; with devices it weighs its fastest run time,
     and edges cost nothing, so the length is a lower bound on any schedule's makespan.
     """
+    graph = _as_graph(graph, "graph")
     weights = graph.work if devices is None else cost_matrix(graph, devices).min(axis=1)
     n = len(graph.tasks)
     if n == 0:
@@ -327,10 +431,20 @@ def random_dag(n: int, *, mean_degree: float = 3.0,
     """
     import numpy as np
 
-    from ._validate import check_int
-
-    n = check_int("n", n, low=1)
-    check_nonnegative("mean_degree", mean_degree)
+    n = check_int("n", n, low=1, high=MAX_RANDOM_TASKS)
+    mean_degree = check_nonnegative("mean_degree", mean_degree)
+    if mean_degree > 50:
+        raise ValueError(f"mean_degree must be in [0, 50] (predecessors come from the 50 tasks before), "
+                         f"got {mean_degree!r}")
+    work = _check_range("work", work)
+    data = _check_range("data", data)
+    if ops is not None:
+        if isinstance(ops, (str, bytes)) or not isinstance(ops, Iterable):
+            raise TypeError(f"ops must be a sequence of operation names or None, got {ops!r}")
+        ops = list(ops)
+        for op in ops:
+            _check_label("an entry of ops", op, optional=False)
+    seed = check_int("seed", seed, low=0)
     rng = np.random.default_rng(seed)
     width = len(str(n - 1))
     names = [f"T{i:0{width}d}" for i in range(n)]
@@ -347,3 +461,13 @@ def random_dag(n: int, *, mean_degree: float = 3.0,
         for p in rng.choice(np.arange(low, i), size=k, replace=False):
             edges[(names[p], names[i])] = float(rng.uniform(data[0], data[1]))
     return TaskGraph(tasks, edges)
+
+
+def _check_range(name: str, value) -> tuple[float, float]:
+    if not isinstance(value, tuple) or len(value) != 2:
+        raise TypeError(f"{name} must be a (low, high) tuple, got {value!r}")
+    low = check_nonnegative(f"{name}[0]", value[0])
+    high = check_nonnegative(f"{name}[1]", value[1])
+    if low > high:
+        raise ValueError(f"{name} must be (low, high) with low <= high, got {value!r}")
+    return low, high

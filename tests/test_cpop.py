@@ -74,7 +74,8 @@ def test_random_graphs_valid_deterministic_and_above_the_lower_bound(seed):
 def test_independent_tasks_and_empty_graph():
     s = S.cpop([Task("a", 10), Task("b", 10)], identical(2, speed=10.0)).validate()
     assert s.makespan == pytest.approx(1.0)        # one task per device
-    assert S.cpop([], kitchen()).makespan == 0.0
+    with pytest.raises(ValueError, match="graph must hold at least one task"):   # empty input (issue 11 contract)
+        S.cpop([], kitchen())
     assert "CPOP" in S.POLICIES
 
 

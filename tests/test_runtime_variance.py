@@ -76,7 +76,7 @@ def test_work_stealing_beats_the_static_plan_on_skewed_fork_join():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: R.actual_graph([], kitchen(), noise=-1), "noise"),
+    (lambda: R.actual_graph(skewed_tasks(3), kitchen(), noise=-1), "noise"),
     (lambda: R.actual_graph(skewed_tasks(3), kitchen(), straggler="TPU"), "straggler"),
     (lambda: R.actual_graph(skewed_tasks(3), kitchen(), slowdown=0.5), "slowdown"),
     (lambda: R.fork_join(0), "depth"),

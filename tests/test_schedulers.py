@@ -25,12 +25,13 @@ GRAPH_POLICIES = [p for p in HEURISTICS if p != "article demo"]
 # --- random instances ----------------------------------------------------------------------------
 
 @st.composite
-def devices_strategy(draw, max_devices=4):
+def devices_strategy(draw, max_devices=4, latency=True):
     m = draw(st.integers(1, max_devices))
     speeds = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0, 5.0]), min_size=m, max_size=m))
     kinds = ["CPU", "GPU", "NPU", "GPU"]
     bandwidth = draw(st.sampled_from([math.inf, 1.0, 4.0]))
-    return [Device(f"D{j}", kinds[j], s, link=Link(draw(st.sampled_from([0.0, 0.5])), bandwidth))
+    latencies = [0.0, 0.5] if latency else [0.0]
+    return [Device(f"D{j}", kinds[j], s, link=Link(draw(st.sampled_from(latencies)), bandwidth))
             for j, s in enumerate(speeds)]
 
 
@@ -49,7 +50,8 @@ def graph_strategy(draw, max_tasks=9, edges=True, data=True):
     return TaskGraph(tasks, es)
 
 
-fast = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+fast = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.too_slow])
 
 
 @fast
@@ -65,7 +67,7 @@ def test_every_policy_returns_a_valid_schedule_above_the_lower_bound(graph, devi
 
 
 @fast
-@given(graph_strategy(data=False), devices_strategy())
+@given(graph_strategy(data=False), devices_strategy(latency=False))
 def test_earliest_finish_policies_never_lose_to_serial_without_transfers(graph, devices):
     # Placing a task where it finishes first is never worse than appending it to a fixed
     # device, so by induction these policies beat running everything on any one device.
@@ -83,7 +85,7 @@ def test_static_round_robin_can_lose_to_serial_on_the_fast_device():
     assert S.serial(tasks, devices, device="fast").makespan == pytest.approx(0.02)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(derandomize=True, database=None, max_examples=40, deadline=None)
 @given(graph_strategy(max_tasks=6), devices_strategy(max_devices=3))
 def test_no_heuristic_beats_the_exact_optimum(graph, devices):
     best = S.optimal(graph, devices).validate()
@@ -119,19 +121,19 @@ def _brute_force_dag(graph, devices):
     return best
 
 
-@settings(max_examples=30, deadline=None)
+@settings(derandomize=True, database=None, max_examples=30, deadline=None)
 @given(graph_strategy(max_tasks=6, edges=False), devices_strategy(max_devices=3))
 def test_optimal_matches_brute_force_on_independent_tasks(graph, devices):
     assert S.optimal(graph, devices).makespan == pytest.approx(_brute_force_independent(graph, devices))
 
 
-@settings(max_examples=15, deadline=None)
+@settings(derandomize=True, database=None, max_examples=15, deadline=None)
 @given(graph_strategy(max_tasks=4), devices_strategy(max_devices=2))
 def test_optimal_matches_brute_force_on_task_graphs(graph, devices):
     assert S.optimal(graph, devices).makespan == pytest.approx(_brute_force_dag(graph, devices))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(derandomize=True, database=None, max_examples=60, deadline=None)
 @given(st.lists(st.integers(1, 30), min_size=1, max_size=9), st.integers(1, 4))
 def test_lpt_is_within_grahams_bound_on_identical_devices(works, m):
     graph, devices = independent_tasks(works), identical(m)
@@ -158,7 +160,7 @@ def test_article_demo_numbers_match_the_article():
     assert report.schedules["article demo"].info["preference_reroutes"] == 0
 
 
-@settings(max_examples=100, deadline=None)
+@settings(derandomize=True, database=None, max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(1, 40), st.sampled_from(["CPU", "GPU", "NPU"])), min_size=1, max_size=40),
        st.lists(st.integers(1, 30), min_size=3, max_size=3))
 def test_article_demo_and_earliest_free_equal_the_articles_own_code(tasks, speeds):
@@ -304,7 +306,7 @@ def test_same_device_edges_cost_nothing_cross_device_edges_cost_the_transfer():
     assert same.makespan == 4 and apart.makespan == 7
 
 
-@settings(max_examples=60, deadline=None)
+@settings(derandomize=True, database=None, max_examples=60, deadline=None)
 @given(st.lists(st.integers(1, 9), min_size=1, max_size=300), st.lists(st.integers(1, 4), min_size=1, max_size=9))
 def test_compiled_earliest_free_equals_the_python_path(works, speeds):
     from hetlab import _kernels
@@ -402,3 +404,110 @@ def test_run_times_beyond_the_float_range_are_refused_not_inf_or_nan():
     # Large but representable magnitudes give exact, finite answers: 1e298 + 1e298 on one device.
     s = S.heft(chain, [Device("x", speed=1e10)]).validate()
     assert s.makespan == pytest.approx(2e298) and math.isfinite(s.info["upward_rank"]["a"])
+
+
+# --- issue 11: the bad-input contract of tasks, schedule and schedulers ----------------------------------
+
+def test_duplicate_edges_are_rejected_not_last_wins():
+    with pytest.raises(ValueError, match=r"\('a', 'b'\) appears twice"):
+        TaskGraph([Task("a"), Task("b")], [("a", "b", 1.0), ("a", "b", 5.0)])
+
+
+def test_schedule_device_indices_must_be_whole_numbers_in_range():
+    g = TaskGraph([Task("a"), Task("b")])
+    with pytest.raises(ValueError, match="device_of must hold whole device indices, got 0.9"):
+        Schedule(g, identical(2), [0.9, 1.9], [0.0, 0.0], [1.0, 1.0])
+    with pytest.raises(ValueError, match=r"device_of must hold device indices in \[0, 1\], got 2"):
+        Schedule(g, identical(2), [0, 2], [0.0, 0.0], [1.0, 1.0])
+    with pytest.raises(TypeError, match="device_of must hold integers"):
+        Schedule(g, identical(2), [True, False], [0.0, 0.0], [1.0, 1.0])
+    assert list(Schedule(g, identical(2), [0.0, 1.0], [0.0, 0.0], [1.0, 1.0]).device_of) == [0, 1]
+
+
+def test_eft_order_must_list_every_task_once_and_respect_dependencies():
+    g = TaskGraph([Task("a"), Task("b"), Task("c")], [("a", "b")])
+    with pytest.raises(ValueError, match="'b' comes before its predecessor 'a'"):
+        S.eft(g, identical(2), order=["b", "a", "c"])
+    with pytest.raises(ValueError, match="'c' is missing"):
+        S.eft(g, identical(2), order=["a", "b"])
+    with pytest.raises(ValueError, match="'a' appears twice"):
+        S.eft(g, identical(2), order=["a", "a", "b", "c"])
+    with pytest.raises(TypeError, match="order must be a sequence of task names"):
+        S.eft(g, identical(2), order="abc")
+    # c first, then a and b: c and a start at 0 on the two devices, b follows a on its device at 1.
+    s = S.eft(g, identical(2), order=["c", "a", "b"]).validate()
+    assert s.placement("c").start == 0 and s.placement("b").start == 1
+
+
+def test_validate_rejects_a_nan_or_absurd_tolerance():
+    s = S.heft(independent_tasks([1.0, 2.0]), identical(1))
+    for rtol in (math.nan, -1.0, math.inf, 1.0):
+        with pytest.raises(ValueError, match=r"rtol must be in \[0, 1\), got "):
+            s.validate(rtol=rtol)
+    # An overlapping schedule is not waved through by any accepted tolerance.
+    bad = Schedule(independent_tasks([2.0, 2.0]), identical(1), [0, 0], [0.0, 1.0], [2.0, 3.0])
+    with pytest.raises(ScheduleError, match="overlap"):
+        bad.validate(rtol=0.1)
+
+
+@pytest.mark.parametrize("graph", [None, 3, "abc", {"a": 1}, [1, 2], Task("a")])
+def test_a_graph_that_is_not_a_graph_is_a_type_error_naming_graph(graph):
+    for policy in (*S.POLICIES.values(), S.lower_bound, S.upward_rank):
+        with pytest.raises(TypeError, match="graph must be a TaskGraph or a sequence of Task"):
+            policy(graph, identical(2))
+
+
+def test_empty_graphs_are_refused_by_the_schedulers():
+    for policy in S.POLICIES.values():
+        with pytest.raises(ValueError, match="graph must hold at least one task"):
+            policy([], identical(2))
+    with pytest.raises(ValueError, match="work must hold at least one number"):
+        independent_tasks([])
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -1.0, True, "1"])
+def test_nan_inf_negative_or_non_numeric_work_times_and_data_are_rejected(bad):
+    with pytest.raises((ValueError, TypeError), match="work of task 'a'"):
+        Task("a", bad)
+    with pytest.raises((ValueError, TypeError), match=r"data on edge \('a', 'b'\)"):
+        TaskGraph([Task("a"), Task("b")], [("a", "b", bad)])
+    if bad is not math.inf:   # inf time means "cannot run there"
+        with pytest.raises((ValueError, TypeError), match=r"times\['D0'\] of task 'a'"):
+            Task("a", times={"D0": bad, "D1": 1.0})
+
+
+def test_huge_random_dags_are_refused_at_once():
+    from hetlab.tasks import random_dag
+
+    with pytest.raises(ValueError, match=r"n must be in \[1, 1000000\], got 1000000000"):
+        random_dag(10**9)
+    with pytest.raises(ValueError, match="mean_degree must be in"):
+        random_dag(10, mean_degree=1e300)
+    with pytest.raises(ValueError, match="work must be"):
+        random_dag(10, work=(5.0, 1.0))
+
+
+def test_unknown_names_are_errors_that_say_which_name():
+    s = S.heft(independent_tasks([1.0, 2.0]), identical(2))
+    with pytest.raises(ValueError, match="task must name a task of the graph .* got 'zz'"):
+        s.placement("zz")
+    with pytest.raises(KeyError):   # still a KeyError for code that looks names up
+        s.graph.task("zz")
+    with pytest.raises(ValueError, match=r"device must be one of \['D0', 'D1'\], got 'GPU'"):
+        s.tasks_on("GPU")
+    with pytest.raises(TypeError, match="sequences must map device names"):
+        S.execute_plan(independent_tasks([1.0]), identical(2), ["T0"])
+    with pytest.raises(ValueError, match="sequences must place every task once, task 'T1' is in no sequence"):
+        S.execute_plan(independent_tasks([1.0, 1.0]), identical(2), {"D0": ["T0"]})
+
+
+def test_option_types_are_checked():
+    g, d = independent_tasks([1.0, 2.0]), identical(2)
+    with pytest.raises(TypeError, match="compiled must be True, False or None"):
+        S.earliest_free(g, d, compiled="yes")
+    with pytest.raises(ValueError, match="node_limit must be in"):
+        S.optimal(g, d, node_limit=0)
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        S.work_stealing(g, d, seed=1.5)
+    with pytest.raises(ValueError, match="seed must be in"):
+        S.work_stealing(g, d, seed=-1)

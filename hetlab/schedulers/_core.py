@@ -10,7 +10,7 @@ import numpy as np
 
 from ..devices import Device, check_devices
 from ..schedule import Schedule
-from ..tasks import Task, TaskGraph, as_graph, comm_matrices, cost_matrix
+from ..tasks import Task, TaskGraph, _as_graph, comm_matrices, cost_matrix
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,9 @@ MAX_HORIZON = 1e300
 
 
 def _problem(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> _Problem:
-    graph = as_graph(graph)
+    graph = _as_graph(graph, "graph")
+    if not graph.tasks:
+        raise ValueError("graph must hold at least one task, got none")
     devices = check_devices(devices)
     latency, inverse = comm_matrices(devices)
     prob = _Problem(graph, devices, latency, inverse)

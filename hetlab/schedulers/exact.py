@@ -45,6 +45,7 @@ def optimal(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, max
     """
     prob = _problem(graph, devices)
     max_tasks = check_int("max_tasks", max_tasks, low=1)
+    node_limit = check_int("node_limit", node_limit, low=1)
     if prob.n > max_tasks:
         raise ValueError(f"optimal searches exhaustively; graph has {prob.n} tasks, max_tasks is {max_tasks}")
     if prob.n == 0:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -26,6 +26,11 @@ def execute_plan(graph: TaskGraph | Sequence[Task], devices: Sequence[Device],
     Raises ``ValueError`` if the plan deadlocks (a device waits on a task queued behind it).
     """
     prob = _problem(graph, devices)
+    if not isinstance(sequences, Mapping):
+        raise TypeError(f"sequences must map device names to lists of task names, got "
+                        f"{type(sequences).__name__} {sequences!r:.80}")
+    if not isinstance(policy, str):
+        raise TypeError(f"policy must be a string, got {type(policy).__name__} {policy!r}")
     g = prob.graph
     dev_index = {d.name: j for j, d in enumerate(prob.devices)}
     device_of = np.full(prob.n, -1)
@@ -33,7 +38,12 @@ def execute_plan(graph: TaskGraph | Sequence[Task], devices: Sequence[Device],
     for name, seq in sequences.items():
         if name not in dev_index:
             raise ValueError(f"sequences names unknown device {name!r}")
+        if isinstance(seq, (str, bytes)) or not isinstance(seq, Iterable):
+            raise TypeError(f"sequences[{name!r}] must be a list of task names, got {type(seq).__name__} "
+                            f"{seq!r:.80}")
         for task in seq:
+            if not isinstance(task, str):
+                raise TypeError(f"sequences[{name!r}] must hold task names (strings), got {task!r:.80}")
             if task not in g.index:
                 raise ValueError(f"sequences names unknown task {task!r}")
             i = g.index[task]
@@ -42,7 +52,8 @@ def execute_plan(graph: TaskGraph | Sequence[Task], devices: Sequence[Device],
             device_of[i] = dev_index[name]
             queues[dev_index[name]].append(i)
     if (device_of == -1).any():
-        raise ValueError(f"task {g.tasks[int(np.flatnonzero(device_of == -1)[0])].name!r} is in no sequence")
+        missing = g.tasks[int(np.flatnonzero(device_of == -1)[0])].name
+        raise ValueError(f"sequences must place every task once, task {missing!r} is in no sequence")
     _check_runnable(prob, device_of, "sequences")
     return _run_queues(prob, device_of, queues, policy)
 
@@ -76,6 +87,8 @@ def earliest_free(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     :data:`COMPILED_FROM` tasks; True: require it); both paths give identical schedules.
     """
     prob = _problem(graph, devices)
+    if compiled is not None and not isinstance(compiled, bool):
+        raise TypeError(f"compiled must be True, False or None, got {type(compiled).__name__} {compiled!r:.80}")
     n, m = prob.n, prob.m
     if not prob.speed_only and not np.isfinite(prob.costs).all():
         raise ValueError("earliest_free needs every task to run on every device")
@@ -178,13 +191,32 @@ def eft(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
         priority = -np.arange(prob.n, dtype=float)
         priority[np.asarray(prob.graph.order, dtype=int)] = -np.arange(prob.n, dtype=float)
     else:
-        names = list(order)
-        if sorted(names) != sorted(t.name for t in prob.graph.tasks):
-            raise ValueError("order must list every task exactly once")
-        priority = np.empty(prob.n)
-        for rank, name in enumerate(names):
-            priority[prob.graph.index[name]] = -rank
+        priority = -_order_positions(prob.graph, order).astype(float)
     return _list_schedule(prob, priority, "EFT")
+
+
+def _order_positions(graph: TaskGraph, order) -> np.ndarray:
+    """Position of each task in ``order`` (task names); every task exactly once, dependencies respected."""
+    if isinstance(order, (str, bytes)) or not isinstance(order, Iterable):
+        raise TypeError(f"order must be a sequence of task names, got {type(order).__name__} {order!r:.80}")
+    names = list(order)
+    position = np.full(len(graph.tasks), -1)
+    for k, name in enumerate(names):
+        if not isinstance(name, str):
+            raise TypeError(f"order must hold task names (strings), got {type(name).__name__} {name!r:.80}")
+        i = graph.index.get(name)
+        if i is None:
+            raise ValueError(f"order names unknown task {name!r}")
+        if position[i] != -1:
+            raise ValueError(f"order must list every task exactly once, {name!r} appears twice")
+        position[i] = k
+    if (position == -1).any():
+        missing = graph.tasks[int(np.flatnonzero(position == -1)[0])].name
+        raise ValueError(f"order must list every task exactly once, {missing!r} is missing")
+    for (src, dst) in graph.edges:
+        if position[graph.index[src]] > position[graph.index[dst]]:
+            raise ValueError(f"order must respect the dependencies: {dst!r} comes before its predecessor {src!r}")
+    return position
 
 
 def lpt(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> Schedule:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import check_nonnegative
+from .._validate import check_int, check_nonnegative
 from ..devices import Device
 from ..schedule import Schedule
 from ..tasks import Task, TaskGraph
@@ -26,6 +26,15 @@ class StealEvent:
     thief: str
     victim: str
     task: str | None
+
+    def __post_init__(self) -> None:
+        check_nonnegative("time", self.time)
+        for name in ("thief", "victim"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise TypeError(f"{name} must be a device name (non-empty string), got {value!r}")
+        if self.task is not None and (not isinstance(self.task, str) or not self.task):
+            raise TypeError(f"task must be a task name (non-empty string) or None, got {self.task!r}")
 
 
 def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
@@ -48,6 +57,8 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     g, n, m, costs = prob.graph, prob.n, prob.m, prob.costs
     if not np.isfinite(costs).all():
         raise ValueError("work_stealing needs every task to run on every device")
+    if seed is not None:
+        seed = check_int("seed", seed, low=0)
     rng = random.Random(seed)
     names = [d.name for d in prob.devices]
     cost_rows = costs.tolist()
