@@ -14,55 +14,55 @@ See Hennessy & Patterson (Computer Architecture, 6th ed., 2017) on choosing base
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
 from dataclasses import dataclass
 
 from . import schedulers as S
-from .devices import Device, check_devices
+from ._validate import check_fields, check_instance
 from .schedule import Schedule
-from .tasks import Task, TaskGraph, as_graph
 
-__all__ = ["BaselineRow", "baseline_table", "table_zh"]
+__all__ = ["BaselineRow", "baseline_table", "report_zh"]
 
 
 @dataclass(frozen=True)
 class BaselineRow:
-    """Figures of one schedule measured against the serial run on device ``baseline``."""
+    """Figures of one schedule measured against the serial run on device ``base_device``."""
 
-    baseline: str
+    base_device: str
     serial_time: float
     speedup: float
     naive_efficiency: float      # S / N
     capacity: float              # C_b, the devices' capacity in units of the baseline device
     efficiency: float            # S / C_b
 
+    def __post_init__(self) -> None:
+        check_fields(self)
 
-def baseline_table(schedule: Schedule, graph: TaskGraph | Sequence[Task] | None = None,
-                   devices: Sequence[Device] | None = None) -> list[BaselineRow]:
-    """One :class:`BaselineRow` per device of ``schedule`` used as the serial baseline.
 
-    ``graph`` and ``devices`` default to the schedule's own.
-    """
-    if not isinstance(schedule, Schedule):
-        raise TypeError(f"schedule must be a Schedule, got {type(schedule).__name__}")
-    g = schedule.graph if graph is None else as_graph(graph)
-    devs = schedule.devices if devices is None else check_devices(devices)
+def baseline_table(schedule: Schedule) -> list[BaselineRow]:
+    """One :class:`BaselineRow` per device of ``schedule`` used as the serial baseline (the schedule's
+    own tasks, run one after another on that device)."""
+    check_instance("schedule", schedule, Schedule)
+    g, devs = schedule.graph, schedule.devices
     if schedule.makespan <= 0:
         raise ValueError("schedule must have a positive makespan")
     serial = {d.name: S.serial(g, devs, device=d.name).makespan for d in devs}
+    if not all(math.isfinite(t) and t > 0 for t in serial.values()):
+        raise ValueError("schedule must be of tasks every device can run, with positive work")
     rows = []
     for d in devs:
         base = serial[d.name]
-        capacity = sum(base / t for t in serial.values() if t > 0)
+        capacity = sum(base / t for t in serial.values())
         s = base / schedule.makespan
         rows.append(BaselineRow(d.name, base, s, s / len(devs), capacity, s / capacity))
     return rows
 
 
-def table_zh(rows: Sequence[BaselineRow]) -> str:
-    """The rows as an aligned Chinese table."""
+def report_zh(schedule: Schedule) -> str:
+    """:func:`baseline_table` of ``schedule`` as an aligned Chinese table."""
+    rows = baseline_table(schedule)
     lines = ["串行基线   T_serial   加速比 S   S/N     容量 C   S/C"]
     for r in rows:
-        lines.append(f"{r.baseline:<9} {r.serial_time:8.2f} {r.speedup:9.2f}x {r.naive_efficiency:7.2f}"
+        lines.append(f"{r.base_device:<9} {r.serial_time:8.2f} {r.speedup:9.2f}x {r.naive_efficiency:7.2f}"
                      f" {r.capacity:8.2f} {r.efficiency:6.2f}")
     return "\n".join(lines)

@@ -14,16 +14,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from . import schedulers as S
-from ._validate import check_int, check_positive
+from ._validate import check_fields, check_int, check_positive, check_sequence
 from .devices import identical
-from .tasks import Task, TaskGraph, as_graph
+from .tasks import Task, TaskGraph, _as_graph
 
-__all__ = ["SweepRow", "device_sweep", "table_zh"]
+__all__ = ["SweepRow", "device_sweep", "sweep_table_zh"]
 
 
 @dataclass(frozen=True)
 class SweepRow:
-    devices: int
+    n_devices: int
     makespan: float
     throughput: float
     speedup: float
@@ -31,36 +31,41 @@ class SweepRow:
     efficiency: float
     idle_busy: float
 
+    def __post_init__(self) -> None:
+        check_fields(self, allow_inf=("idle_busy",))
 
-def device_sweep(graph: TaskGraph | Sequence[Task], counts: Iterable[int], *, speed: float = 10.0,
+
+def device_sweep(graph: TaskGraph | Sequence[Task], counts: Iterable[int] = (1, 2, 4, 8), *, speed: float = 10.0,
                  policy: str = "LPT") -> list[SweepRow]:
     """One :class:`SweepRow` per device count in ``counts`` (policy: a name in ``schedulers.POLICIES``)."""
-    g = as_graph(graph)
+    g = _as_graph(graph, "graph")
     if not g.tasks:
         raise ValueError("graph must hold at least one task")
-    speed = check_positive("speed", speed)
-    if policy not in S.POLICIES or policy in ("optimal", "article demo"):
+    speed = check_positive("speed", speed, high=1e12)
+    if speed < 1e-9:
+        raise ValueError(f"speed must be in [1e-09, 1e+12], got {speed!r}")
+    if not isinstance(policy, str) or policy not in S.POLICIES or policy in ("optimal", "article demo"):
         raise ValueError(f"policy must be one of {sorted(set(S.POLICIES) - {'optimal', 'article demo'})}, "
                          f"got {policy!r}")
-    counts = [check_int("device count", n, low=1, high=1024) for n in counts]
-    if not counts:
-        raise ValueError("counts must hold at least one device count")
+    counts = [check_int("counts", n, low=1, high=1024) for n in check_sequence("counts", counts, limit=64)]
     t1 = S.serial(g, identical(1, speed)).makespan
-    if t1 <= 0:
-        raise ValueError("graph must hold some work")
+    if not 0 < t1 < float("inf"):
+        raise ValueError(f"graph must hold a positive, finite amount of work, got serial time {t1!r}")
     rows = []
     for n in counts:
         s = S.POLICIES[policy](g, identical(n, speed))
-        u = float(s.utilisation.mean())
+        u = min(float(s.utilisation.mean()), 1.0)     # rounding can put a full schedule a hair above 1
         rows.append(SweepRow(n, s.makespan, len(g.tasks) / s.makespan, t1 / s.makespan, u, t1 / s.makespan / n,
-                             (1 - u) / u if u > 0 else float("inf")))
+                             max(1 - u, 0.0) / u if u > 0 else float("inf")))
     return rows
 
 
-def table_zh(rows: Sequence[SweepRow]) -> str:
-    """The rows as an aligned Chinese table."""
+def sweep_table_zh(graph: TaskGraph | Sequence[Task], counts: Iterable[int] = (1, 2, 4, 8), *, speed: float = 10.0,
+                   policy: str = "LPT") -> str:
+    """:func:`device_sweep` (same arguments) as an aligned Chinese table."""
+    rows = device_sweep(graph, counts, speed=speed, policy=policy)
     lines = ["设备数 N  完成时间  吞吐量(任务/单位时间)  加速比 S  平均利用率 U  效率 E=S/N  闲忙比"]
     for r in rows:
-        lines.append(f"{r.devices:>6} {r.makespan:9.2f} {r.throughput:14.2f} {r.speedup:14.2f}x"
+        lines.append(f"{r.n_devices:>6} {r.makespan:9.2f} {r.throughput:14.2f} {r.speedup:14.2f}x"
                      f" {r.utilisation:10.0%} {r.efficiency:11.0%} {r.idle_busy:9.2f}")
     return "\n".join(lines)

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import as_float_array, check_int, check_nonnegative, check_positive
+from ._validate import as_float_array, check_fields, check_finite_result, check_int, check_positive
 
 __all__ = ["total_time_on", "optimal_task_count", "derivation_zh", "Overhead", "OVERHEADS"]
 
@@ -52,18 +52,15 @@ def total_time_on(N: Any, W: Any, Os: Any, P: int, *, model: str = "ideal") -> A
     >>> total_time_on(12, 1200, 1.0, 8, model="rounds")   # 12 + 2 rounds * 100
     212.0
     """
-    n = as_float_array("N", N, low=1.0)
-    if n.size and not np.isfinite(n).all():
-        raise ValueError("N must be finite")
-    w = as_float_array("W", W, low=0.0)
-    o = as_float_array("Os", Os, low=0.0)
-    if not (np.isfinite(w).all() and np.isfinite(o).all()):
-        raise ValueError("W and Os must be finite")
+    n = as_float_array("N", N, low=1.0, finite=True, empty=False)
+    w = as_float_array("W", W, low=0.0, finite=True)
+    o = as_float_array("Os", Os, low=0.0, finite=True)
     p = check_int("P", P, low=1, high=10**9)
     if _model(model) == "ideal":
         t = n * o + w / np.minimum(n, p)
     else:
         t = n * o + np.ceil(n / p) * w / n
+    check_finite_result(t, N=N, W=W, Os=Os)
     return float(t) if t.ndim == 0 else t
 
 
@@ -86,9 +83,13 @@ def optimal_task_count(W: float, Os: float, P: int | None = None) -> int:
     o = check_positive("Os", Os)
     if P is not None:
         P = check_int("P", P, low=1, high=10**9)
+    if w > 1e24:
+        raise ValueError(f"W must be at most 1e24, got {w:g}")
+    if o < 1e-24:
+        raise ValueError(f"Os must be at least 1e-24, got {o:g}")
     root = math.sqrt(w / o)
     if root > 1e12:
-        raise ValueError(f"W / Os must be at most 1e24, got {w / o:g}")
+        raise ValueError(f"W / Os must be at most 1e24 (W = {w:g}, Os = {o:g}), got {w / o:g}")
     lo = max(1, math.floor(root))
     hi = lo + 1
     best = lo if lo * o + w / lo <= hi * o + w / hi else hi
@@ -116,7 +117,7 @@ class Overhead:
     source: str
 
     def __post_init__(self) -> None:
-        check_nonnegative("seconds", self.seconds)
+        check_fields(self)
 
 
 #: Orders of magnitude of Os (seconds). Thread and process pools: measured on the book's 2-core build

@@ -29,19 +29,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import schedulers as S
-from ._validate import check_int, check_nonnegative, check_positive, check_real
+from ._validate import (
+    check_instance,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_real,
+    check_seed,
+    check_sequence,
+)
 from .devices import Device, check_devices
 from .schedule import Schedule
-from .tasks import Task, TaskGraph, as_graph, cost_matrix
+from .tasks import Task, TaskGraph, _as_graph, cost_matrix
 
 __all__ = ["actual_graph", "dynamic_queue", "VarianceRun", "compare_under_variance", "fork_join"]
 
 
 def _noise(noise) -> float:
-    noise = check_nonnegative("noise", noise)
-    if noise > 3:
-        raise ValueError(f"noise must be in [0, 3], got {noise}")
-    return noise
+    return check_nonnegative("noise", noise, high=3.0)
 
 
 def actual_graph(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, noise: float = 0.3,
@@ -51,15 +56,15 @@ def actual_graph(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *
     Actual time = estimated time x exp(noise * z) (z standard normal, one draw per task, seeded),
     and x ``slowdown`` on the device named ``straggler``. Edges are kept.
     """
-    g = as_graph(graph)
+    g = _as_graph(graph, "graph")
     devs = check_devices(devices)
     noise = _noise(noise)
-    seed = check_int("seed", seed, low=0)
-    slowdown = check_positive("slowdown", slowdown)
-    if slowdown < 1 or slowdown > 1000:
-        raise ValueError(f"slowdown must be in [1, 1000], got {slowdown}")
+    seed = check_seed("seed", seed)
+    slowdown = check_positive("slowdown", slowdown, high=1000.0)
+    if slowdown < 1:
+        raise ValueError(f"slowdown must be in [1, 1000], got {slowdown!r}")
     names = [d.name for d in devs]
-    if straggler is not None and straggler not in names:
+    if straggler is not None and (not isinstance(straggler, str) or straggler not in names):
         raise ValueError(f"straggler must be one of {names} or None, got {straggler!r}")
     est = cost_matrix(g, devs)
     factor = np.exp(noise * np.random.default_rng(seed).standard_normal(len(g.tasks)))
@@ -79,12 +84,12 @@ def dynamic_queue(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     completion events, never a duration it has not yet observed. Ties between devices free at
     the same moment go to the device listed first.
     """
-    g = as_graph(graph)
+    g = _as_graph(graph, "graph")
     devs = check_devices(devices)
     if g.edges:
         raise ValueError("dynamic_queue handles independent tasks only; the graph has edges")
-    names = [t.name for t in g.tasks] if order is None else list(order)
-    if sorted(names) != sorted(t.name for t in g.tasks):
+    names = [t.name for t in g.tasks] if order is None else list(check_sequence("order", order, empty=True))
+    if not all(isinstance(n, str) for n in names) or sorted(names) != sorted(t.name for t in g.tasks):
         raise ValueError("order must list every task of the graph exactly once")
     costs = cost_matrix(g, devs)
     if not np.isfinite(costs).all():
@@ -109,6 +114,10 @@ class VarianceRun:
     dynamic: Schedule   # central queue, largest estimate first, actual durations
     oracle: Schedule    # LPT planned on the actual durations (needs clairvoyance)
 
+    def __post_init__(self) -> None:
+        for name in ("planned", "static", "dynamic", "oracle"):
+            check_instance(name, getattr(self, name), Schedule, "a Schedule")
+
     def summary_zh(self) -> str:
         """Four aligned Chinese lines: each schedule's makespan."""
         rows = [("静态计划（按估计，预期）", self.planned), ("静态计划（实际执行）", self.static),
@@ -122,7 +131,7 @@ def compare_under_variance(graph: TaskGraph | Sequence[Task], devices: Sequence[
 
     See the module docstring for the noise and straggler model. Independent tasks only.
     """
-    g = as_graph(graph)
+    g = _as_graph(graph, "graph")
     devs = check_devices(devices)
     if g.edges:
         raise ValueError("compare_under_variance handles independent tasks only; the graph has edges")
@@ -147,14 +156,12 @@ def fork_join(depth: int, *, work: float = 64.0, skew: float = 0.4, seed: int = 
     pivot. Split and join costs are proportional to the problem size they handle.
     """
     depth = check_int("depth", depth, low=1, high=10)
-    work = check_positive("work", work)
-    skew = check_real("skew", skew)
-    if not 0 <= skew <= 0.9:
-        raise ValueError(f"skew must be in [0, 0.9], got {skew}")
+    work = check_positive("work", work, high=1e12)
+    skew = check_nonnegative("skew", skew, high=0.9)
     leaf_share = check_real("leaf_share", leaf_share)
     if not 0 < leaf_share < 1:
-        raise ValueError(f"leaf_share must be in (0, 1), got {leaf_share}")
-    seed = check_int("seed", seed, low=0)
+        raise ValueError(f"leaf_share must be in (0, 1), got {leaf_share!r}")
+    seed = check_seed("seed", seed)
     rng = random.Random(seed)
     # Split + join at every level share (1 - leaf_share) of the work: per level and per unit of size.
     per_level = (1 - leaf_share) / (2 * depth)

@@ -26,10 +26,7 @@ def _out(arr: np.ndarray) -> Any:
 
 
 def _n(N: Any) -> np.ndarray:
-    n = as_float_array("N", N, low=1.0)
-    if not np.isfinite(n).all():
-        raise ValueError("N must be finite")
-    return n
+    return as_float_array("N", N, low=1.0, finite=True)
 
 
 def scaled_fraction(p: Any, N: Any) -> Any:
@@ -43,12 +40,13 @@ def scaled_fraction(p: Any, N: Any) -> Any:
     return _out((pp / n) / ((1.0 - pp) + pp / n))
 
 
-def unscaled_fraction(p_N: Any, N: Any) -> Any:
-    """Inverse of :func:`scaled_fraction`: the one-device fraction from the N-device one.
+def unscaled_fraction(p: Any, N: Any) -> Any:
+    """Inverse of :func:`scaled_fraction`: ``p`` is the parallel fraction measured on the N-device run
+    (``p_N``); returns the fraction the same program has on one device.
 
     >>> round(unscaled_fraction(0.95, 64), 4)      # 64*0.95 / (0.05 + 64*0.95)
     0.9992
     """
-    q = as_float_array("p_N", p_N, low=0.0, high=1.0)
+    q = as_float_array("p", p, low=0.0, high=1.0)
     n = _n(N)
     return _out(n * q / ((1.0 - q) + n * q))

@@ -20,23 +20,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int, check_nonnegative, check_positive
+from ._validate import as_float_array, check_fields, check_int, check_nonnegative, check_positive, check_seed
 
 __all__ = ["BarrierRun", "barrier_run", "LockRun", "lock_run", "lock_speedups"]
 
 
 def _noise(noise) -> float:
-    noise = check_nonnegative("noise", noise)
-    if noise > 3:
-        raise ValueError(f"noise must be in [0, 3], got {noise}")
-    return noise
+    return check_nonnegative("noise", noise, high=3.0)
 
 
 @dataclass(frozen=True)
 class BarrierRun:
-    """``times[k, w]``: compute time of worker w in phase k."""
+    """``times[k, w]``: compute time of worker w in phase k (a 1-D ``times`` is one phase)."""
 
     times: np.ndarray
+
+    def __post_init__(self) -> None:
+        times = as_float_array("times", self.times, low=0.0, finite=True, empty=False)
+        if times.ndim == 0 or times.ndim > 2:
+            raise ValueError(f"times must be 1-D (one phase) or 2-D (phases x workers), got shape {times.shape}")
+        times = np.atleast_2d(times).copy()
+        times.setflags(write=False)
+        object.__setattr__(self, "times", times)
 
     @property
     def phase_times(self) -> np.ndarray:
@@ -73,9 +78,9 @@ def barrier_run(workers: int, phases: int, *, mean: float = 1.0, noise: float = 
     """
     workers = check_int("workers", workers, low=1, high=4096)
     phases = check_int("phases", phases, low=1, high=100_000)
-    mean = check_positive("mean", mean)
+    mean = check_positive("mean", mean, high=1e12)
     noise = _noise(noise)
-    seed = check_int("seed", seed, low=0)
+    seed = check_seed("seed", seed)
     rng = np.random.default_rng(seed)
     times = mean * np.exp(noise * rng.standard_normal((phases, workers)))
     times.setflags(write=False)
@@ -84,18 +89,20 @@ def barrier_run(workers: int, phases: int, *, mean: float = 1.0, noise: float = 
 
 @dataclass(frozen=True)
 class LockRun:
-    """Result of :func:`lock_run`: when each worker finished and how long it queued for the lock."""
+    """Result of :func:`lock_run`: when the last worker finished and how long all workers queued in total."""
 
     workers: int
     iterations: int
     compute: float
     critical: float
-    finish: np.ndarray      # per worker
-    waited: np.ndarray      # per worker, total time queued for the lock
+    makespan: float
+    total_wait: float
 
-    @property
-    def makespan(self) -> float:
-        return float(self.finish.max())
+    def __post_init__(self) -> None:
+        check_fields(self)
+        check_int("workers", self.workers, low=1, high=4096)
+        check_int("iterations", self.iterations, low=1, high=100_000)
+        check_positive("makespan", self.makespan)
 
     @property
     def throughput(self) -> float:
@@ -110,7 +117,7 @@ class LockRun:
     @property
     def wait_fraction(self) -> float:
         """Share of all device time spent queued for the lock."""
-        return float(self.waited.sum() / (self.workers * self.makespan))
+        return self.total_wait / (self.workers * self.makespan)
 
 
 def lock_run(workers: int, iterations: int, *, compute: float = 1.0, critical: float = 0.1, noise: float = 0.2,
@@ -124,12 +131,12 @@ def lock_run(workers: int, iterations: int, *, compute: float = 1.0, critical: f
     iterations = check_int("iterations", iterations, low=1, high=100_000)
     if workers * iterations > 1_000_000:
         raise ValueError(f"workers * iterations must be at most 1000000, got {workers * iterations}")
-    compute = check_nonnegative("compute", compute)
-    critical = check_nonnegative("critical", critical)
+    compute = check_nonnegative("compute", compute, high=1e12)
+    critical = check_nonnegative("critical", critical, high=1e12)
     if compute + critical <= 0:
         raise ValueError("compute + critical must be positive, got 0")
     noise = _noise(noise)
-    seed = check_int("seed", seed, low=0)
+    seed = check_seed("seed", seed)
     rng = np.random.default_rng(seed)
     work = compute * np.exp(noise * rng.standard_normal((workers, iterations)))
     waited = np.zeros(workers)
@@ -149,7 +156,7 @@ def lock_run(workers: int, iterations: int, *, compute: float = 1.0, critical: f
             heapq.heappush(requests, (lock_free + float(work[w, done[w]]), w))
         else:
             finish[w] = lock_free
-    return LockRun(workers, iterations, compute, critical, finish, waited)
+    return LockRun(workers, iterations, compute, critical, float(finish.max()), float(waited.sum()))
 
 
 def lock_speedups(max_workers: int, *, iterations: int = 50, compute: float = 1.0, critical: float = 0.1,

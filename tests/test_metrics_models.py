@@ -15,7 +15,7 @@ from hetlab.workloads import skewed_tasks
 def test_kitchen_capacity_by_hand():
     # speeds 10, 20, 15: in CPU units 1 + 2 + 1.5 = 4.5; in GPU units 0.5 + 1 + 0.75 = 2.25
     rows = B.baseline_table(S.lpt(independent_tasks([45.0] * 3), kitchen()))
-    cap = {r.baseline: r.capacity for r in rows}
+    cap = {r.base_device: r.capacity for r in rows}
     assert cap["CPU"] == pytest.approx(4.5) and cap["GPU"] == pytest.approx(2.25)
 
 
@@ -61,7 +61,7 @@ def test_scaled_fraction_by_hand():
 @pytest.mark.parametrize("call, message", [
     (lambda: SF.scaled_fraction(1.2, 4), "p must be"),
     (lambda: SF.unscaled_fraction(0.5, 0), "N must be"),
-    (lambda: D.device_sweep(skewed_tasks(3), [0]), "device count"),
+    (lambda: D.device_sweep(skewed_tasks(3), [0]), "counts"),
     (lambda: D.device_sweep(skewed_tasks(3), [2], policy="nope"), "policy"),
     (lambda: B.baseline_table("x"), "schedule"),
 ])

@@ -40,7 +40,7 @@ def metrics() -> Explorer:
 
     def draw(ax, tasks: int, spread: float) -> str:
         rows = D.device_sweep(skewed_tasks(tasks, spread=spread, seed=1), COUNTS)
-        n = [r.devices for r in rows]
+        n = [r.n_devices for r in rows]
         thr = [r.throughput for r in rows]
         util = [r.utilisation for r in rows]
         if not art:
@@ -61,9 +61,9 @@ def metrics() -> Explorer:
         ax.set_title(P.label(f"{tasks} 个任务：加设备，吞吐升、利用率降", f"{tasks} tasks: more devices"))
         best = max(rows, key=lambda r: r.throughput)
         knee = next(r for r in rows if r.throughput >= 0.99 * best.throughput)
-        return (f"吞吐量在 N = {knee.devices} 时已达最高值的 99%（{knee.throughput:.2f}），"
+        return (f"吞吐量在 N = {knee.n_devices} 时已达最高值的 99%（{knee.throughput:.2f}），"
                 f"此时利用率 {knee.utilisation:.0%}；"
-                f"N = {rows[-1].devices} 时吞吐量 {rows[-1].throughput:.2f}，利用率只剩 {rows[-1].utilisation:.0%}")
+                f"N = {rows[-1].n_devices} 时吞吐量 {rows[-1].throughput:.2f}，利用率只剩 {rows[-1].utilisation:.0%}")
 
     return Explorer(draw, {"tasks": int_slider("任务数", 8, 96, 32),
                            "spread": slider("任务大小差异", 0.0, 1.5, 0.1, 0.5)}, figsize=(7, 3.4), clear=False)
