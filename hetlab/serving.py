@@ -204,13 +204,12 @@ def _preprocess(arrivals: np.ndarray, cost: np.ndarray, workers: int) -> np.ndar
     """FIFO multi-server queue: when each request leaves the CPU pool."""
     if not cost.any():
         return arrivals.copy()
-    if workers == 1:   # Lindley's recursion, no heap needed
-        ready = np.empty_like(arrivals)
-        free = -math.inf
-        for i, (a, c) in enumerate(zip(arrivals.tolist(), cost.tolist())):
-            free = (a if a > free else free) + c
-            ready[i] = free
-        return ready
+    if workers == 1:
+        # Lindley's recursion ready_i = max(a_i, ready_{i-1}) + c_i unrolled: with S_i = c_0 + ... + c_i,
+        # ready_i = S_i + max_{j <= i} (a_j - S_{j-1}), a running maximum -- vectorised.
+        total = np.cumsum(cost)
+        before = total - cost
+        return total + np.maximum.accumulate(arrivals - before)
     heap = [0.0] * workers
     ready = np.empty_like(arrivals)
     for i, (a, c) in enumerate(zip(arrivals.tolist(), cost.tolist())):

@@ -142,3 +142,14 @@ def test_workload_rejects_bad_sizes():
         SV.workload(1e6, 1e6)
     with pytest.raises(ValueError, match="every"):
         SV.skewed_workload(4, every=0)
+
+
+def test_single_cpu_worker_matches_lindleys_recursion():
+    rng = np.random.default_rng(4)
+    arrivals = np.sort(rng.exponential(0.01, 500).cumsum())
+    r = SV.simulate(arrivals, np.full(500, 5), np.full(500, 2), cpu_time=0.012, cpu_workers=1, gpus=8, **COST)
+    free, expected = 0.0, []
+    for a in arrivals:                      # the textbook loop: wait for the worker, then serve
+        free = max(a, free) + 0.012
+        expected.append(free)
+    assert np.allclose(r.ready, expected)
