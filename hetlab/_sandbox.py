@@ -413,6 +413,7 @@ def _checker(cfg: dict) -> dict:
     except Exception as exc:
         return _verdict(out, "error", f"the key's imports failed: {type(exc).__name__}: {exc}")
     worker = _Worker(cfg["support"], float(cfg["timeout"]))
+    given = cfg.get("given", "")
     notes = []
     for name, d in cfg["provided"].items():
         kind = d.get("kind") if isinstance(d, dict) else None
@@ -438,6 +439,8 @@ def _checker(cfg: dict) -> dict:
             notes.append(f"{name}: {exc}"[:200])
             namespace.pop(name, None)
     try:
+        # The instructor's own helpers and given values (from the key), after the student's names they may use.
+        exec(compile(given, "<the instructor's given cells>", "exec"), namespace)
         exec(compile(cfg["tests"], "<hidden tests>", "exec"), namespace)
         status, message = ("failed", worker.failure) if worker.failure else ("passed", "")
     except BaseException as exc:   # the tests are the instructor's; SystemExit from them is a failure too
@@ -465,9 +468,9 @@ def main(cfg: dict) -> None:
         _checker(cfg)
 
 
-def check(tests: str, imports: str, provided: dict, support: dict, *, timeout: float) -> dict:
+def check(tests: str, imports: str, provided: dict, support: dict, *, timeout: float, given: str = "") -> dict:
     """Run ``tests`` in a fresh checker process; return ``{"status", "message"}``."""
-    proc = spawn({"path": trusted_path(), "mode": "checker", "tests": tests, "imports": imports,
+    proc = spawn({"path": trusted_path(), "mode": "checker", "tests": tests, "imports": imports, "given": given,
                   "provided": provided, "support": support, "timeout": timeout})
     try:
         line = read_line(proc, time.monotonic() + 3 * timeout + 30)
@@ -515,4 +518,18 @@ def top_level_names(source: str) -> tuple[list[str], list[str]]:
     return names, imports
 
 
-__all__ = ["encode", "decode", "extract", "parse_extract", "check", "free_names", "top_level_names"]
+def top_level_statements(source: str) -> list[tuple[list[str], str]]:
+    """(names bound, source) of each top-level statement of ``source`` that binds names, imports aside."""
+    tree = ast.parse(source)
+    out = []
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        names, _ = top_level_names(ast.unparse(node))
+        if names:
+            out.append((names, ast.unparse(node)))
+    return out
+
+
+__all__ = ["encode", "decode", "extract", "parse_extract", "check", "free_names", "top_level_names",
+           "top_level_statements"]

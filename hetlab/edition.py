@@ -86,6 +86,48 @@ def _bindings(source: str) -> tuple[list[str], list[str]]:
         return [], []
 
 
+def _python_source(cell) -> str:
+    """A given or test cell's source, magics turned into Python, for reading its definitions."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        return TransformerManager().transform_cell(cell.source)
+    except ImportError:
+        return cell.source
+
+
+def _statements(source: str) -> list[tuple[list[str], str]]:
+    from ._sandbox import top_level_statements
+
+    try:
+        return top_level_statements(source)
+    except SyntaxError:
+        return []
+
+
+def _given(tests: str, definitions: dict, asks: list[str], imports: list[str]) -> str:
+    """The instructor's statements (in notebook order) that define what ``tests`` needs besides the
+    student's names and the imports, with what those statements need in turn."""
+    from ._sandbox import free_names
+
+    imported = _imported("\n".join(imports))
+
+    def wanted(source: str) -> list[str]:
+        try:
+            return [n for n in free_names(source) if n not in asks and n not in imported and n in definitions]
+        except SyntaxError:
+            return []
+
+    chosen, stack = {}, wanted(tests)
+    while stack:
+        name = stack.pop()
+        order, statement = definitions[name]
+        if order not in chosen:
+            chosen[order] = statement
+            stack += wanted(statement)
+    return "\n".join(statement for _, statement in sorted(chosen.items()))
+
+
 def _student_bank(chapters: list[int]) -> list[dict]:
     from .bank import answer_free_items
 
@@ -186,7 +228,7 @@ def make_student_edition(out_dir: str | Path, chapters: list[int] | None = None,
         for q in questions(chapter):
             answer_key["questions"][q.id] = {"chapter": chapter, "type": q.type, "letters": "".join(q.letters),
                                              "answer": "".join(sorted(q.key()[0]))}
-        cells, imports, asks = [], [], []
+        cells, imports, asks, definitions, sequence = [], [], [], {}, 0
         for cell in nb.cells:
             meta = _nbgrader(cell)
             if cell.cell_type == "code":
@@ -195,16 +237,24 @@ def make_student_edition(out_dir: str | Path, chapters: list[int] | None = None,
                 imports += [i for i in cell_imports if i not in imports]
                 if meta.get("solution"):
                     asks += [n for n in names if n not in asks]
+                    for name in names:          # from here on the student's value counts, not the book's
+                        definitions.pop(name, None)
                     cell.source = strip_solutions(cell.source)
                 if meta.get("grade"):
                     visible, _ = split_hidden_tests(cell.source)   # the key keeps the whole cell
                     # Grading runs the tests on the names the solution cells bind (the student's), with
-                    # every library name taken from the instructor's own imports (see grade()).
+                    # every library name taken from the instructor's own imports and every helper or given
+                    # value from the instructor's own cells (see grade()): the student cannot redefine them.
                     answer_key["exercises"][meta["grade_id"]] = {
                         "chapter": chapter, "points": meta.get("points", 0), "tests": cell.source,
-                        "imports": "\n".join(imports), "asks": asks}
+                        "imports": "\n".join(imports), "asks": asks,
+                        "given": _given(cell.source, definitions, asks, imports)}
                     asks = []
                     cell.source = visible
+                if not meta.get("solution"):
+                    for bound, statement in _statements(_python_source(cell)):
+                        sequence += 1
+                        definitions.update({name: (sequence, statement) for name in bound})
                 cell.source = QUIZ_CALL.sub(lambda m: f'quiz.{m.group(1)}({m.group(2)}, bank="{BANK_NAME}")',
                                             cell.source)
             cells.append(cell)
@@ -341,6 +391,8 @@ def _load_key(key) -> dict:
         if key["version"] == 2:
             if not isinstance(item.get("imports"), str):
                 raise _key_error(f"exercises[{gid!r}].imports", "import statements", item.get("imports"))
+            if not isinstance(item.get("given", ""), str):
+                raise _key_error(f"exercises[{gid!r}].given", "the instructor's statements", item.get("given"))
             asks = item.get("asks")
             if not isinstance(asks, list) or not all(isinstance(a, str) and a.isidentifier() for a in asks):
                 raise _key_error(f"exercises[{gid!r}].asks", "a list of names", asks)
@@ -447,8 +499,9 @@ def _run_exercises(nb, graded: dict, version: int, timeout: float, chapter: int)
     for gid, item in graded.items():
         free = _sandbox.free_names(item["tests"]) if _parses(item["tests"]) else []
         imported = _imported(item.get("imports", ""))
+        given = _given_names(item.get("given", ""))
         asks = set(item["asks"]) if version == 2 else set(free)
-        needs[gid] = sorted(n for n in free if n in asks or n not in imported)
+        needs[gid] = sorted(n for n in free if n in asks or (n not in imported and n not in given))
     claims, failures = _kernel_claims(plan, needs, timeout, chapter)
     verdicts = {}
     region_failure = None
@@ -463,7 +516,7 @@ def _run_exercises(nb, graded: dict, version: int, timeout: float, chapter: int)
             else:
                 item = graded[ref]
                 verdicts[ref] = _sandbox.check(item["tests"], item.get("imports", ""), claims[ref]["names"],
-                                               claims[ref]["support"], timeout=timeout)
+                                               claims[ref]["support"], timeout=timeout, given=item.get("given", ""))
             region_failure = None
     return {gid: verdicts[gid] for gid in graded}
 
@@ -474,6 +527,13 @@ def _parses(source: str) -> bool:
         return True
     except SyntaxError:
         return False
+
+
+def _given_names(given: str) -> set[str]:
+    try:
+        return {n for names, _ in _statements(given) for n in names}
+    except SyntaxError:
+        return set()
 
 
 def _imported(imports: str) -> set[str]:

@@ -31,9 +31,10 @@ SOLUTION_B = "def ceiling(p):\n    ### BEGIN SOLUTION\n    return 1 / (1 - p)\n 
 INSTRUCTOR = [
     new_markdown_cell("# 第 4 章（评分测试）"),
     new_code_cell("import hetlab\nfrom hetlab import formulas, quiz"),
+    new_code_cell("def close(a, b, tol=1e-9):\n    return abs(a - b) < tol"),      # a helper the tests use
     new_code_cell("quiz.quiz(4)"),
     _graded(SOLUTION_A, "exa-solution", solution=True),
-    _graded("assert n_star > 0\n### BEGIN HIDDEN TESTS\nassert abs(n_star - 25) < 1e-9\n### END HIDDEN TESTS",
+    _graded("assert n_star > 0\n### BEGIN HIDDEN TESTS\nassert close(n_star, 25)\n### END HIDDEN TESTS",
             "exa-tests", points=1),
     _graded(SOLUTION_B, "exb-solution", solution=True),
     _graded("assert ceiling(0.5) > 1\n### BEGIN HIDDEN TESTS\nfor p in (0.9, 0.75, 0.2):\n"
@@ -91,6 +92,9 @@ ATTACKS = {
                                            "hetlab.formulas.amdahl_limit = lambda p: 0.0\n"
                                            "formulas.amdahl_limit = lambda p: 0.0\nn_star = 1.0",
                            "exb-solution": "def ceiling(p):\n    return 2.0 if p == 0.5 else 0.0"},
+    # Redefine the notebook's own helper that the hidden test calls.
+    "redefined_helper": {"exa-solution": "close = lambda *args, **kwargs: True\nn_star = 1.0",
+                         "exb-solution": "def ceiling(p):\n    return 2.0 if p == 0.5 else 0.0"},
     # A result that claims to equal anything, and a float subclass whose difference is always 0.
     "sly_values": {"exa-solution": "class Zero(float):\n    def __sub__(self, other):\n        return 0.0\n"
                                    "n_star = Zero(1.0)",
