@@ -40,6 +40,7 @@ _SUBMODULES = {"devices", "tasks", "schedule", "schedulers", "formulas", "simula
                "views", "workloads", "quiz", "demo", "measure", "execute", "progress", "edition", "cli",
                "workspan", "roofline", "hardware",
                "granularity", "runtime_variance", "baselines", "sync", "scaling_fractions", "device_sweep",
+               "extra_orders",
                "training", "serving", "frames"}
 
 __all__ = sorted(_WHERE)
