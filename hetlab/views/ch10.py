@@ -15,7 +15,7 @@ from ..widgets import Explorer, checkbox, dropdown, int_slider
 from ..workloads import segmentation_model
 
 __all__ = ['training', 'serving', 'phone', 'serving_workload', 'split_placement', 'TRAINING_CASE', 'SERVING', 'SPLIT',
-           'SPLIT_CUT', 'FRAMES', 'clamp_micro_batches']
+           'SPLIT_CUT', 'FRAMES', 'PLACEMENTS', 'clamp_micro_batches']
 
 #: The seed's training case: a 70B LLaMA-shaped model (80 layers, hidden 8192, 64 heads; Touvron et al. 2023)
 #: on 512 A100 80 GB (NVIDIA datasheet: 312 TFLOP/s BF16 dense), 1024 sequences of 2048 tokens per step.
@@ -123,6 +123,8 @@ def serving() -> Explorer:
 #: first encoder blocks) of every frame, the NPU the remaining convolutions, the CPU all control operators.
 SPLIT = "GPU 分担编码器前段"
 SPLIT_CUT = 18
+#: The phone widget's placements: scheduler name (or SPLIT) -> what the learner sees.
+PLACEMENTS = {"by affinity": "按亲和性", "EFT": "EFT", "HEFT": "HEFT", "work stealing": "工作窃取", SPLIT: SPLIT}
 #: Frames in the pipelined view of the phone widget.
 FRAMES = 10
 
@@ -154,27 +156,27 @@ def phone() -> Explorer:
     """The 120-operator segmentation model on a phone SoC: one frame, or ten frames pipelined."""
     def draw(ax, policy: str, pipelined: bool) -> str:
         s, cpu = _phone(policy)
+        name = PLACEMENTS.get(policy, policy)
         graph, devices = segmentation_model(), phone_soc()
         placement = split_placement() if policy == SPLIT else s
         if pipelined:
             shown = FR.stream(graph, devices, placement, FRAMES)
-            title = P.label(f"{policy}，{FRAMES} 帧流水：{shown.makespan:.1f} ms",
+            title = P.label(f"{name}，{FRAMES} 帧流水：{shown.makespan:.1f} ms",
                             f"{policy}, {FRAMES} frames pipelined: {shown.makespan:.1f} ms")
         else:
             shown = s
-            title = P.label(f"{policy}：每帧 {s.makespan:.1f} ms", f"{policy}: {s.makespan:.1f} ms per frame")
+            title = P.label(f"{name}：每帧 {s.makespan:.1f} ms", f"{policy}: {s.makespan:.1f} ms per frame")
         P.gantt(shown, ax, show_names=False, title=title, xlabel=P.label("时间（毫秒）", "time (ms)"))
         _chinese_legend(ax)
         power = s.energy / s.makespan
         busy = "，".join(f"{d.name} {b:.2f}" for d, b in zip(s.devices, s.busy))
-        text = (f"{policy}：单帧 {s.makespan:.2f} ms（{1000 / s.makespan:.1f} 帧/秒，"
+        text = (f"{name}：单帧 {s.makespan:.2f} ms（{1000 / s.makespan:.1f} 帧/秒，"
                 f"纯 CPU 的 {s.speedup(cpu):.1f} 倍），平均功耗 {power:.2f} W；每帧各处理器忙碌（ms）：{busy}")
         if pipelined:
             text += f"；{FRAMES} 帧流水共 {shown.makespan:.2f} ms（平均每帧 {shown.makespan / FRAMES:.2f} ms）"
         return text
 
-    return Explorer(draw, {"policy": dropdown("放置方式", ["by affinity", "EFT", "HEFT", "work stealing", SPLIT],
-                                              "HEFT"),
+    return Explorer(draw, {"policy": dropdown("放置方式", [(v, k) for k, v in PLACEMENTS.items()], "HEFT"),
                            "pipelined": checkbox("连续 10 帧流水", False)}, figsize=(8, 2.6))
 
 
