@@ -302,7 +302,8 @@ def imbalance(loads: Any) -> float:
     0.333...
     """
     w = _times("loads", loads)
-    mean = w.mean(dtype=float) if np.isfinite(w.sum()) else (w / w.size).sum()   # no overflow for loads near 1e308
+    top = w.max()
+    mean = (w / top).mean() * top if top > 0 else 0.0     # scaled first: no overflow for loads near 1e308
     if mean == 0:
         raise ValueError("loads must not all be zero: imbalance is undefined without work, got all 0")
     return float(_out(np.asarray((w.max() - mean) / mean), loads=w.max()))

@@ -42,3 +42,17 @@ def test_help_lists_the_commands():
     for command in ("demo", "amdahl", "granularity", "heft"):
         assert command in out.stdout
     assert run().returncode == 2
+
+
+def test_errors_are_one_line_without_traceback_in_a_real_process():
+    # issue 11: 'granularity 1e300 1e-10' ended in an OverflowError traceback; N* = sqrt(1e300)/sqrt(1e-10) = 1e155.
+    out = run("granularity", "1e300", "1e-10")
+    assert out.returncode == 0 and "N* = sqrt(W/Os) = 1.0000e+155" in out.stdout, out.stderr
+    for args, code in [(("amdahl", "nan", "4"), 2), (("granularity", "1", "text"), 2), (("granularity",), 2),
+                       (("grade", "missing.ipynb", "--key", "missing.json"), None), ((), 2)]:
+        out = run(*args)
+        lines = out.stderr.strip().splitlines()
+        # A missing file is 2 if the library reports it as a bad argument, 1 if as an unexpected error.
+        assert out.returncode == code if code else out.returncode in (1, 2)
+        assert len(lines) == 1 and lines[0].startswith("hetlab: error: "), out.stderr
+        assert "Traceback" not in out.stderr

@@ -134,3 +134,46 @@ def test_bad_input_names_the_parameter_and_range(call, message):
 def test_non_numbers_are_type_errors(value):
     with pytest.raises(TypeError, match="p must be"):
         F.amdahl(value, 2)
+
+
+# --- issue 11: extreme inputs give the limit, or a ValueError naming the parameter -------------------------------
+
+def test_optimal_tasks_of_huge_work_does_not_overflow():
+    # sqrt(1e300) / sqrt(1e-10) = 1e150 / 1e-5 = 1e155; W / Os itself (1e310) would overflow to inf.
+    assert F.optimal_tasks(1e300, 1e-10) == pytest.approx(1e155)
+
+
+def test_amdahl_efficiency_at_infinitely_many_devices_is_the_limit():
+    # E = 1 / (N (1 - p) + p): for p = 1 the serial part is empty, E = 1 for every N; for p < 1, E -> 0.
+    assert F.amdahl_efficiency(1.0, math.inf) == 1.0
+    assert F.amdahl_efficiency(0.5, math.inf) == 0.0
+    assert F.amdahl(0.5, math.inf) == pytest.approx(2.0)      # the ceiling 1 / (1 - p)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: F.total_time(math.inf, 100.0, 0.0), "N"),          # inf * 0 was NaN
+    (lambda: F.total_time(4, math.inf, 1.0), "W"),
+    (lambda: F.gustafson(0.0, math.inf), "N"),                  # 0 * inf was NaN
+    (lambda: F.peak_compute(1e300, 1e300, 1.0), "cores"),       # overflows to inf
+    (lambda: F.matmul_offload_ms(64, copies=-1), "copies"),     # was a negative time
+    (lambda: F.matmul_offload_ms(64, copies=2.5), "copies"),
+    (lambda: F.matmul_offload_ms(1e300), "n"),                  # n**3 overflows
+    (lambda: F.gpipe_bubble_fraction(2.5, 8), "stages"),        # a pipeline has whole stages
+    (lambda: F.ring_allreduce_time(math.inf, 1.0, 1.0), "n_devices"),   # (inf - 1) / inf was NaN
+    (lambda: F.speedup(1e300, 1e-300), "t_serial"),
+    (lambda: F.pipeline_throughput([0.0, 0.0]), "stage_times"),  # was ZeroDivisionError
+])
+def test_extreme_inputs_are_refused_by_name(call, name):
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    assert name in str(info.value)
+
+
+def test_imbalance_of_huge_equal_loads_is_zero_not_nan():
+    # The mean of [1e308, 1e308] is 1e308 (their sum overflows, the mean does not): perfectly balanced.
+    assert F.imbalance([1e308, 1e308]) == 0.0
+    assert F.imbalance([4, 2, 2, 4]) == pytest.approx(1 / 3)    # (4 - 3) / 3
+
+
+def test_amdahl_limit_is_infinite_only_at_p_1():
+    assert F.amdahl_limit(1.0) == math.inf and F.amdahl_limit(0.75) == pytest.approx(4.0)

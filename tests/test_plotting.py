@@ -76,3 +76,30 @@ def test_gantt_hatches_stolen_tasks_and_labels_devices():
     assert first[:, 0].min() == s.start[0] and first[:, 0].max() == s.end[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["NPU", "GPU", "CPU"]
     assert "makespan" in ax.get_title()
+
+
+def test_figures_refuse_bad_input_by_name():
+    # issue 11: these were AttributeErrors, numpy DType errors or a MemoryError deep inside numpy.
+    heft = S.heft(*heft_paper_example())
+    cases = [
+        (lambda: plotting.gantt("not a schedule"), "schedule"),
+        (lambda: plotting.gantt(heft, ax="nope"), "ax"),
+        (lambda: plotting.gantt(heft, show_names="yes"), "show_names"),
+        (lambda: plotting.speedup_curve([0.5], n_max=10**12, log=False), "n_max"),   # np.arange of 10**12
+        (lambda: plotting.speedup_curve(0.5), "p_values"),
+        (lambda: plotting.speedup_curve([1.5]), "p_values"),
+        (lambda: plotting.efficiency_curve([0.9], n_max="many"), "n_max"),
+        (lambda: plotting.granularity_curve(float("inf"), 1.0), "W"),
+        (lambda: plotting.pipeline_timeline(heft), "schedule"),                    # no bubble share to show
+        (lambda: plotting.new_axes(figsize=3), "figsize"),
+    ]
+    for call, name in cases:
+        with pytest.raises((ValueError, TypeError)) as info:
+            call()
+        assert name in str(info.value), info.value
+
+
+def test_granularity_curve_handles_huge_work():
+    # W = 1e100, Os = 1: N* = 1e50 is drawn on a log axis without overflow.
+    ax = plotting.granularity_curve(1e100, 1.0)
+    assert ax.get_xscale() == "log"

@@ -1,3 +1,5 @@
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -94,3 +96,58 @@ def test_stealing_helps_when_one_queue_holds_a_huge_request():
     sizes = [50, 1, 1, 1, 1, 1]
     kw = dict(max_batch=1, batch_overhead=0.02, per_request=0.002, sizes=sizes)
     assert sim.serve(arrivals, 2, steal=True, **kw).p99 < sim.serve(arrivals, 2, steal=False, **kw).p99
+
+
+# --- issue 11: bad input is refused by name, huge sizes at once ----------------------------------------------------
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: sim.pipeline_schedule([1, 1], 10**12), "micro_batches"),          # used to build tasks for minutes
+    (lambda: sim.pipeline_schedule([1, 1], 4, activation=-1.0), "activation"),
+    (lambda: sim.pipeline_schedule([1, 1], 4, method=3), "method"),
+    (lambda: sim.serve([0.0, 0.1], 10**12), "n_devices"),                        # used to run for minutes
+    (lambda: sim.serve([0.0, 0.1], steal="no"), "steal"),                        # a string was truthy
+    (lambda: sim.serve([]), "arrivals"),
+    (lambda: sim.serve([0.0, math.inf]), "arrivals"),
+    (lambda: sim.bursty_arrivals(1e12, 1e12), "rate"),                           # was a MemoryError
+    (lambda: sim.bursty_arrivals(5.0, 2.0, seed=-1), "seed"),                    # numpy's message named no parameter
+    (lambda: sim.bursty_arrivals(5.0, 2.0, mean_burst=1e-300), "mean_burst"),
+    (lambda: sim.data_parallel_step(1.0, 2.5, 1.0, 1.0), "n_devices"),
+    (lambda: sim.data_parallel_step(1.0, 4, math.inf, 1.0), "grad_size"),        # was NaN
+    (lambda: sim.training_throughput(32, 1.0, 2, 2, 4, 1.0, 1.0, latency=math.inf), "latency"),
+])
+def test_bad_simulator_input_is_refused_by_name(call, name):
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    assert name in str(info.value)
+
+
+def test_serve_result_percentile_checks_q():
+    r = sim.serve(np.linspace(0.0, 0.5, 20), 2)
+    assert r.percentile(0) <= r.p50 <= r.p99 <= r.percentile(100)
+    with pytest.raises(ValueError, match=r"q must be in \[0, 100\]"):
+        r.percentile(150)
+
+
+def test_skewed_tasks_refuses_a_string_of_kinds():
+    # kinds='CPU' used to give tasks preferring 'C', 'P' and 'U'.
+    from hetlab.workloads import skewed_tasks
+
+    with pytest.raises(TypeError, match="kinds must be a sequence"):
+        skewed_tasks(4, kinds="CPU")
+    assert {t.kind for t in skewed_tasks(30, kinds=["GPU"]).tasks} == {"GPU"}
+
+
+def test_devices_refuse_bad_input_by_name():
+    from hetlab.devices import gpu_server, identical, kitchen, transfer_time
+
+    cpu, gpu, _ = kitchen()
+    with pytest.raises(ValueError, match="data must be in"):
+        transfer_time(cpu, gpu, -5)                  # was a negative time
+    with pytest.raises(TypeError, match="src must be a Device"):
+        transfer_time([cpu], gpu, 1.0)               # was AttributeError
+    with pytest.raises(ValueError, match="m must be in"):
+        identical(10**12)                            # used to build devices for minutes
+    with pytest.raises(ValueError, match="gpus must be in"):
+        gpu_server(10**12)
+    with pytest.raises(TypeError, match="affinity must be True or False"):
+        kitchen(affinity="no")                       # a non-empty string was truthy
