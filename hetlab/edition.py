@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -573,7 +574,7 @@ def _kernel_claims(plan: list, needs: dict, timeout: float, chapter: int) -> tup
                                     resources={"metadata": {"path": str(work)}})
             current = None
             try:
-                with client.setup_kernel():
+                with client.setup_kernel(stderr=subprocess.DEVNULL):   # not the kernel's log lines
                     for step in [*done, *plan[position:]]:
                         kind, ref, cell = current = step
                         if kind == "cell":
@@ -595,6 +596,8 @@ def _kernel_claims(plan: list, needs: dict, timeout: float, chapter: int) -> tup
                             done.append(step)
                             position += 1
             except (DeadKernelError, CellTimeoutError) as exc:
+                if current is None:
+                    raise GradingError(f"cannot start a python3 kernel to run the submission: {exc}") from None
                 restarts += 1
                 kind, ref, _ = current
                 if kind == "extract":
