@@ -8,7 +8,7 @@ from .. import schedulers as S
 from ..devices import Link, kitchen
 from ..widgets import Explorer, dropdown, int_slider
 
-__all__ = ['workflow_policies', 'workflow_readout', 'paper_gantts']
+__all__ = ['workflow_policies', 'workflow_readout', 'paper_gantts', 'workflow_gantts']
 
 #: (label shown to the learner, key of hetlab.schedulers.POLICIES)
 POLICY_CHOICES = [("HEFT", "HEFT"), ("CPOP", "CPOP"), ("EFT", "EFT"), ("工作窃取", "work stealing"),
@@ -91,6 +91,30 @@ def paper_gantts():
             ax.legend(handles=[Patch(fill=False, hatch="//", label=P.label("关键路径任务", "critical-path task"))],
                       loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     axes[-1].set_xlabel(P.label("时间（论文的时间单位）", "time (the paper's time units)"))
+    return fig
+
+
+def workflow_gantts(workflow: str = "montage", policies: tuple[str, ...] = ("HEFT", "CPOP"), bandwidth: int = 100):
+    """One Gantt panel per policy for a stored WfCommons workflow on the kitchen, with the critical
+    path (dotted) and the lower bound (dash-dot) marked. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    for policy in policies:
+        workflow_readout(workflow, policy, bandwidth)       # validates the arguments
+    P.use_cjk_font()
+    fig, axes = plt.subplots(len(policies), 1, figsize=(8, 1.2 + 1.5 * len(policies)), layout="constrained",
+                             sharex=True, squeeze=False)
+    xmax = max(_run(workflow, p, bandwidth)[0].makespan for p in policies)
+    for ax, policy in zip(axes[:, 0], policies):
+        s, cp, _, bound = _run(workflow, policy, bandwidth)
+        P.gantt(s, ax, show_names=False, xmax=xmax, title=P.label(
+            f"{workflow.capitalize()}，{_LABEL[policy]}：完成时间 {s.makespan:.0f} 秒",
+            f"{workflow.capitalize()}, {policy}: makespan {s.makespan:.0f} s"))
+        ax.axvline(cp, color="crimson", ls=":", lw=1, label=P.label("关键路径", "critical path"))
+        ax.axvline(bound, color="0.3", ls="-.", lw=1, label=P.label("下界", "lower bound"))
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+        ax.set_xlabel("")
+    axes[-1, 0].set_xlabel(P.label("时间（秒）", "time (s)"))
     return fig
 
 
