@@ -113,3 +113,11 @@ def test_progress_report_covers_all_chapters(tmp_path):
     chapters = set(range(1, 14)) | {q.chapter for q in quiz.questions()}
     assert len(report.splitlines()) == len(chapters) + 2
     assert "面试题" in report and report.splitlines()[-1].split()[-3:] == ["1", "1", str(len(quiz.questions()))]
+
+
+@pytest.mark.parametrize("chapter, error", [("3", TypeError), (True, TypeError), (3.0, TypeError), (0, ValueError)])
+def test_questions_refuses_a_chapter_that_is_not_a_chapter_number(chapter, error):
+    # issue 11: questions(chapter='3') returned [] (no question has the chapter '3'), hiding the mistake
+    with pytest.raises(error, match="chapter"):
+        quiz.questions(chapter)
+    assert quiz.questions(3) and all(q.chapter == 3 for q in quiz.questions(3))
