@@ -201,6 +201,8 @@ def answer_free_bank(path: str | os.PathLike, chapters: Iterable[int] | None = N
     Point the package at it with ``HETLAB_BANK=path`` and remove the package's ``data/questions``
     folder from that environment: then no file a learner can read holds an answer (see the README, 给教师).
     """
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise TypeError(f"path must be a file path, got {type(path).__name__}")
     items = answer_free_items(chapters, bank=bank)
     Path(path).write_text(json.dumps(items, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return len(items)

@@ -292,7 +292,8 @@ class GradeItem:
         check_str("id", self.id)
         check_choice("kind", self.kind, ("question", "exercise"))
         check_nonnegative("max_score", self.max_score)
-        check_nonnegative("score", self.score, high=self.max_score)
+        if check_nonnegative("score", self.score) > self.max_score:
+            raise ValueError(f"score must be in [0, max_score] = [0, {self.max_score:g}], got {self.score:g}")
         check_str("status", self.status)
         check_str("message", self.message, empty=True)
 
