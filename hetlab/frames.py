@@ -10,12 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ._validate import check_int
+from ._validate import check_instance, check_int, check_sequence, check_str
 from .devices import Device
 from .schedule import Schedule
 from .tasks import Task, TaskGraph
 
 __all__ = ["stream", "frame_period", "split_placement", "overlap_share"]
+
+
+def _devices(devices) -> list[Device]:
+    items = check_sequence("devices", devices)
+    for d in items:
+        check_instance("devices", d, Device, "a list of Device")
+    return list(items)
 
 
 def _placement(graph: TaskGraph, placement) -> dict[str, str]:
@@ -41,6 +48,7 @@ def stream(graph: TaskGraph, devices: Sequence[Device], placement, frames: int) 
     if not isinstance(graph, TaskGraph):
         raise TypeError(f"graph must be a TaskGraph, got {type(graph).__name__}")
     frames = check_int("frames", frames, low=1, high=10_000)
+    devices = _devices(devices)
     where = _placement(graph, placement)
     names = {d.name for d in devices}
     bad = sorted({d for d in where.values() if d not in names})
@@ -79,15 +87,20 @@ def frame_period(graph: TaskGraph, devices: Sequence[Device], placement, frames:
 def split_placement(graph: TaskGraph, first: Mapping[str, str], rest: Mapping[str, str], cut: int) -> dict[str, str]:
     """Place the first ``cut`` tasks of a topological order by ``first`` (operation kind -> device name)
     and the others by ``rest``: a two-stage split of a chain-like model."""
+    check_instance("graph", graph, TaskGraph)
+    for label, rule in (("first", first), ("rest", rest)):
+        check_instance(label, rule, Mapping, "a mapping operation kind -> device name")
+        for device in rule.values():
+            check_str(label, device)
     cut = check_int("cut", cut, low=0, high=len(graph))
     order = graph.topological_order()
     by_name = {t.name: t for t in graph.tasks}
     out = {}
     for i, name in enumerate(order):
-        rule = first if i < cut else rest
+        label, rule = ("first", first) if i < cut else ("rest", rest)
         op = by_name[name].op
         if op not in rule:
-            raise ValueError(f"no device for operation {op!r} of task {name!r}")
+            raise ValueError(f"{label} must name a device for operation {op!r} (task {name!r}), got {dict(rule)!r}")
         out[name] = rule[op]
     return out
 

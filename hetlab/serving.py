@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_float_array, check_int, check_nonnegative, check_positive
+from ._validate import as_float_array, check_choice, check_int, check_nonnegative, check_positive, check_real
 
 __all__ = ["Workload", "workload", "skewed_workload", "simulate", "ServingResult", "POLICIES", "DISPATCH"]
 
@@ -57,6 +57,12 @@ class Workload:
     arrivals: np.ndarray
     prompt: np.ndarray
     output: np.ndarray
+
+    def __post_init__(self) -> None:
+        arr = _vector("arrivals", self.arrivals, low=0.0)
+        object.__setattr__(self, "arrivals", arr)
+        for name in ("prompt", "output"):
+            object.__setattr__(self, name, _tokens(name, getattr(self, name), arr.size))
 
     def __len__(self) -> int:
         return int(self.arrivals.size)
@@ -85,11 +91,14 @@ def workload(rate: float, duration: float, *, burst_factor: float = 10.0, burst_
             raise ValueError(f"{name} must be in (0, 100000], got {value:g}")
     r = check_positive("rate", rate)
     d = check_positive("duration", duration)
-    if r * d * max(1.0, check_positive("burst_factor", burst_factor)) > _MAX_REQUESTS:
-        raise ValueError(f"rate * duration * burst_factor must be at most {_MAX_REQUESTS:g} requests, "
-                         f"got {r * d * burst_factor:g}")
+    b = check_positive("burst_factor", burst_factor)
+    if r * d * max(1.0, b) > _MAX_REQUESTS:
+        raise ValueError(f"rate * duration * burst_factor must be at most {_MAX_REQUESTS:g} requests, got "
+                         f"rate={r:g}, duration={d:g}, burst_factor={b:g}")
     arrivals = bursty_arrivals(r, d, burst_factor=burst_factor, burst_share=burst_share, mean_burst=mean_burst,
                                seed=seed)
+    if arrivals.size == 0:
+        raise ValueError(f"rate * duration must bring at least one request, got rate={r:g}, duration={d:g}")
     rng = np.random.default_rng([seed, 1])
     return Workload(arrivals, _lengths(rng, p_mean, arrivals.size), _lengths(rng, o_mean, arrivals.size))
 
@@ -129,6 +138,27 @@ class ServingResult:
     stolen: int                # requests a GPU took from another GPU's queue
     served: np.ndarray         # how many times each request was completed (1 for every request)
 
+    def __post_init__(self) -> None:
+        check_choice("policy", self.policy, POLICIES)
+        arr = _vector("arrivals", self.arrivals, low=0.0)
+        n = arr.size
+        object.__setattr__(self, "arrivals", arr)
+        for name in ("ready", "first_token", "finish"):
+            value = _vector(name, getattr(self, name), low=0.0, size=n)
+            object.__setattr__(self, name, value)
+        if (self.ready < arr).any() or (self.first_token < self.ready).any() or (self.finish < self.first_token).any():
+            raise ValueError("arrivals, ready, first_token and finish must not decrease for any request")
+        for name in ("prompt", "output"):
+            object.__setattr__(self, name, _tokens(name, getattr(self, name), n))
+        busy = _vector("busy", self.busy, low=0.0)
+        for name in ("busy", "useful", "slot_time"):
+            object.__setattr__(self, name, _vector(name, getattr(self, name), low=0.0, size=busy.size))
+        gpu_of = _vector("gpu_of", self.gpu_of, low=0.0, high=busy.size - 1, size=n, integer=True)
+        object.__setattr__(self, "gpu_of", gpu_of.astype(np.int64))
+        served = _vector("served", self.served, low=0.0, size=n, integer=True)
+        object.__setattr__(self, "served", served.astype(np.int64))
+        check_int("stolen", self.stolen, low=0)
+
     @property
     def latency(self) -> np.ndarray:
         return self.finish - self.arrivals
@@ -151,7 +181,11 @@ class ServingResult:
         return float(self.finish.max() - self.arrivals.min()) if self.finish.size else 0.0
 
     def percentile(self, q: float) -> float:
-        return float(np.percentile(self.latency, q)) if self.latency.size else 0.0
+        """The ``q``-th percentile (0-100) of request latency, in seconds."""
+        q = check_real("q", q)
+        if not 0.0 <= q <= 100.0:
+            raise ValueError(f"q must be in [0, 100], got {q!r}")
+        return float(np.percentile(self.latency, q))
 
     @property
     def p50(self) -> float:
@@ -191,12 +225,23 @@ class ServingResult:
                 f"平均批 {self.mean_batch:.1f}")
 
 
+def _vector(name: str, value, *, low: float, high: float | None = None, size: int | None = None,
+            integer: bool = False) -> np.ndarray:
+    """A finite, non-empty 1-D float array (of ``size`` entries if given)."""
+    arr = as_float_array(name, value, low=low, high=high, finite=True, integer=integer, empty=False,
+                         size_limit=_MAX_REQUESTS)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence, got shape {arr.shape}")
+    if size is not None and arr.size != size:
+        raise ValueError(f"{name} must have {size} entries (one per request or GPU, like arrivals or busy), "
+                         f"got {arr.size}")
+    return arr
+
+
 def _tokens(name: str, value, n: int) -> np.ndarray:
-    arr = as_float_array(name, value, low=1.0, high=_MAX_TOKENS)
+    arr = as_float_array(name, value, low=1.0, high=_MAX_TOKENS, integer=True)
     if arr.shape != (n,):
-        raise ValueError(f"{name} must have one entry per arrival ({n}), got shape {arr.shape}")
-    if not np.all(arr == np.floor(arr)):
-        raise ValueError(f"{name} must be whole numbers of tokens, got {arr[arr != np.floor(arr)][0]:g}")
+        raise ValueError(f"{name} must have one entry per request (arrivals has {n}), got shape {arr.shape}")
     return arr.astype(np.int64)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._validate import check_int, check_nonnegative, check_positive, check_real
+from ._validate import check_fields, check_finite_result, check_int, check_nonnegative, check_positive, check_real
 
 __all__ = ["memory_per_device", "activation_memory", "ring_allreduce", "bubble_fraction", "step_time",
            "micro_batch_options", "TrainingStep", "SCHEDULES", "RECOMPUTE"]
@@ -227,6 +227,17 @@ class TrainingStep:
     feasible: bool = True
     reason: str = ""            # why not feasible, in Chinese (shown to learners)
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+        for name in ("dp", "tp", "pp", "micro_batches", "micro_batch"):
+            check_int(name, getattr(self, name), low=1, high=10 ** 9)
+        if not isinstance(self.memory, dict) or "total" not in self.memory:
+            raise TypeError(f"memory must be a dict of byte counts with a 'total' entry, got {self.memory!r:.80}")
+        for key, value in self.memory.items():
+            check_nonnegative(f"memory[{key!r}]", value)
+        if not self.feasible and not self.reason:
+            raise ValueError("reason must say why the step is not feasible, got ''")
+
     def summary(self) -> str:
         """A one-line Chinese summary."""
         head = (f"DP {self.dp} × TP {self.tp} × PP {self.pp}，"
@@ -323,6 +334,8 @@ def step_time(params: float, *, devices: int, dp: int, tp: int = 1, pp: int = 1,
     exposed = dp_comm - hidden_comm
     total = pipeline + exposed
     single = flops / (peak * eff_max)
+    check_finite_result([total, single, compute, tp_comm, dp_comm], params=psi, peak_flops=peak,
+                        intra_bandwidth=intra, inter_bandwidth=inter, latency=alpha, half_tokens=half)
     reasons = []
     if memory["total"] > mem_cap:
         reasons.append(f"每卡需 {memory['total'] / 1e9:.1f} GB，超过显存 {mem_cap / 1e9:.0f} GB")
