@@ -9,7 +9,7 @@ from ..devices import identical
 from ..tasks import independent_tasks, random_dag
 from ..widgets import Explorer, dropdown, int_slider
 
-__all__ = ['tasks_vs_devices']
+__all__ = ['tasks_vs_devices', 'scaling_figure', 'example_graph']
 
 SPEED = 10.0
 
@@ -56,6 +56,32 @@ def tasks_vs_devices() -> Explorer:
                            "devices": int_slider(P.label("设备数 P", "devices P"), 1, 8, 3),
                            "shape": dropdown(P.label("任务形状", "shape"), shapes, "independent")},
                     figsize=(8, 3.2))
+
+
+def scaling_figure(shape: str = "dag", tasks: int = 16, p_max: int = 8, ax=None):
+    """Greedy makespan on P = 1..p_max identical devices against max(W/P, D) and W/P + D (a static figure)."""
+    from .._validate import check_int
+
+    p_max = check_int("p_max", p_max, low=1, high=64)
+    graph = example_graph(shape, check_int("tasks", tasks, low=1, high=200))
+    ps = list(range(1, p_max + 1))
+    made = [WS.greedy(graph, identical(p, speed=SPEED)).makespan for p in ps]
+    b = [WS.bounds(graph, p, speed=SPEED) for p in ps]
+    ax = P.new_axes(ax, figsize=(7, 3.2))
+    ax.fill_between(ps, [x.lower for x in b], [x.upper for x in b], color="0.9",
+                    label=P.label("贪心调度可能落在的范围", "where a greedy schedule can land"))
+    ax.plot(ps, [x.lower for x in b], ":", color="#2ca02c", label=P.label("下界 max(W/P, D)", "lower max(W/P, D)"))
+    ax.plot(ps, [x.upper for x in b], ":", color="crimson", label=P.label("上界 W/P + D", "upper W/P + D"))
+    ax.plot(ps, made, "o-", color="black", label=P.label("贪心调度的完工时间", "greedy makespan"))
+    ax.axvline(b[0].parallelism, color="0.5", lw=1, ls="--")
+    ax.text(b[0].parallelism, ax.get_ylim()[1] * 0.95, P.label(f" W/D = {b[0].parallelism:.2f}", f" W/D = "
+            f"{b[0].parallelism:.2f}"), color="0.3", fontsize=8, va="top")
+    ax.set_xlabel(P.label("设备数 P", "devices P"))
+    ax.set_ylabel(P.label("完工时间（时间单位）", "makespan (time units)"))
+    ax.set_title(P.label(f"{tasks} 个任务的任务图：加设备的收益在 P ≈ W/D 后消失",
+                         f"{tasks}-task graph: extra devices stop helping beyond P = W/D"))
+    ax.legend(fontsize=8, frameon=False)
+    return ax
 
 
 #: (chapter, factory) for each widget of this module.
