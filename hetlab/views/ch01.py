@@ -67,16 +67,18 @@ def _preference_legend(ax) -> None:
             text.set_text(P.label(f"偏好 {kind}", f"prefers {kind}"))
 
 
-def _step_text(s, order, step: int) -> str:
-    """The readout under the chart: what the last two dispatches did."""
+def _step_text(s, order, step: int, *, figure: bool = False) -> str:
+    """What the last two dispatches did: Chinese for the widget's readout, ``plotting.label`` inside a figure."""
     n = len(s.graph)
-    if step == 0:
-        return P.label(f"分解：一桌菜拆成 {n} 道互不依赖的菜，还没有派出去",
-                       f"decompose: {n} independent dishes, none dispatched yet")
     names = [d.name for d in s.devices]
-    recent = "；".join(f"{s.graph.tasks[i].name}（偏好 {s.graph.tasks[i].kind}）→ {names[s.device_of[i]]}，"
-                       f"{s.start[i]:.2f} 开工" for i in order[max(0, step - 2):step])
-    return P.label("分配 + 编排：", "assign + orchestrate: ") + recent
+    recent = [(s.graph.tasks[i], names[s.device_of[i]], s.start[i]) for i in order[max(0, step - 2):step]]
+    zh = (f"分解：一桌菜拆成 {n} 道互不依赖的菜，还没有派出去" if step == 0 else "分配 + 编排：" + "；".join(
+        f"{t.name}（偏好 {t.kind}）→ {d}，{start:.2f} 开工" for t, d, start in recent))
+    if not figure:
+        return zh
+    en = (f"decompose: {n} independent dishes, none dispatched yet" if step == 0 else "assign + orchestrate: " +
+          "; ".join(f"{t.name} (prefers {t.kind}) -> {d} at {start:.2f}" for t, d, start in recent))
+    return P.label(zh, en)
 
 
 def _draw_step(ax, policy: str, step: int) -> str:
@@ -95,10 +97,10 @@ def _draw_step(ax, policy: str, step: int) -> str:
 def orchestration() -> Explorer:
     """Decompose, assign, orchestrate: the demo's dishes appear on the Gantt chart one by one (Play button)."""
     n = len(article_tasks())
-    options = [(_policy_name(p), p) for p in POLICY_LABELS]
+    options = [(POLICY_LABELS[p][0], p) for p in POLICY_LABELS]
     return Explorer(lambda ax, step, policy: _draw_step(ax, policy, step),
-                    {"step": int_slider(P.label("已派出的菜", "dishes sent"), 0, n, n),
-                     "policy": dropdown(P.label("调度策略", "policy"), options, "article demo")},
+                    {"step": int_slider("已派出的菜", 0, n, n),
+                     "policy": dropdown("调度策略", options, "article demo")},
                     play="step", figsize=(8, 2.8))
 
 
@@ -172,7 +174,7 @@ def orchestration_player(policy: str = "article demo", *, dpi: int = 55, interva
     names = {t.get_text(): t for t in ax.texts}
     finish_line = ax.lines[-1]                    # gantt's dashed makespan line
     # Lay out with a readout present (the longest kind), so constrained layout leaves room for it.
-    readout = fig.supxlabel(_step_text(s, order, n), fontsize=8, x=0.01, ha="left")
+    readout = fig.supxlabel(_step_text(s, order, n, figure=True), fontsize=8, x=0.01, ha="left")
     moving = [bars, finish_line, ax.title, readout, *names.values()]
     fig.draw_without_rendering()                  # solve the constrained layout once, without rasterising
     fig.set_layout_engine("none")                 # the layout found for the full chart stays put
@@ -196,7 +198,7 @@ def orchestration_player(policy: str = "article demo", *, dpi: int = 55, interva
         finish_line.set_visible(step > 0)
         ax.set_title(P.label(f"{_policy_name(policy)}：已派出 {step}/{n} 道菜，全部完成于 {s.makespan:.2f}",
                              f"{_policy_name(policy)}: {step}/{n} dishes dispatched, all done at {s.makespan:.2f}"))
-        readout.set_text(_step_text(s, order, step))
+        readout.set_text(_step_text(s, order, step, figure=True))
         canvas.restore_region(background)
         for artist in moving:
             fig.draw_artist(artist)
@@ -221,13 +223,11 @@ def serial_vs_parallel() -> Explorer:
         ax.set_ylabel(P.label("时间（时间单位）", "time (time units)"))
         ax.set_title(P.label(f"串行 = 求和 {serial.makespan:.2f}，并行 = 最大值 {parallel.makespan:.2f}",
                              f"serial = sum {serial.makespan:.2f}, parallel = max {parallel.makespan:.2f}"))
-        return P.label(f"串行 {serial.makespan:.2f}，并行 {parallel.makespan:.2f}，"
-                       f"加速比 {parallel.speedup(serial):.2f} 倍（{tasks} 位师傅）",
-                       f"serial {serial.makespan:.2f}, parallel {parallel.makespan:.2f}, "
-                       f"speed-up {parallel.speedup(serial):.2f}x ({tasks} cooks)")
+        return (f"串行 {serial.makespan:.2f}，并行 {parallel.makespan:.2f}，"
+                f"加速比 {parallel.speedup(serial):.2f} 倍（{tasks} 位师傅）")
 
-    return Explorer(draw, {"tasks": int_slider(P.label("菜的数量（= 师傅数）", "tasks (= cooks)"), 1, 8, 4),
-                           "spread": slider(P.label("大小差异", "size spread"), 0.0, 1.0, 0.1, 0.0)},
+    return Explorer(draw, {"tasks": int_slider("菜的数量（= 师傅数）", 1, 8, 4),
+                           "spread": slider("大小差异", 0.0, 1.0, 0.1, 0.0)},
                     figsize=(7, 3))
 
 
@@ -238,12 +238,11 @@ def parallelism_combo() -> Explorer:
         ax.set_yticks([pipeline - 1 - s + 0.42 for s in range(pipeline)],
                       [P.label(f"第 {s} 段", f"stage {s}") for s in range(pipeline)])
         total = data * tensor * pipeline
-        return P.label(f"设备数 = 数据并行 {data} × 张量并行 {tensor} × 流水线 {pipeline} 段 = {total}",
-                       f"devices = {data} x {tensor} x {pipeline} = {total}")
+        return f"设备数 = 数据并行 {data} × 张量并行 {tensor} × 流水线 {pipeline} 段 = {total}"
 
-    return Explorer(draw, {"data": int_slider(P.label("数据并行路数", "data"), 1, 8, 2),
-                           "tensor": int_slider(P.label("张量并行路数", "tensor"), 1, 4, 2),
-                           "pipeline": int_slider(P.label("流水线段数", "pipeline"), 1, 4, 4)}, figsize=(8, 3.2))
+    return Explorer(draw, {"data": int_slider("数据并行路数", 1, 8, 2),
+                           "tensor": int_slider("张量并行路数", 1, 4, 2),
+                           "pipeline": int_slider("流水线段数", 1, 4, 4)}, figsize=(8, 3.2))
 
 
 #: (chapter, factory) for each widget of this module.

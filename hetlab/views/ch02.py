@@ -44,17 +44,13 @@ def tasks_vs_devices() -> Explorer:
         done = Line2D([], [], color="black", lw=0.8, ls="--", label=P.label("贪心完工时间", "greedy makespan"))
         ax.legend(handles=[lower, done, upper], loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
                   frameon=False)
-        return P.label(
-            f"工作量 W = {b.work:.2f}，跨度 D = {b.span:.2f}，平均并行度 W/D = {b.parallelism:.2f}\n"
-            f"下界 max(W/P, D) = {b.lower:.2f} ≤ 贪心 T_P = {s.makespan:.2f} ≤ 上界 W/P + D = {b.upper:.2f}",
-            f"work W = {b.work:.2f}, span D = {b.span:.2f}, parallelism W/D = {b.parallelism:.2f}\n"
-            f"lower max(W/P, D) = {b.lower:.2f} <= greedy T_P = {s.makespan:.2f} <= upper W/P + D = {b.upper:.2f}")
+        return (f"工作量 W = {b.work:.2f}，跨度 D = {b.span:.2f}，平均并行度 W/D = {b.parallelism:.2f}\n"
+                f"下界 max(W/P, D) = {b.lower:.2f} ≤ 贪心 T_P = {s.makespan:.2f} ≤ 上界 W/P + D = {b.upper:.2f}")
 
-    shapes = [(P.label("互不依赖的任务", "independent tasks"), "independent"),
-              (P.label("有依赖的任务图", "task graph (DAG)"), "dag")]
-    return Explorer(draw, {"tasks": int_slider(P.label("任务数 n", "tasks n"), 1, 16, 8),
-                           "devices": int_slider(P.label("设备数 P", "devices P"), 1, 8, 3),
-                           "shape": dropdown(P.label("任务形状", "shape"), shapes, "independent")},
+    shapes = [("互不依赖的任务", "independent"), ("有依赖的任务图", "dag")]
+    return Explorer(draw, {"tasks": int_slider("任务数 n", 1, 16, 8),
+                           "devices": int_slider("设备数 P", 1, 8, 3),
+                           "shape": dropdown("任务形状", shapes, "independent")},
                     figsize=(8, 3.2))
 
 

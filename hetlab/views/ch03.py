@@ -48,16 +48,14 @@ def peak_compute() -> Explorer:
         for bar, text, v in zip(art["bars"], art["labels"], values):
             bar.set_width(v)
             text.set_text(f"{v:.3g}")
-        return P.label(f"每周期浮点运算数 = {fma} 个 FMA 单元 × {lanes} 条 SIMD 通道 × 2 = {per_cycle}；"
-                       f"P = {cores} 核 × {ghz:g} GHz × {per_cycle} = {mine / 1e12:.3g} TFLOP/s",
-                       f"FLOPs/cycle = {fma} FMA x {lanes} lanes x 2 = {per_cycle}; "
-                       f"P = {cores} x {ghz:g} GHz x {per_cycle} = {mine / 1e12:.3g} TFLOP/s")
+        return (f"每周期浮点运算数 = {fma} 个 FMA 单元 × {lanes} 条 SIMD 通道 × 2 = {per_cycle}；"
+                f"P = {cores} 核 × {ghz:g} GHz × {per_cycle} = {mine / 1e12:.3g} TFLOP/s")
 
-    return Explorer(draw, {"cores": int_slider(P.label("核心数", "cores"), 1, 256, 64),
-                           "ghz": slider(P.label("频率 GHz", "GHz"), 0.5, 5.0, 0.05, 2.45),
-                           "fma": int_slider(P.label("每核 FMA 单元", "FMA units/core"), 1, 4, 2),
-                           "lanes": int_slider(P.label("SIMD 通道数", "SIMD lanes"), 1, 64, 4),
-                           "precision": dropdown(P.label("精度", "precision"), ["FP64", "FP32"])},
+    return Explorer(draw, {"cores": int_slider("核心数", 1, 256, 64),
+                           "ghz": slider("频率 GHz", 0.5, 5.0, 0.05, 2.45),
+                           "fma": int_slider("每核 FMA 单元", 1, 4, 2),
+                           "lanes": int_slider("SIMD 通道数", 1, 64, 4),
+                           "precision": dropdown("精度", ["FP64", "FP32"])},
                     figsize=(7.5, 2.8), clear=False)
 
 
@@ -106,16 +104,14 @@ def roofline() -> Explorer:
         for note, k, p in zip(art["names"], KERNELS, points):
             note.xy = (k[2], p)
         art["mine"].set_data([i], [mine])
-        where = P.label("受内存带宽限制", "memory-bound") if i < ridge else P.label("受算力限制", "compute-bound")
-        return P.label(f"I = {i:.3g} FLOP/字节，屋脊点 I* = 峰值/带宽 = {ridge:.3g}；"
-                       f"可达 {mine:.3g} TFLOP/s（{where}）",
-                       f"I = {i:.3g} FLOP/byte, ridge I* = {ridge:.3g}; attainable {mine:.3g} TFLOP/s ({where})")
+        where = "受内存带宽限制" if i < ridge else "受算力限制"
+        return f"I = {i:.3g} FLOP/字节，屋脊点 I* = 峰值/带宽 = {ridge:.3g}；可达 {mine:.3g} TFLOP/s（{where}）"
 
-    return Explorer(draw, {"log_intensity": slider(P.label("log10 算术强度", "log10 intensity"), -2.0, 3.0, 0.1, 0.0,
+    return Explorer(draw, {"log_intensity": slider("log10 算术强度", -2.0, 3.0, 0.1, 0.0,
                                                    fmt=".1f"),
-                           "bandwidth": slider(P.label("内存带宽 GB/s", "bandwidth GB/s"), 50.0, 3000.0, 5.0, 1555.0,
+                           "bandwidth": slider("内存带宽 GB/s", 50.0, 3000.0, 5.0, 1555.0,
                                                fmt=".0f"),
-                           "peak": slider(P.label("峰值 TFLOP/s", "peak TFLOP/s"), 1.0, 320.0, 0.5, 19.5, fmt=".1f")},
+                           "peak": slider("峰值 TFLOP/s", 1.0, 320.0, 0.5, 19.5, fmt=".1f")},
                     figsize=(7.5, 3.6), clear=False)
 
 
