@@ -272,9 +272,11 @@ def _edge_item(edge) -> tuple[tuple[str, str], float]:
     return (edge[0], edge[1]), (edge[2] if len(edge) == 3 else 0.0)
 
 
-def as_graph(tasks: TaskGraph | Sequence[Task]) -> TaskGraph:
-    """Accept a TaskGraph, or a sequence of independent tasks."""
-    return _as_graph(tasks, "tasks")
+def as_graph(tasks: TaskGraph | Sequence[Task], *, name: str = "tasks") -> TaskGraph:
+    """Accept a TaskGraph, or a non-empty sequence of independent tasks. ``name``: the caller's parameter,
+    named in the error messages (e.g. ``as_graph(graph, name="graph")``)."""
+    _check_label("name", name, optional=False)
+    return _as_graph(tasks, name)
 
 
 def _as_graph(tasks, name: str) -> TaskGraph:
