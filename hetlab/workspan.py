@@ -40,10 +40,12 @@ def _graph(graph) -> TaskGraph:
     if not isinstance(graph, TaskGraph):
         if not isinstance(graph, (list, tuple)):
             raise TypeError(f"graph must be a TaskGraph or a sequence of Task, got {type(graph).__name__} {graph!r}")
+        if not graph:
+            raise ValueError("graph must hold at least one task, got an empty sequence")
         try:
             graph = as_graph(graph)
-        except TypeError as exc:
-            raise TypeError(f"graph must be a TaskGraph or a sequence of Task, got {graph!r}: {exc}") from None
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"graph must be a TaskGraph or a sequence of Task, got {graph!r}: {exc}") from None
     if len(graph.tasks) == 0:
         raise ValueError("graph must hold at least one task, got none")
     if any(t.times is not None or t.op is not None for t in graph.tasks):
