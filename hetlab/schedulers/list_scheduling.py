@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -121,44 +120,25 @@ def earliest_free(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     return prob.schedule(device_of, start, end, "earliest free")
 
 
-def _list_schedule(prob: _Problem, priority: np.ndarray, policy: str, insertion: bool = False,
-                   **kwargs) -> Schedule:
+def _list_schedule(prob: _Problem, priority: np.ndarray, policy: str, **kwargs) -> Schedule:
     """Among ready tasks take the one with the highest priority (ties: lower index) and put it
-    on the device where it finishes earliest (ties: earlier-listed device)."""
+    on the device where it finishes earliest (ties: earlier-listed device), after its last task.
+    (HEFT's insertion-based variant lives in :mod:`hetlab.schedulers.heft`.)"""
     g, n, m, costs = prob.graph, prob.n, prob.m, prob.costs
     device_of = np.full(n, -1)
     start = np.zeros(n)
     end = np.zeros(n)
     free = np.zeros(m)
-    slots_start: list[list[float]] = [[] for _ in range(m)]
-    slots_end: list[list[float]] = [[] for _ in range(m)]
     missing = [len(p) for p in g.preds]
     ready = [(-float(priority[i]), i) for i in range(n) if missing[i] == 0]
     heapq.heapify(ready)
     while ready:
         _, i = heapq.heappop(ready)
         arrive = prob.ready_times(i, device_of, end)
-        if insertion:
-            best_finish, best_j, best_s = math.inf, -1, 0.0
-            for j in range(m):
-                c = costs[i, j]
-                if not math.isfinite(c):
-                    continue
-                s = _earliest_gap(slots_start[j], slots_end[j], float(arrive[j]), c)
-                if s + c < best_finish:
-                    best_finish, best_j, best_s = s + c, j, s
-            j, s = best_j, best_s
-            if costs[i, j] > 0:
-                # Only positive-length runs are kept: a zero-length run blocks no gap, and leaving it
-                # out keeps the slots sorted by start *and* end, which the gap search relies on.
-                k = bisect.bisect_left(slots_start[j], s)
-                slots_start[j].insert(k, s)
-                slots_end[j].insert(k, s + costs[i, j])
-        else:
-            begin = np.maximum(free, arrive)
-            j = int(np.argmin(begin + costs[i]))
-            s = float(begin[j])
-            free[j] = s + costs[i, j]
+        begin = np.maximum(free, arrive)
+        j = int(np.argmin(begin + costs[i]))
+        s = float(begin[j])
+        free[j] = s + costs[i, j]
         device_of[i], start[i], end[i] = j, s, s + costs[i, j]
         for k in g.succs[i]:
             missing[k] -= 1
@@ -169,7 +149,8 @@ def _list_schedule(prob: _Problem, priority: np.ndarray, policy: str, insertion:
 
 def _earliest_gap(starts: list[float], ends: list[float], ready: float, duration: float) -> float:
     """Earliest time >= ready at which [t, t + duration] fits between a device's busy slots
-    (positive-length, disjoint, so sorted by both start and end)."""
+    (positive-length, disjoint, so sorted by both start and end). A linear scan, used by CPOP;
+    HEFT uses the gap lists of :class:`hetlab.schedulers.heft._Timeline`."""
     k = bisect.bisect_right(ends, ready)
     t = ready
     for a, b in zip(starts[k:], ends[k:]):
