@@ -45,16 +45,6 @@ def _kitchen_schedule(policy: str, gpu_speed: float = 20.0):
     return S.POLICIES[policy](article_tasks(), devices).validate()
 
 
-def _masked(s, shown):
-    """A copy of schedule ``s`` keeping only the tasks in ``shown`` (for animations)."""
-    from ..schedule import Schedule
-    from ..tasks import TaskGraph
-
-    keep = np.flatnonzero(shown)
-    graph = TaskGraph([s.graph.tasks[i] for i in keep])
-    return Schedule(graph, s.devices, s.device_of[keep], s.start[keep], s.end[keep], s.policy, s.log)
-
-
 def _preference_legend(ax) -> None:
     """Bars are coloured by the dish's *preferred* cook; the row is the cook that actually made it.
 
@@ -81,27 +71,69 @@ def _step_text(s, order, step: int, *, figure: bool = False) -> str:
     return P.label(zh, en)
 
 
-def _draw_step(ax, policy: str, step: int) -> str:
-    s = kitchen_schedule(policy)
-    n = len(s.graph)
-    order = np.argsort(s.start, kind="stable")
-    shown = np.zeros(n, dtype=bool)
-    shown[order[:step]] = True
-    P.gantt(_masked(s, shown), ax, xmax=s.makespan, title=P.label(
-        f"{_policy_name(policy)}：已派出 {step}/{n} 道菜，全部完成于 {s.makespan:.2f}",
-        f"{_policy_name(policy)}: {step}/{n} dishes dispatched, all done at {s.makespan:.2f}"))
-    _preference_legend(ax)
-    return _step_text(s, order, step)
+class _Chart:
+    """The full Gantt chart of one schedule, drawn once; :meth:`show` reveals the first ``step`` dispatches
+    by changing colours, visibility and texts only (no axes rebuilt), for the widget and the player alike."""
+
+    def __init__(self, ax, policy: str):
+        from matplotlib.collections import PolyCollection
+
+        self.ax, self.policy = ax, policy
+        self.schedule = s = kitchen_schedule(policy)
+        self.order = np.argsort(s.start, kind="stable")
+        P.gantt(s, ax, xmax=s.makespan, title=self.title(len(s.graph)))
+        _preference_legend(ax)
+        self.bars = next(c for c in ax.collections if isinstance(c, PolyCollection))
+        self.colours = self.bars.get_facecolors().copy()
+        self.names = {t.get_text(): t for t in ax.texts}
+        self.finish_line = ax.lines[-1]            # gantt's dashed makespan line
+
+    def title(self, step: int) -> str:
+        n, end, name = len(self.schedule.graph), self.schedule.makespan, _policy_name(self.policy)
+        return P.label(f"{name}：已派出 {step}/{n} 道菜，全部完成于 {end:.2f}",
+                       f"{name}: {step}/{n} dishes dispatched, all done at {end:.2f}")
+
+    @property
+    def moving(self) -> list:
+        return [self.bars, self.finish_line, self.ax.title, *self.names.values()]
+
+    def show(self, step: int) -> None:
+        s, n = self.schedule, len(self.schedule.graph)
+        shown = np.zeros(n, dtype=bool)
+        shown[self.order[:step]] = True
+        faces = self.colours.copy()
+        faces[~shown, 3] = 0.0
+        self.bars.set_facecolors(faces)
+        self.bars.set_edgecolors([(1, 1, 1, 1.0 if k else 0.0) for k in shown])
+        for i, task in enumerate(s.graph.tasks):
+            if task.name in self.names:
+                self.names[task.name].set_visible(bool(shown[i]))
+        done = float(s.end[shown].max()) if step else 0.0
+        self.finish_line.set_xdata([done, done])
+        self.finish_line.set_visible(step > 0)
+        self.ax.set_title(self.title(step))
 
 
 def orchestration() -> Explorer:
-    """Decompose, assign, orchestrate: the demo's dishes appear on the Gantt chart one by one (Play button)."""
+    """Decompose, assign, orchestrate: the demo's dishes appear on the Gantt chart one by one (Play button).
+
+    The chart of a policy is drawn once; moving the step slider only updates artists in place.
+    """
     n = len(article_tasks())
     options = [(POLICY_LABELS[p][0], p) for p in POLICY_LABELS]
-    return Explorer(lambda ax, step, policy: _draw_step(ax, policy, step),
-                    {"step": int_slider("已派出的菜", 0, n, n),
-                     "policy": dropdown("调度策略", options, "article demo")},
-                    play="step", figsize=(8, 2.8))
+    state: dict = {}
+
+    def draw(ax, step: int, policy: str) -> str:
+        chart = state.get("chart")
+        if chart is None or chart.policy != policy:
+            ax.clear()
+            chart = state["chart"] = _Chart(ax, policy)
+        chart.show(step)
+        return _step_text(chart.schedule, chart.order, step)
+
+    return Explorer(draw, {"step": int_slider("已派出的菜", 0, n, n),
+                           "policy": dropdown("调度策略", options, "article demo")},
+                    play="step", figsize=(8, 2.8), clear=False)
 
 
 class Player:
@@ -151,7 +183,6 @@ def orchestration_player(policy: str = "article demo", *, dpi: int = 55, interva
     import io
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.collections import PolyCollection
     from matplotlib.figure import Figure
     from PIL import Image
 
@@ -160,22 +191,13 @@ def orchestration_player(policy: str = "article demo", *, dpi: int = 55, interva
     dpi = check_int("dpi", dpi, low=20, high=200)
     interval = check_int("interval", interval, low=50, high=10_000)
     P.use_cjk_font()
-    s = kitchen_schedule(policy)
-    n = len(s.graph)
-    order = np.argsort(s.start, kind="stable")
     fig = Figure(figsize=(8, 2.5), dpi=dpi, layout="constrained")
     canvas = FigureCanvasAgg(fig)
-    ax = fig.subplots()
-    P.gantt(s, ax, xmax=s.makespan, title=P.label(f"{_policy_name(policy)}：已派出 {n}/{n} 道菜，全部完成于 "
-                                                  f"{s.makespan:.2f}", f"{_policy_name(policy)}: {n}/{n} dishes"))
-    _preference_legend(ax)
-    bars = next(c for c in ax.collections if isinstance(c, PolyCollection))
-    colours = bars.get_facecolors().copy()
-    names = {t.get_text(): t for t in ax.texts}
-    finish_line = ax.lines[-1]                    # gantt's dashed makespan line
+    chart = _Chart(fig.subplots(), policy)
+    s, order, n = chart.schedule, chart.order, len(chart.schedule.graph)
     # Lay out with a readout present (the longest kind), so constrained layout leaves room for it.
     readout = fig.supxlabel(_step_text(s, order, n, figure=True), fontsize=8, x=0.01, ha="left")
-    moving = [bars, finish_line, ax.title, readout, *names.values()]
+    moving = [*chart.moving, readout]
     fig.draw_without_rendering()                  # solve the constrained layout once, without rasterising
     fig.set_layout_engine("none")                 # the layout found for the full chart stays put
     for artist in moving:
@@ -184,27 +206,14 @@ def orchestration_player(policy: str = "article demo", *, dpi: int = 55, interva
     background = canvas.copy_from_bbox(fig.bbox)
     frames = []
     for step in range(n + 1):
-        shown = np.zeros(n, dtype=bool)
-        shown[order[:step]] = True
-        faces = colours.copy()
-        faces[~shown, 3] = 0.0
-        bars.set_facecolors(faces)
-        bars.set_edgecolors([(1, 1, 1, 1.0 if k else 0.0) for k in shown])
-        for i, task in enumerate(s.graph.tasks):
-            if task.name in names:
-                names[task.name].set_visible(bool(shown[i]))
-        done = float(s.end[shown].max()) if step else 0.0
-        finish_line.set_xdata([done, done])
-        finish_line.set_visible(step > 0)
-        ax.set_title(P.label(f"{_policy_name(policy)}：已派出 {step}/{n} 道菜，全部完成于 {s.makespan:.2f}",
-                             f"{_policy_name(policy)}: {step}/{n} dishes dispatched, all done at {s.makespan:.2f}"))
+        chart.show(step)
         readout.set_text(_step_text(s, order, step, figure=True))
         canvas.restore_region(background)
         for artist in moving:
             fig.draw_artist(artist)
         buffer = io.BytesIO()
         Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1) \
-            .convert("RGB").save(buffer, format="png", optimize=False)
+            .convert("RGB").save(buffer, format="png")
         frames.append(buffer.getvalue())
     return Player(_jshtml(frames, interval), n + 1)
 
