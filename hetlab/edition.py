@@ -5,6 +5,12 @@ region replaced by a stub, hidden tests removed, outputs cleared, and quiz answe
 the quiz widgets read a ``questions.json`` beside the notebooks that has no answers, and an
 answer-sheet cell collects the learner's letters. Everything needed to grade (answers, hidden
 tests, points) goes into a key that the instructor keeps; ``grade`` scores a submission with it.
+
+The key (version 2) holds, per question, its type, letters and answer; per exercise, the whole test
+cell, the instructor's import statements before it (``imports``), the names the solution cells bind
+(``asks``: the only names taken from the student) and the instructor's statements that define any
+other name the tests use (``given``). ``grade`` runs the tests outside the student's kernel
+(:mod:`hetlab._sandbox`), so the student's code can neither silence nor fake them.
 """
 from __future__ import annotations
 
