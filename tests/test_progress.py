@@ -25,7 +25,7 @@ WRITER = textwrap.dedent("""
     while not go.exists():        # start together, to collide as much as possible
         time.sleep(0.001)
     for k in range(count):
-        qid = prefix if prefix == "shared" else f"{prefix}-{k:03d}"
+        qid = prefix.lstrip("=") if prefix == "shared" or prefix.startswith("=") else f"{prefix}-{k:03d}"
         store.record(qid, 1 + k % 13, "ABCD"[k % 4], k % 2 == 0)
 """)
 
@@ -79,6 +79,17 @@ def test_a_json_progress_file_is_migrated_once(tmp_path):
     store2.record("c01-1", 1, "C", False)
     assert store2.load()["c01-1"]["attempts"] == 4              # migrated once: 3 + 1, not 3 + 3 + 1
     assert store2.load()["q02"] == {"chapter": 13, "answer": "AC", "correct": None, "time": 2.0, "attempts": 1}
+
+
+def test_processes_starting_together_migrate_the_json_file_once(tmp_path):
+    old, go = tmp_path / "progress.json", tmp_path / "go"
+    _legacy(old, {"c01-1": {"chapter": 1, "answer": "B", "correct": True, "time": 1.0, "attempts": 3}})
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(old), str(go), "=c01-1", "1"]) for _ in range(4)]
+    time.sleep(1.0)
+    go.touch()
+    assert [w.wait(timeout=300) for w in writers] == [0] * 4
+    assert ProgressStore(old).load()["c01-1"]["attempts"] == 3 + 4       # the old 3 counted once, then 4 answers
+    assert not old.exists() and (tmp_path / "progress.json.migrated").exists()
 
 
 def _one_warning(action):
