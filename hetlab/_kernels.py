@@ -5,11 +5,14 @@ identical results; without numba the twin is used and nothing else changes.
 """
 from __future__ import annotations
 
+import os
+import sys
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
-__all__ = ["earliest_free_kernel"]
+__all__ = ["earliest_free_kernel", "earliest_free_ready", "earliest_free_cached"]
 
 
 @lru_cache(maxsize=1)
@@ -48,3 +51,25 @@ def earliest_free_kernel():
         return device_of, start
 
     return kernel
+
+
+def earliest_free_ready() -> bool:
+    """True when this process has already compiled or loaded the kernel (its next call costs microseconds).
+    Imports nothing: False whenever numba has not been imported."""
+    if "numba" not in sys.modules:
+        return False
+    info = getattr(earliest_free_kernel, "cache_info", None)
+    if info is None or info().currsize == 0:
+        return False
+    kernel = earliest_free_kernel()
+    return kernel is not None and bool(kernel.signatures)
+
+
+def earliest_free_cached() -> bool:
+    """True when numba's on-disk cache holds the kernel for this Python, so a fresh process loads it
+    instead of compiling it (numba still checks that the cache matches the source)."""
+    pattern = f"_kernels.earliest_free_kernel.locals.kernel-*.py{sys.version_info[0]}{sys.version_info[1]}.nbi"
+    places = [Path(__file__).parent / "__pycache__"]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        places.append(Path(os.environ["NUMBA_CACHE_DIR"]))
+    return any(next(place.rglob(pattern), None) is not None for place in places if place.is_dir())

@@ -511,3 +511,40 @@ def test_option_types_are_checked():
         S.work_stealing(g, d, seed=1.5)
     with pytest.raises(ValueError, match="seed must be in"):
         S.work_stealing(g, d, seed=-1)
+
+
+def test_auto_mode_uses_the_compiled_kernel_only_where_it_pays(monkeypatch):
+    # Issue 11, item 12: in a fresh process importing numba and loading the kernel costs seconds, more than
+    # the Python loop on 20,000 tasks. A stand-in kernel records when the automatic choice would call it.
+    import importlib
+
+    from hetlab import _kernels
+
+    ls = importlib.import_module("hetlab.schedulers.list_scheduling")
+    calls = []
+
+    def kernel(work, speeds):
+        calls.append(len(work))
+        return ls._earliest_free_python(work.tolist(), speeds.tolist())
+
+    monkeypatch.setattr(_kernels, "earliest_free_kernel", lambda: kernel)
+    monkeypatch.setattr(_kernels, "earliest_free_ready", lambda: False)
+    monkeypatch.setattr(_kernels, "earliest_free_cached", lambda: False)
+    n = S.COMPILED_FROM
+    graph, devices = independent_tasks(np.arange(n) % 5 + 1.0), identical(4)
+    S.earliest_free(graph, devices)
+    assert calls == []                        # fresh process, nothing cached: never
+    monkeypatch.setattr(_kernels, "earliest_free_cached", lambda: True)
+    S.earliest_free(graph, devices)
+    assert calls == []                        # cached, but far fewer tasks than FRESH_FROM
+    monkeypatch.setattr(ls, "FRESH_FROM", n)
+    S.earliest_free(graph, devices)
+    assert calls == [n]                       # cached and large enough
+    monkeypatch.setattr(ls, "FRESH_FROM", 10**9)
+    monkeypatch.setattr(_kernels, "earliest_free_ready", lambda: True)
+    S.earliest_free(graph, devices)
+    assert calls == [n, n]                    # already loaded in this process: from COMPILED_FROM on
+    S.earliest_free(independent_tasks([1.0] * 10), devices)
+    assert calls == [n, n]                    # below COMPILED_FROM: the Python loop
+    S.earliest_free(independent_tasks([1.0] * 10), devices, compiled=True)
+    assert calls == [n, n, 10]                # asked for explicitly

@@ -32,14 +32,14 @@ from ..tasks import cost_matrix  # noqa: F401 -- hetlab.schedulers.cost_matrix w
 from .cpop import cpop, downward_rank
 from .exact import lower_bound, optimal
 from .heft import heft, upward_rank
-from .list_scheduling import COMPILED_FROM, earliest_free, eft, execute_plan, lpt
+from .list_scheduling import COMPILED_FROM, FRESH_FROM, earliest_free, eft, execute_plan, lpt
 from .static import article_demo, block, by_affinity, round_robin, serial
 from .work_stealing import StealEvent, work_stealing
 
 __all__ = [
     "serial", "article_demo", "earliest_free", "round_robin", "block", "by_affinity", "eft", "lpt",
     "work_stealing", "heft", "upward_rank", "optimal", "execute_plan", "lower_bound", "StealEvent",
-    "POLICIES", "COMPILED_FROM", "cpop", "downward_rank",
+    "POLICIES", "COMPILED_FROM", "FRESH_FROM", "cpop", "downward_rank",
 ]
 
 POLICIES: dict[str, Callable[..., Schedule]] = {

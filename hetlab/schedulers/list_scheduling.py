@@ -13,7 +13,7 @@ from ..schedule import Schedule
 from ..tasks import Task, TaskGraph
 from ._core import _check_runnable, _Problem, _problem, _run_queues
 
-__all__ = ["execute_plan", "earliest_free", "eft", "lpt", "COMPILED_FROM"]
+__all__ = ["execute_plan", "earliest_free", "eft", "lpt", "COMPILED_FROM", "FRESH_FROM"]
 
 
 def execute_plan(graph: TaskGraph | Sequence[Task], devices: Sequence[Device],
@@ -58,8 +58,18 @@ def execute_plan(graph: TaskGraph | Sequence[Task], devices: Sequence[Device],
 
 
 
-#: Inputs at least this large use a compiled kernel when numba is installed (``hetlab[fast]``).
+#: With numba installed (``hetlab[fast]``) and the kernel already compiled or loaded in this process,
+#: inputs at least this large use it (the pure-Python loop takes about 0.5 us per task).
 COMPILED_FROM = 20_000
+
+#: In a process that has not used the kernel yet, importing numba and loading the kernel from its
+#: on-disk cache costs about as much as the Python loop on one to one and a half million tasks. Measured
+#: with ``benchmarks/bench_list_scheduling.py`` (a fresh process per call, 64 devices, warm cache, on the
+#: shared 2-core build box under load): 20k tasks Python 0.059 s vs numba 3.28 s; 200k 0.58 s vs 3.73 s;
+#: 1M 1.89 s vs 2.08 s (the issue's figures, 0.54 s vs 1.04 s at 1M, give a similar break-even). So a fresh
+#: process uses the kernel from three million tasks, and only with a warm cache (a cold compile costs several
+#: times more, and numba recompiles a stale cache).
+FRESH_FROM = 3_000_000
 
 
 def _earliest_free_python(work: list[float], speeds: list[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -82,8 +92,9 @@ def earliest_free(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     that becomes free first (ties to the earlier-listed device), blind to speed.
 
     On independent tasks this is exactly the article's demo policy, in O(n log m).
-    ``compiled``: use the numba kernel (None: when installed and the graph has at least
-    :data:`COMPILED_FROM` tasks; True: require it); both paths give identical schedules.
+    ``compiled``: use the numba kernel (True: require it; False: never; None: only where it pays,
+    i.e. at least :data:`COMPILED_FROM` tasks once this process has loaded it, or at least
+    :data:`FRESH_FROM` tasks when numba's on-disk cache holds it); both paths give identical schedules.
     """
     prob = _problem(graph, devices)
     if compiled is not None and not isinstance(compiled, bool):
@@ -95,8 +106,10 @@ def earliest_free(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
         # Hot loop for the common case: run time is work / speed, so no (n x m) cost matrix.
         # One heapreplace per task; dividing (not multiplying by 1/speed) keeps every float
         # identical to the article's ``free_at + work / speed``.
-        # Importing numba costs a few tenths of a second: only for large inputs, or when asked.
-        wanted = compiled is True or (compiled is None and n >= COMPILED_FROM)
+        # Importing numba and loading the kernel costs seconds in a fresh process: only where it pays.
+        wanted = compiled is True or (compiled is None and (
+            (n >= COMPILED_FROM and _kernels.earliest_free_ready())
+            or (n >= FRESH_FROM and _kernels.earliest_free_cached())))
         kernel = _kernels.earliest_free_kernel() if wanted else None
         if compiled and kernel is None:
             raise ImportError("compiled=True needs numba: pip install 'hetlab[fast]'")
