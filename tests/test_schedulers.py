@@ -548,3 +548,19 @@ def test_auto_mode_uses_the_compiled_kernel_only_where_it_pays(monkeypatch):
     assert calls == [n, n]                    # below COMPILED_FROM: the Python loop
     S.earliest_free(independent_tasks([1.0] * 10), devices, compiled=True)
     assert calls == [n, n, 10]                # asked for explicitly
+
+
+def test_optimal_on_a_12_task_dag_answers_or_refuses_within_its_node_budget():
+    # Issue 11, item 13: a 12-task DAG took 1.43M search nodes (57 s) under the old default limit of 2M.
+    # Now the default budget is a few seconds of search and the bounds are tighter; counted in nodes, not seconds.
+    from hetlab.schedulers import exact
+    from hetlab.tasks import random_dag
+
+    assert exact.NODE_LIMIT <= 250_000
+    graph, devices = random_dag(12, mean_degree=1.5, data=(0.0, 5.0), seed=2), kitchen(link=Link(0.1, 10.0))
+    best = S.optimal(graph, devices).validate()
+    assert best.info["nodes"] <= 60_000        # 122,978 nodes before the equal-start rule and per-device bound
+    for name in ("EFT", "LPT", "HEFT", "CPOP", "work stealing"):
+        assert S.POLICIES[name](graph, devices).makespan >= best.makespan * (1 - 1e-12), name
+    with pytest.raises(ValueError, match="optimal exceeded node_limit=1000 search nodes"):
+        S.optimal(graph, devices, node_limit=1000)

@@ -11,8 +11,9 @@ from ..devices import Device
 from ..schedule import Schedule, ScheduleError
 from ..tasks import Task, TaskGraph, critical_path
 from ._core import _Problem, _problem, _run_queues
+from .cpop import cpop
 from .heft import heft
-from .list_scheduling import lpt
+from .list_scheduling import eft, lpt
 
 __all__ = ["optimal", "lower_bound"]
 
@@ -32,16 +33,26 @@ def lower_bound(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) ->
     return bound
 
 
+#: Default search budget of :func:`optimal`: about 35 us per node in pure Python, so a few seconds (about
+#: 9 s CPU on the shared 2-core build box under load), not minutes. 12-task random DAGs on the kitchen
+#: with links need 2k-115k nodes with the bounds below (240k before the tie rule and per-device bound).
+NODE_LIMIT = 250_000
+
+
 def optimal(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, max_tasks: int = 12,
-            node_limit: int = 2_000_000) -> Schedule:
+            node_limit: int = NODE_LIMIT) -> Schedule:
     """The exact minimum-makespan schedule, by depth-first branch and bound (small instances only).
 
     Independent tasks: every assignment of tasks to devices, largest tasks first, pruned by
     the load bound ``max(max load, (sum of loads + remaining fastest times) / m)``.
     Task graphs: every order of ready tasks and device choice, each task started as early as
     its device and inputs allow; any schedule can be shifted left into one of these, so the
-    best of them is optimal. ``info["nodes"]`` counts the search nodes; ``ValueError`` when
-    the graph has more than ``max_tasks`` tasks or the search exceeds ``node_limit`` nodes.
+    best of them is optimal. Tasks that start together are placed in one canonical order, and a
+    branch stops when a ready task's earliest finish plus its fastest remaining path, or the load
+    bound, cannot beat the best schedule so far (which starts as the best of LPT, EFT, HEFT and CPOP).
+    ``info["nodes"]`` counts the search nodes; ``ValueError`` when the graph has more than
+    ``max_tasks`` tasks, or when the search exceeds ``node_limit`` nodes (:data:`NODE_LIMIT` by
+    default: an answer or a refusal in seconds) before it has proved a schedule optimal.
     """
     prob = _problem(graph, devices)
     max_tasks = check_int("max_tasks", max_tasks, low=1)
@@ -52,7 +63,8 @@ def optimal(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, max
         return prob.schedule([], [], [], "optimal", info={"nodes": 0})
     # The search starts from the best heuristic schedule; only a feasible one may serve as the incumbent,
     # or the search would prune everything better than an impossible makespan and return it.
-    incumbent = min((s for s in (lpt(prob.graph, prob.devices), heft(prob.graph, prob.devices)) if _feasible(s)),
+    heuristics = (lpt, eft, heft, cpop)
+    incumbent = min((s for s in (h(prob.graph, prob.devices) for h in heuristics) if _feasible(s)),
                     key=lambda s: s.makespan)
     if prob.graph.edges:
         device_of, start, end, nodes = _optimal_dag(prob, incumbent, node_limit)
@@ -123,12 +135,18 @@ def _optimal_dag(prob: _Problem, incumbent: Schedule, node_limit: int):
     # Left-shifting any schedule, task by task in start order, never delays a task; repeating it
     # reaches a schedule that placing tasks in non-decreasing start order reproduces. So the search
     # only extends a partial schedule with tasks that start no earlier than the last one placed.
+    # Among tasks with equal starts the order is canonical: zero-length tasks may come in any order,
+    # but two tasks of positive run time that start together are on different devices and cannot
+    # depend on each other, so the second must be on a later device (every schedule keeps one such
+    # order: at each start time, its instants first, then its positive tasks by device).
     g, costs, n, m = prob.graph, prob.costs, prob.n, prob.m
     fastest = costs.min(axis=1)
     bottom = fastest.copy()  # fastest time from a task's start to the graph's end, free transfers
     for i in reversed(g.order):
         bottom[i] = fastest[i] + max((bottom[s] for s in g.succs[i]), default=0.0)
+    after = [max((float(bottom[s]) for s in g.succs[i]), default=0.0) for i in range(n)]
     rows = [costs[i].tolist() for i in range(n)]
+    runnable = [[j for j in range(m) if rows[i][j] != math.inf] for i in range(n)]
     best = [incumbent.makespan * (1 - 1e-12), None]
     device_of = np.full(n, -1)
     start = np.zeros(n)
@@ -139,11 +157,12 @@ def _optimal_dag(prob: _Problem, incumbent: Schedule, node_limit: int):
     remaining = [float(fastest.sum())]
     nodes = 0
 
-    def search(current: float, placed: int, last_start: float) -> None:
+    def search(current: float, placed: int, last_start: float, last_device: int) -> None:
         nonlocal nodes
         nodes += 1
         if nodes > node_limit:
-            raise ValueError(f"optimal exceeded node_limit={node_limit}; use a smaller instance")
+            raise ValueError(f"optimal exceeded node_limit={node_limit} search nodes before proving a schedule "
+                             f"optimal; use a smaller instance or raise node_limit")
         if placed == n:
             if current < best[0]:
                 best[0] = current
@@ -153,16 +172,17 @@ def _optimal_dag(prob: _Problem, incumbent: Schedule, node_limit: int):
             return
         options = []
         for i in ready:
-            earliest = math.inf
-            for j in range(m):
-                c = rows[i][j]
-                if c == math.inf:
-                    continue
+            row = rows[i]
+            soonest = math.inf   # earliest finish of i on any device, from here on
+            for j in runnable[i]:
+                c = row[j]
                 s = max(free[j], prob.ready_on(i, j, device_of, end))
-                earliest = min(earliest, s)
-                if s >= last_start:
+                finish = (s if s > last_start else last_start) + c
+                if finish < soonest:
+                    soonest = finish
+                if s > last_start or (s == last_start and (c == 0 or j > last_device or last_device < 0)):
                     options.append((s + c, i, j, s))
-            if max(earliest, last_start) + bottom[i] >= best[0]:
+            if soonest + after[i] >= best[0]:
                 return
         options.sort()
         for finish, i, j, s in options:
@@ -177,7 +197,9 @@ def _optimal_dag(prob: _Problem, incumbent: Schedule, node_limit: int):
             saved = free[j]
             device_of[i], start[i], end[i] = j, s, finish
             free[j] = finish
-            search(max(current, finish), placed + 1, s)
+            # The tie rule compares with the last task of positive run time placed at this start.
+            search(max(current, finish), placed + 1, s,
+                   j if rows[i][j] > 0 else (last_device if s == last_start else -1))
             free[j] = saved
             device_of[i] = -1
             for k in g.succs[i]:
@@ -187,7 +209,7 @@ def _optimal_dag(prob: _Problem, incumbent: Schedule, node_limit: int):
             remaining[0] += fastest[i]
             ready.add(i)
 
-    search(0.0, 0, 0.0)
+    search(0.0, 0, 0.0, -1)
     if best[1] is None:
         return incumbent.device_of, incumbent.start, incumbent.end, nodes
     return (*best[1], nodes)
