@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int
+from ._validate import check_int, check_nonnegative, check_seed, check_sequence
 
 __all__ = ["SplitTiming", "split_matmul_timing", "plot_split_timing"]
 
@@ -45,6 +45,18 @@ class SplitTiming:
     pool: tuple[float, ...]
     kernel: tuple[float, ...]
     dispatch: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        # Contract (issue 11): a record built by hand is checked like the arguments of a function.
+        for name in ("n", "workers", "blas_threads"):
+            check_int(name, getattr(self, name), low=1)
+        counts = tuple(check_int("pieces", k, low=1) for k in check_sequence("pieces", self.pieces))
+        object.__setattr__(self, "pieces", counts)
+        for name in ("pool", "kernel", "dispatch"):
+            times = tuple(check_nonnegative(name, t) for t in check_sequence(name, getattr(self, name)))
+            if len(times) != len(counts):
+                raise ValueError(f"pieces and {name} must have the same length, got {len(counts)} and {len(times)}")
+            object.__setattr__(self, name, times)
 
     def model(self) -> tuple[float, ...]:
         """``dispatch + kernel / min(N, workers)`` for each piece count (seconds)."""
@@ -95,7 +107,7 @@ def split_matmul_timing(n: int = 600, pieces=(1, 2, 4, 16, 64, 150, 300, 600), *
         raise ValueError(f"n * n * len(pieces) must be at most {_MAX_ELEMENTS * 8}, got {n * n * len(counts)}")
     from threadpoolctl import threadpool_limits
 
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     a, b = rng.random((n, n)), rng.random((n, n))
     pool_t, kernel_t, dispatch_t = [], [], []
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import as_float_array, check_positive, check_real
+from ._validate import as_float_array, check_finite_result, check_positive, check_real
 
 __all__ = ["step_time", "speedup_with_allreduce", "best_device_count"]
 
@@ -40,7 +40,7 @@ def step_time(p: Any, n_devices: Any, *, step_seconds: float = 1.0, grad_bytes: 
     1.0
     """
     share = _p(p)
-    n = as_float_array("n_devices", n_devices, low=1.0)
+    n = as_float_array("n_devices", n_devices, low=1.0, finite=True)
     if np.any(n != np.floor(n)):
         raise ValueError(f"n_devices must be whole numbers >= 1, got {n_devices!r}")
     t1 = check_positive("step_seconds", step_seconds)
@@ -51,8 +51,11 @@ def step_time(p: Any, n_devices: Any, *, step_seconds: float = 1.0, grad_bytes: 
     lat = check_real("latency", latency)
     if not 0 <= lat < np.inf:
         raise ValueError(f"latency must be in [0, inf), got {latency!r}")
-    comm = 2.0 * (n - 1.0) * lat + 2.0 * (n - 1.0) / n * size / link
-    return _out((1.0 - share) * t1 + share * t1 / n + comm)
+    with np.errstate(over="ignore"):
+        comm = 2.0 * (n - 1.0) * lat + 2.0 * (n - 1.0) / n * size / link
+        total = (1.0 - share) * t1 + share * t1 / n + comm
+    check_finite_result(total, step_seconds=t1, grad_bytes=size, bandwidth=link, latency=lat)
+    return _out(total)
 
 
 def speedup_with_allreduce(p: Any, n_devices: Any, **link: float) -> Any:
@@ -67,6 +70,7 @@ def speedup_with_allreduce(p: Any, n_devices: Any, **link: float) -> Any:
 
 def best_device_count(p: float, *, max_devices: int = 4096, **link: float) -> int:
     """The device count in [1, max_devices] with the highest speed-up (the smallest on ties)."""
+    p = check_real("p", p)      # one fraction: the answer is one count
     if isinstance(max_devices, bool) or not isinstance(max_devices, (int, np.integer)):
         raise TypeError(f"max_devices must be an integer, got {type(max_devices).__name__} {max_devices!r}")
     if not 1 <= max_devices <= 1_000_000:
