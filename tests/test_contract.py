@@ -18,8 +18,9 @@ How
        floats (NaN/inf/huge/tiny/negative), huge integers, None, booleans, text and lists of floats.
     Every call runs under a 5 s alarm, so a hang is a failure, not a stuck suite.
 
-Fuzz size: ``test_zz_fuzz_size`` prints the number of calls and callables (run with ``-s``) and asserts a floor;
-at the time of writing about 5,000 sweep calls plus about 1,800 hypothesis calls over about 190 callables.
+Fuzz size: ``test_zz_fuzz_size`` prints the number of calls and callables (run with ``-s``) and asserts a floor.
+On 2 December 2026: 222 callables, 15,100 calls (13,600 one-parameter sweep calls and 1,500 hypothesis calls) and
+132 command lines; about 50 s wall (28 s CPU) on the shared 2-core machine.
 """
 from __future__ import annotations
 
