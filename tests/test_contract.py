@@ -868,18 +868,20 @@ def _cli_cases():
         valid = CLI_VALID.get(command, [])
         positionals = [a for a in parser._actions if not a.option_strings and a.dest != "help"]
         options = [a for a in parser._actions if a.option_strings and a.nargs != 0 and a.dest != "help"]
+        numeric = command in ("amdahl", "granularity")     # numbers checked by argparse and the formulas: exit 2
         for k in range(len(positionals)):
             for bad in CLI_BAD:
                 argv = list(valid)
                 argv[k] = bad
-                cases.append((command, argv))
-            if positionals:
-                cases.append((command, valid[:k]))                    # a missing argument
+                cases.append((command, argv, 2 if numeric else None))
+            cases.append((command, valid[:k], 2))                     # a missing argument
         for option in options:
+            typed = option.type in (int, float)
             for bad in ["nan", "-1", "1e300", "text", "0", ""]:
-                cases.append((command, valid + [option.option_strings[-1], bad]))
-        cases.append((command, valid + ["--no-such-option"]))
-        cases.append((command, valid + ["extra", "arguments"]))
+                expect = 2 if typed and bad in ("text", "") else None
+                cases.append((command, valid + [option.option_strings[-1], bad], expect))
+        cases.append((command, valid + ["--no-such-option"], 2))
+        cases.append((command, valid + ["extra", "arguments"], 2))
     return cases
 
 
@@ -887,10 +889,10 @@ def test_cli_discovers_the_subcommands():
     assert {"demo", "amdahl", "granularity", "heft", "student-edition", "grade", "progress"} <= set(_subcommands())
 
 
-@pytest.mark.parametrize("command, argv", _cli_cases())
-def test_cli_bad_arguments_give_one_line_and_no_traceback(command, argv, monkeypatch, tmp_path):
-    """A bad argument: a non-zero exit (2 for arguments the parser or the library rejects), one line on
-    stderr that starts with 'hetlab: error:', and never a traceback."""
+@pytest.mark.parametrize("command, argv, expect", _cli_cases())
+def test_cli_bad_arguments_give_one_line_and_no_traceback(command, argv, expect, monkeypatch, tmp_path):
+    """A bad argument: a non-zero exit (2 for arguments the parser or the library rejects: missing, unknown,
+    not a number, out of range), one line on stderr that starts with 'hetlab: error:', never a traceback."""
     code, out, err = run_cli([command, *argv], monkeypatch, tmp_path)
     assert "Traceback" not in out + err
     if code == 0:
@@ -898,6 +900,7 @@ def test_cli_bad_arguments_give_one_line_and_no_traceback(command, argv, monkeyp
         assert not re.search(r"[=:]\s+-?(nan|inf)\b", out), out
         return
     assert isinstance(code, int) and code != 0
+    assert expect is None or code == expect, (code, err)
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("hetlab: error: "), err
 
