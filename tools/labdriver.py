@@ -162,13 +162,18 @@ def open_notebook(page, base: str, token: str, name: str, timeout: float = 300_0
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=timeout)
 
 
-#: How many code cells of the visible notebook have run (a number in their prompt), and whether the kernel is idle.
+#: The execution numbers in the visible notebook's code-cell prompts (null where none) and whether the kernel is idle.
 _RUN_STATE = f"""() => {{
     const prompts = [...document.querySelectorAll('{PROMPTS}')];
     const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
-    return {{done: prompts.filter(p => /\\[\\d+\\]/.test(p.textContent)).length, total: prompts.length,
+    return {{numbers: prompts.map(p => {{ const m = /\\[(\\d+)\\]/.exec(p.textContent); return m ? +m[1] : null; }}),
              idle: !!ind && ind.dataset.status === 'idle'}};
 }}"""
+#: Run All has finished: every code cell shows a number, the numbers count up by one from the first cell (so none
+#: is a stale count left from before), and the kernel is idle. Progress: the highest number shown so far.
+_RUN_DONE = """(s) => s.numbers.length > 0 && s.idle
+    && s.numbers.every((n, i) => n !== null && n === s.numbers[0] + i)"""
+_PROGRESS = "(s) => Math.max(-1, ...s.numbers.filter(n => n !== null))"
 
 
 def run_all(page, stall_timeout: float = 300_000, limit: float = 1_200_000) -> None:
@@ -178,26 +183,25 @@ def run_all(page, stall_timeout: float = 300_000, limit: float = 1_200_000) -> N
     The wait is on progress, not on a fixed total: it fails only when no further cell has finished for
     ``stall_timeout`` ms (a hung kernel) or the whole run took longer than ``limit`` ms. A fixed 120 s
     once ran out on a busy machine while the chapter was still making progress (issue 11, item 14)."""
+    panel = ".jp-NotebookPanel:not(.lm-mod-hidden)"
     page.click(".lm-MenuBar-itemLabel:text-is('Edit')")
     page.click(".lm-Menu-itemLabel:text-is('Clear Outputs of All Cells')")
-    page.wait_for_function(f"""() => [...document.querySelectorAll('{PROMPTS}')]
-        .every(p => !/\\d/.test(p.textContent))""", timeout=stall_timeout)
+    page.wait_for_function(f"() => document.querySelectorAll('{panel} .jp-OutputArea-output').length === 0",
+                           timeout=stall_timeout)
     page.click(".lm-MenuBar-itemLabel:text-is('Run')")
     page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
     deadline = time.monotonic() + limit / 1000
-    done = -1
     while True:
         state = page.evaluate(_RUN_STATE)
-        if state["total"] > 0 and state["done"] == state["total"] and state["idle"]:
+        if page.evaluate(_RUN_DONE, state):
             return
         if time.monotonic() > deadline:
-            raise TimeoutError(f"Run All: {state['done']} of {state['total']} cells ran in {limit / 1000:.0f} s")
-        done = state["done"]
-        # Returns as soon as one more cell has finished (or all have and the kernel is idle).
+            raise TimeoutError(f"Run All not finished in {limit / 1000:.0f} s: prompts {state['numbers']}")
+        # Returns as soon as one more cell has finished (a higher number shows) or the run is complete.
         page.wait_for_function(f"""(before) => {{
             const s = ({_RUN_STATE})();
-            return s.done > before || (s.total > 0 && s.done === s.total && s.idle);
-        }}""", arg=done, timeout=stall_timeout, polling=250)
+            return ({_PROGRESS})(s) > before || ({_RUN_DONE})(s);
+        }}""", arg=page.evaluate(_PROGRESS, state), timeout=stall_timeout, polling=250)
 
 
 def shutdown_kernels(base: str, token: str) -> None:

@@ -36,10 +36,12 @@ def page(lab, request):
 
 
 def _widget_cells(path: Path) -> int:
+    """Cells tagged widget whose stored output is a Jupyter widget (not, e.g., chapter 1's to_jshtml player)."""
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
-    return sum(1 for c in nb.cells if "widget" in c.get("metadata", {}).get("tags", []))
+    return sum(1 for c in nb.cells if "widget" in c.get("metadata", {}).get("tags", [])
+               and any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in c.get("outputs", [])))
 
 
 SLIDER_CHANGE = """(handle) => {
@@ -127,10 +129,11 @@ def test_interview_quiz_marks_a_right_and_a_wrong_answer(lab, page):
 
 
 
-def test_jupyterlab_speaks_chinese_by_default():
+def test_jupyterlab_speaks_chinese_by_default(lab):
     """The environment's default interface language is zh_CN (binder/overrides.json, installed by `make venv`
     and by binder/postBuild) and the language pack is there: the menu bar says 文件, not File."""
-    with labdriver.jupyterlab([], locale=None) as (base, token, _), labdriver.browser() as browser:
+    browser = lab[2]  # one playwright per process: reuse the module's browser with a second, untranslated server
+    with labdriver.jupyterlab([], locale=None) as (base, token, _):
         page = browser.new_page()
         try:
             page.goto(f"{base}/lab?reset&token={token}", wait_until="domcontentloaded", timeout=300_000)
