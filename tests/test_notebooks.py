@@ -96,7 +96,7 @@ def test_formulas_of_the_article_appear_in_latex():
                 "05": [r"\\text{Speedup} = \\frac{T_{\\text{serial}}}{T_{\\text{parallel}}}"],
                 "06": [r"S_{\\max} = \\frac{1}{(1-p) + \\frac{p}{N}}", r"\\frac{1}{1-p}"],
                 "07": [r"E = \\frac{S}{N} = \\frac{1}{N(1-p)+p}"],
-                "08": [r"T_{\\text{pipeline}} = \\max_i(t_i)"],
+                "08": [r"T_{\\text{pipeline}} = \\max_i t_i"],
                 "09": [r"\\text{Imbalance} = \\frac{W_{\\max} - W_{\\text{avg}}}{W_{\\text{avg}}}"]}
     for chapter, formulas in expected.items():
         for formula in formulas:
