@@ -10,7 +10,6 @@ like HEFT). On the paper's ten-task example (Fig. 2) the schedule length is 86 (
 from __future__ import annotations
 
 import bisect
-import heapq
 import math
 from collections.abc import Sequence
 
@@ -21,7 +20,7 @@ from ..schedule import Schedule
 from ..tasks import Task, TaskGraph
 from ._core import _Problem, _problem
 from .heft import _upward_rank
-from .list_scheduling import _earliest_gap
+from .list_scheduling import _earliest_gap, by_priority
 
 __all__ = ["cpop", "downward_rank"]
 
@@ -109,11 +108,7 @@ def cpop(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> Schedu
     end = np.zeros(n)
     slots_start: list[list[float]] = [[] for _ in range(m)]
     slots_end: list[list[float]] = [[] for _ in range(m)]
-    missing = [len(p) for p in g.preds]
-    ready = [(-float(priority[i]), i) for i in range(n) if missing[i] == 0]
-    heapq.heapify(ready)
-    while ready:
-        _, i = heapq.heappop(ready)
+    for i in by_priority(g, priority):
         arrive = prob.ready_times(i, device_of, end)
         candidates = [cp_device] if on_path[i] else range(m)
         best_finish, j, s = math.inf, -1, 0.0
@@ -130,10 +125,6 @@ def cpop(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> Schedu
             slots_start[j].insert(k, s)
             slots_end[j].insert(k, s + costs[i, j])
         device_of[i], start[i], end[i] = j, s, s + costs[i, j]
-        for k in g.succs[i]:
-            missing[k] -= 1
-            if missing[k] == 0:
-                heapq.heappush(ready, (-float(priority[k]), k))
     names = [t.name for t in g.tasks]
     info = {"priority": dict(zip(names, map(float, priority))), "upward_rank": dict(zip(names, map(float, up))),
             "downward_rank": dict(zip(names, map(float, down))), "critical_path": [names[i] for i in path],

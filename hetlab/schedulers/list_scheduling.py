@@ -142,22 +142,30 @@ def _list_schedule(prob: _Problem, priority: np.ndarray, policy: str, **kwargs) 
     start = np.zeros(n)
     end = np.zeros(n)
     free = np.zeros(m)
-    missing = [len(p) for p in g.preds]
-    ready = [(-float(priority[i]), i) for i in range(n) if missing[i] == 0]
-    heapq.heapify(ready)
-    while ready:
-        _, i = heapq.heappop(ready)
+    for i in by_priority(g, priority):
         arrive = prob.ready_times(i, device_of, end)
         begin = np.maximum(free, arrive)
         j = int(np.argmin(begin + costs[i]))
         s = float(begin[j])
         free[j] = s + costs[i, j]
         device_of[i], start[i], end[i] = j, s, s + costs[i, j]
-        for k in g.succs[i]:
+    return prob.schedule(device_of, start, end, policy, **kwargs)
+
+
+def by_priority(graph: TaskGraph, priority) -> Iterable[int]:
+    """Task indices in list-scheduling order: each time, the ready task (all predecessors already
+    yielded) with the highest ``priority``, ties to the lower index. Shared by the priority list
+    scheduler above and CPOP."""
+    missing = [len(p) for p in graph.preds]
+    ready = [(-float(priority[i]), i) for i in range(len(missing)) if missing[i] == 0]
+    heapq.heapify(ready)
+    while ready:
+        _, i = heapq.heappop(ready)
+        yield i
+        for k in graph.succs[i]:
             missing[k] -= 1
             if missing[k] == 0:
                 heapq.heappush(ready, (-float(priority[k]), k))
-    return prob.schedule(device_of, start, end, policy, **kwargs)
 
 
 def _earliest_gap(starts: list[float], ends: list[float], ready: float, duration: float) -> float:
