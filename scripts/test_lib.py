@@ -38,23 +38,7 @@ def main() -> int:
     print(f"test-lib: Python {sys.version.split()[0]} in {venv}", flush=True)
     args = ["-q", "-p", "no:cacheprovider", "--doctest-modules", "hetlab", "tests", *ignores, "-m",
             "not browser and not slow"]
-    return subprocess.run([python, "-c", RUN_PYTEST, *args], cwd=ROOT).returncode
-
-
-#: pytest, after every hetlab module and lazily exported name has been loaded once. hetlab/__init__.py loads
-#: names on first access (a module __getattr__), and Python 3.13's doctest finder touches them while it
-#: iterates the package's __dict__: "RuntimeError: dictionary changed size during iteration".
-RUN_PYTEST = """
-import importlib, pkgutil, sys
-import pytest
-import hetlab
-for info in pkgutil.walk_packages(hetlab.__path__, "hetlab."):
-    if not info.name.endswith("__main__"):
-        importlib.import_module(info.name)
-for name in getattr(hetlab, "__all__", []):
-    getattr(hetlab, name)
-sys.exit(pytest.main(sys.argv[1:]))
-"""
+    return subprocess.run([python, "-m", "pytest", *args], cwd=ROOT).returncode
 
 
 if __name__ == "__main__":

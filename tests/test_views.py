@@ -1,4 +1,6 @@
 import re
+import subprocess
+import sys
 
 import matplotlib.pyplot as plt
 import pytest
@@ -60,3 +62,16 @@ def test_every_control_and_readout_speaks_chinese(factory):
     for name, control in explorer.controls.items():
         assert CJK.search(control.description), f"{factory.__name__}: control {name!r} is {control.description!r}"
     assert CJK.search(explorer.text), f"{factory.__name__}: readout {explorer.text!r}"
+
+
+def test_probing_the_views_package_for_dunders_imports_no_chapter_module():
+    """doctest and inspect probe ``__wrapped__`` on every module they walk; a lazy ``__getattr__`` that
+    imported every chapter module on that probe added submodules to ``hetlab`` while doctest iterated its
+    ``__dict__`` ("dictionary changed size during iteration" in a fresh clone's `make test`)."""
+    code = ("import sys, hetlab.views as v; hasattr(v, '__wrapped__'); "
+            "print(sorted(m for m in sys.modules if m.startswith('hetlab.views.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    code = "import hetlab, doctest; doctest.DocTestFinder().find(hetlab); print('ok')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr

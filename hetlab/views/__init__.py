@@ -21,6 +21,10 @@ def _modules():
 
 
 def __getattr__(name: str):
+    # Dunder lookups (``__wrapped__``, ``__path__`` probes by doctest, inspect, pickle) must not import
+    # every chapter module: importing one adds submodules to ``hetlab`` while doctest iterates its dict.
+    if name.startswith("__"):
+        raise AttributeError(f"module 'hetlab.views' has no attribute {name!r}")
     if name == "ALL":
         return [entry for module in _modules() for entry in module.VIEWS]
     for module in _modules():
