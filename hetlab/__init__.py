@@ -7,7 +7,8 @@ The library behind the hetlab textbook. A handful of plain concepts:
 - a scheduler is ``policy(graph, devices, **options) -> Schedule`` (:mod:`hetlab.schedulers`);
 - :class:`~hetlab.schedule.Schedule`: where and when each task runs, validated;
 - :mod:`hetlab.formulas`: the book's formulas (Amdahl, N* = sqrt(W/Os), ...);
-- :mod:`hetlab.simulators`: pipeline / data parallel training and an inference server;
+- :mod:`hetlab.simulators`, :mod:`hetlab.training`, :mod:`hetlab.serving`: pipelines, memory and step time of
+  DP x TP x PP training, LLM serving with continuous batching;
 - :mod:`hetlab.plotting`, :mod:`hetlab.widgets`, :mod:`hetlab.quiz`: figures, sliders and quizzes.
 
 Submodules load on first use, so ``import hetlab`` stays fast.
@@ -19,6 +20,7 @@ Submodules load on first use, so ``import hetlab`` stays fast.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 
 __version__ = "0.1.0"
 
@@ -36,12 +38,8 @@ _EXPORTS = {
                  "gpipe_bubble_fraction", "ring_allreduce_time", "matmul_offload_ms", "imbalance"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
-_SUBMODULES = {"devices", "tasks", "schedule", "schedulers", "formulas", "simulators", "plotting", "widgets",
-               "views", "workloads", "quiz", "demo", "measure", "execute", "progress", "edition", "cli",
-               "workspan", "roofline", "hardware",
-               "granularity", "runtime_variance", "baselines", "sync", "scaling_fractions", "device_sweep",
-               "extra_orders",
-               "training", "serving", "frames"}
+#: Every public submodule (found on disk, so a new module cannot be forgotten here).
+_SUBMODULES = frozenset(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 __all__ = sorted(_WHERE)
 
