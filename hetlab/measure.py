@@ -27,7 +27,7 @@ from ._validate import (
 )
 from .devices import Device
 
-__all__ = ["busy_loop", "PoolTiming", "time_pools", "split_matmul", "dispatch_overhead", "cpu_count",
+__all__ = ["busy_loop", "PoolTiming", "time_pools", "split_matmul", "dispatch_overhead", "cpu_count", "load_per_cpu",
            "fit_overhead", "granularity_sweep", "calibrate", "calibrated_cpu", "Spin"]
 
 
@@ -48,6 +48,20 @@ def cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def load_per_cpu() -> float | None:
+    """Runnable processes per usable CPU over the last minute (the 1-minute load average divided by
+    :func:`cpu_count`), or ``None`` where the system does not report a load average (Windows).
+
+    Above about 1, a measured run shares its cores with other work and takes longer than any model that
+    assumes whole cores; the chapters print this next to every timing they compare with a simulation.
+    """
+    try:
+        one_minute = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+    return one_minute / cpu_count()
 
 
 def busy_loop(n: int) -> int:

@@ -20,3 +20,14 @@ def test_measurements_refuse_unbounded_requests():
     with pytest.raises(ValueError, match="pieces must be in"):
         measure.split_matmul(n=8, pieces=(16,))
     assert measure.dispatch_overhead(tasks=50) > 0
+
+
+def test_load_per_cpu_divides_the_one_minute_load_by_the_usable_cpus(monkeypatch):
+    monkeypatch.setattr(measure.os, "getloadavg", lambda: (6.0, 1.0, 1.0))
+    monkeypatch.setattr(measure, "cpu_count", lambda: 4)
+    assert measure.load_per_cpu() == 1.5
+
+
+def test_load_per_cpu_is_none_where_there_is_no_load_average(monkeypatch):
+    monkeypatch.delattr(measure.os, "getloadavg")
+    assert measure.load_per_cpu() is None

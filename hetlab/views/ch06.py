@@ -92,4 +92,4 @@ def lock() -> Explorer:
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(6, amdahl), (6, barrier), (6, lock), (13, amdahl)]
+VIEWS = [(6, amdahl), (6, barrier), (6, lock)]
