@@ -75,7 +75,8 @@ def _critical_path(prob: _Problem, priority: np.ndarray) -> list[int]:
     return path
 
 
-def cpop(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> Schedule:
+def cpop(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, order: str = "rank_u+rank_d",
+         pin: bool = True) -> Schedule:
     """Critical-Path-on-a-Processor (Topcuoglu, Hariri & Wu, IEEE TPDS 2002).
 
     Priority ``rank_u + rank_d`` (:func:`~hetlab.schedulers.upward_rank`, :func:`downward_rank`);
@@ -86,9 +87,21 @@ def cpop(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> Schedu
     where it finishes earliest; both may fill an idle gap between placed tasks (insertion-based).
     If no single device can run every critical-path task, those tasks are placed like the others.
 
+    Two keyword options take CPOP apart, for ablation experiments (the defaults are the paper's CPOP):
+    ``order="rank_u"`` takes ready tasks by HEFT's upward rank instead of ``rank_u + rank_d`` (the
+    critical path and its processor are still found from ``rank_u + rank_d``); ``pin=False`` places
+    critical-path tasks like the others (earliest finish on any device) instead of on the
+    critical-path processor.
+
     ``info`` holds ``"priority"``, ``"upward_rank"``, ``"downward_rank"`` (name -> value),
     ``"critical_path"`` (task names) and ``"cp_device"`` (its name, or None).
     """
+    if not isinstance(order, str):
+        raise TypeError(f"order must be 'rank_u+rank_d' or 'rank_u', got {type(order).__name__} {order!r:.80}")
+    if order not in ("rank_u+rank_d", "rank_u"):
+        raise ValueError(f"order must be 'rank_u+rank_d' or 'rank_u', got {order!r}")
+    if not isinstance(pin, bool):
+        raise TypeError(f"pin must be True or False, got {type(pin).__name__} {pin!r:.80}")
     prob = _problem(graph, devices)
     g, n, m = prob.graph, prob.n, prob.m
     if n == 0:
@@ -101,14 +114,14 @@ def cpop(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> Schedu
     totals = costs[path].sum(axis=0)
     cp_device = int(np.argmin(totals)) if np.isfinite(totals).any() else -1
     on_path = np.zeros(n, dtype=bool)
-    if cp_device >= 0:
+    if cp_device >= 0 and pin:
         on_path[path] = True
     device_of = np.full(n, -1)
     start = np.zeros(n)
     end = np.zeros(n)
     slots_start: list[list[float]] = [[] for _ in range(m)]
     slots_end: list[list[float]] = [[] for _ in range(m)]
-    for i in by_priority(g, priority):
+    for i in by_priority(g, priority if order == "rank_u+rank_d" else up):
         arrive = prob.ready_times(i, device_of, end)
         candidates = [cp_device] if on_path[i] else range(m)
         best_finish, j, s = math.inf, -1, 0.0

@@ -6,9 +6,10 @@ from functools import lru_cache
 from .. import plotting as P
 from .. import schedulers as S
 from ..devices import Link, kitchen
-from ..widgets import Explorer, dropdown, int_slider
+from ..widgets import Explorer, dropdown, int_slider, slider
 
-__all__ = ['workflow_policies', 'workflow_readout', 'paper_gantts', 'workflow_gantts']
+__all__ = ['workflow_policies', 'workflow_readout', 'paper_gantts', 'workflow_gantts', 'balance_policies',
+           'balance_readout']
 
 #: (label shown to the learner, key of hetlab.schedulers.POLICIES)
 POLICY_CHOICES = [("HEFT", "HEFT"), ("CPOP", "CPOP"), ("EFT", "EFT"), ("工作窃取", "work stealing"),
@@ -64,6 +65,55 @@ def workflow_policies() -> Explorer:
                     figsize=(8, 2.8))
 
 
+#: The static assignments of section 9.1: (label, key of hetlab.schedulers.POLICIES).
+BALANCE_POLICIES = [("分块", "block"), ("轮转", "round-robin"), ("LPT", "LPT")]
+
+
+@lru_cache(maxsize=256)
+def _balance(spread: float, tasks: int):
+    from ..devices import identical
+    from ..workloads import skewed_tasks
+
+    jobs, four = skewed_tasks(tasks, spread=spread, seed=5), identical(4, speed=10.0)
+    return {key: S.POLICIES[key](jobs, four).validate() for _, key in BALANCE_POLICIES}
+
+
+def balance_readout(spread: float, tasks: int = 20) -> str:
+    """Imbalance and makespan of block, round-robin and LPT for ``tasks`` lognormal tasks (sigma =
+    ``spread``, seed 5) on four identical devices of speed 10."""
+    from .._validate import check_int, check_nonnegative
+
+    spread, tasks = check_nonnegative("spread", spread, high=3.0), check_int("tasks", tasks, low=4, high=200)
+    runs = _balance(round(spread, 6), tasks)
+    return f"{tasks} 个任务，spread = {spread:.2f}：" + "；".join(
+        f"{label} 不均衡度 {runs[key].imbalance:.3f}、完成 {runs[key].makespan:.2f}" for label, key in BALANCE_POLICIES)
+
+
+def balance_policies() -> Explorer:
+    """Section 9.1's experiment: lognormal task sizes (a spread slider) dealt to four identical devices
+    by block, round-robin and LPT; grouped bars show each device's busy time, dashed lines the mean."""
+    import numpy as np
+
+    def draw(ax, spread: float, tasks: int) -> str:
+        runs = _balance(round(spread, 6), tasks)
+        width = 0.26
+        for k, (label, key) in enumerate(BALANCE_POLICIES):
+            s = runs[key]
+            ax.bar(np.arange(4) + (k - 1) * width, s.busy, width,
+                   label=P.label(f"{label}（不均衡度 {s.imbalance:.2f}）", f"{key} (imbalance {s.imbalance:.2f})"))
+        ax.axhline(runs["LPT"].busy.mean(), color="0.3", ls="--", lw=1, label=P.label("平均忙碌时间", "mean busy time"))
+        ax.set_xticks(range(4), [f"D{j}" for j in range(4)])
+        ax.set_ylabel(P.label("忙碌时间（时间单位）", "busy time (time units)"))
+        ax.set_xlabel(P.label("设备", "device"))
+        ax.set_title(P.label(f"{tasks} 个任务，大小悬殊程度 spread = {spread:.2f}",
+                             f"{tasks} tasks, spread = {spread:.2f}"))
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+        return balance_readout(spread, tasks)
+
+    return Explorer(draw, {"spread": slider("大小悬殊程度 spread", 0.0, 2.0, 0.25, 1.0),
+                           "tasks": int_slider("任务数", 8, 80, 20, step=4)}, figsize=(8, 2.8))
+
+
 def paper_gantts():
     """HEFT and CPOP on the ten-task example of Topcuoglu, Hariri & Wu (2002), one panel each;
     CPOP's critical-path tasks are hatched. Returns the figure."""
@@ -98,6 +148,8 @@ def workflow_gantts(workflow: str = "montage", policies: tuple[str, ...] = ("HEF
     """One Gantt panel per policy for a stored WfCommons workflow on the kitchen, with the critical
     path (dotted) and the lower bound (dash-dot) marked. Returns the figure."""
     import matplotlib.pyplot as plt
+    from matplotlib.collections import PolyCollection
+    from matplotlib.patches import Patch
 
     for policy in policies:
         workflow_readout(workflow, policy, bandwidth)       # validates the arguments
@@ -112,11 +164,18 @@ def workflow_gantts(workflow: str = "montage", policies: tuple[str, ...] = ("HEF
             f"{workflow.capitalize()}, {policy}: makespan {s.makespan:.0f} s"))
         ax.axvline(cp, color="crimson", ls=":", lw=1, label=P.label("关键路径", "critical path"))
         ax.axvline(bound, color="0.3", ls="-.", lw=1, label=P.label("下界", "lower bound"))
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+        handles, _ = ax.get_legend_handles_labels()
+        if s.policy == "CPOP" and s.info.get("critical_path"):
+            idx = [s.graph.index[name] for name in s.info["critical_path"]]
+            y = len(s.devices) - 1 - s.device_of[idx]
+            ax.add_collection(PolyCollection(P._bar_vertices(s.start[idx], s.end[idx], y), facecolors="none",
+                                             edgecolors="black", linewidths=0.8, hatch="////"))
+            handles.append(Patch(fill=False, hatch="////", label=P.label("关键路径任务", "critical-path task")))
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
         ax.set_xlabel("")
     axes[-1, 0].set_xlabel(P.label("时间（秒）", "time (s)"))
     return fig
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(9, workflow_policies)]
+VIEWS = [(9, balance_policies), (9, workflow_policies)]

@@ -1,0 +1,84 @@
+"""Chapters 9 and 11: CPOP's ablation options, task splitting, and the new views."""
+import matplotlib
+import pytest
+
+from hetlab import schedulers as S
+from hetlab.devices import Link, kitchen
+from hetlab.restructure import split_longest_critical_task, split_task
+from hetlab.tasks import Task, TaskGraph, critical_path, total_work
+from hetlab.workloads import heft_paper_example
+
+matplotlib.use("Agg")
+
+
+def test_cpop_defaults_are_the_papers_cpop():
+    graph, procs = heft_paper_example()
+    assert S.cpop(graph, procs).makespan == 86
+    assert S.cpop(graph, procs, order="rank_u+rank_d", pin=True).makespan == 86
+
+
+def test_cpop_without_pinning_and_with_upward_order_is_heft():
+    graph, procs = heft_paper_example()
+    s = S.cpop(graph, procs, order="rank_u", pin=False)
+    assert s.makespan == pytest.approx(S.heft(graph, procs).makespan)
+
+
+def test_cpop_ablation_on_montage_blames_the_order():
+    from hetlab.workflows import workflow
+
+    flow, shop = workflow("montage", 60, seed=0), kitchen(link=Link(0.0, 100.0))
+    full = S.cpop(flow, shop).makespan
+    assert S.cpop(flow, shop, pin=False).makespan == pytest.approx(full)          # pinning is not the cause
+    assert S.cpop(flow, shop, order="rank_u").makespan < 0.7 * full                 # the order is
+
+
+def test_cpop_rejects_bad_options():
+    graph, procs = heft_paper_example()
+    with pytest.raises(ValueError, match="order must be"):
+        S.cpop(graph, procs, order="rank_d")
+    with pytest.raises(TypeError, match="pin must be"):
+        S.cpop(graph, procs, pin=1)
+
+
+def test_split_task_divides_work_and_data():
+    g = TaskGraph([Task("s", 1.0), Task("a", 8.0), Task("b", 2.0)], [("s", "a", 6.0), ("a", "b", 4.0)])
+    h = split_task(g, "a", 2)
+    assert [t.name for t in h.tasks] == ["s", "a#0", "a#1", "b"]
+    assert total_work(h) == total_work(g)
+    assert h.edges[("s", "a#1")] == 3.0 and h.edges[("a#0", "b")] == 2.0
+    assert len(split_task(g, "a", 1)) == 3
+
+
+def test_split_task_validates():
+    g = TaskGraph([Task("a", 8.0)])
+    with pytest.raises(ValueError, match="name must be a task"):
+        split_task(g, "z", 2)
+    with pytest.raises(ValueError, match="k"):
+        split_task(g, "a", 0)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        split_task(g, "a", 2.5)
+
+
+def test_splitting_epigenomics_first_task_shortens_the_critical_path():
+    from hetlab.workflows import workflow
+
+    epi, shop = workflow("epigenomics", 60, seed=0), kitchen(link=Link(0.0, 100.0))
+    g, name = split_longest_critical_task(epi, shop, 4)
+    assert name.startswith("fastqSplit")
+    assert critical_path(g, shop)[0] < critical_path(epi, shop)[0] - 300
+    assert S.heft(g, shop).makespan < S.heft(epi, shop).makespan
+
+
+def test_chapter_views():
+    from hetlab.views import ch09, ch11
+
+    assert "LPT 不均衡度 0.018" in ch09.balance_readout(1.0)
+    with pytest.raises(ValueError, match="spread"):
+        ch09.balance_readout(5.0)
+    assert "| LPT | 2.600 |" in ch11.policy_table()
+    assert set(ch11.POLICY_DEFINITIONS) == set(ch11.NAMES)
+    fig = ch11.demo_gantts()
+    assert len(fig.axes) == 6
+    with pytest.raises(ValueError, match="policies"):
+        ch11.demo_gantts(("nope",))
+    assert len(ch09.workflow_gantts().axes) == 2
