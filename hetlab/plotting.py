@@ -291,8 +291,8 @@ def flynn_diagram(axes=None):
         use_cjk_font()
         _, axes = plt.subplots(1, 4, figsize=(10, 2.8), layout="constrained")
     classes = [("SISD", 1, 1, label("单核 CPU", "single core")),
-               ("SIMD", 1, 4, label("GPU / 向量单元", "GPU / vector")),
-               ("MISD", 4, 1, label("容错流水（罕见）", "fault-tolerant (rare)")),
+               ("SIMD", 1, 4, label("CPU 向量指令 / GPU 的一个 warp", "CPU vector unit / one GPU warp")),
+               ("MISD", 4, 1, label("冗余容错计算（罕见）", "redundant fault-tolerant (rare)")),
                ("MIMD", 4, 4, label("多核 CPU / 集群", "multi-core / cluster"))]
     for ax, (name, n_inst, n_data, example) in zip(axes, classes):
         units = max(n_inst, n_data)
@@ -306,13 +306,22 @@ def flynn_diagram(axes=None):
             ax.annotate("", xy=(x, 0.42), xytext=(dx[min(k, n_data - 1)], 0.15),
                         arrowprops=dict(arrowstyle="-", color="#C44E52", lw=1.2))
         for x in ix:
-            ax.text(x, 0.9, "I", ha="center", color="#4C72B0", fontsize=9)
+            ax.text(x, 0.93, "I", ha="center", va="center", color="#4C72B0", fontsize=11, fontweight="bold",
+                    bbox=dict(boxstyle="circle,pad=0.25", fc="white", ec="#4C72B0"))
         for x in dx:
-            ax.text(x, 0.05, "D", ha="center", color="#C44E52", fontsize=9)
-        ax.set_title(f"{name}\n{example}", fontsize=9)
+            ax.text(x, 0.07, "D", ha="center", va="center", color="#C44E52", fontsize=11, fontweight="bold",
+                    bbox=dict(boxstyle="circle,pad=0.25", fc="white", ec="#C44E52"))
+        ax.set_title(f"{name}\n{example}", fontsize=10)
         ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1)
+        ax.set_ylim(-0.05, 1.05)
         ax.axis("off")
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    key = [Line2D([], [], color="#4C72B0", lw=2, label=label("I = 指令流", "I = instruction stream")),
+           Line2D([], [], color="#C44E52", lw=2, label=label("D = 数据流", "D = data stream")),
+           Patch(color="#55A868", label=label("绿块 = 处理单元（PE）", "green = processing element"))]
+    axes[0].figure.legend(handles=key, loc="outside lower center", ncol=3, fontsize=9, frameon=False)
     return axes
 
 

@@ -33,7 +33,7 @@ from .devices import Device, check_devices
 from .schedule import Schedule
 from .tasks import TaskGraph, as_graph, comm_matrices, cost_matrix, critical_path
 
-__all__ = ["WorkSpan", "work", "span", "parallelism", "brent_bound", "bounds", "greedy"]
+__all__ = ["WorkSpan", "work", "span", "parallelism", "peak_width", "brent_bound", "bounds", "greedy"]
 
 
 def _graph(graph) -> TaskGraph:
@@ -72,6 +72,36 @@ def parallelism(graph: TaskGraph | Sequence) -> float:
     graph = _graph(graph)
     d = span(graph)
     return work(graph) / d if d > 0 else math.inf
+
+
+def peak_width(graph: TaskGraph | Sequence) -> int:
+    """The most tasks running at one moment when every task starts as soon as its predecessors finish
+    (unlimited devices, free transfers): the graph's *peak* width, against ``W / D``, its *average* one.
+
+    With at least this many identical devices the greedy list schedule of :func:`greedy` runs every task
+    at its earliest start, so it finishes at the span ``D``; with fewer it may (not must) take longer.
+    Tasks of zero work occupy no moment and are not counted.
+
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> g = TaskGraph([Task("a", 1), Task("b", 4), Task("c", 2), Task("d", 1)],
+    ...               [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")])
+    >>> peak_width(g), round(parallelism(g), 2)
+    (2, 1.33)
+    """
+    graph = _graph(graph)
+    n = len(graph.tasks)
+    start, end = [0.0] * n, [0.0] * n
+    for i in graph.order:
+        start[i] = max((end[p] for p in graph.preds[i]), default=0.0)
+        end[i] = start[i] + float(graph.work[i])
+    # Sweep the start/end events in time order; at equal times a task ending frees its slot first.
+    events = sorted([(end[i], 0) for i in range(n) if end[i] > start[i]] +
+                    [(start[i], 1) for i in range(n) if end[i] > start[i]])
+    running = peak = 0
+    for _, is_start in events:
+        running += 1 if is_start else -1
+        peak = max(peak, running)
+    return peak
 
 
 def brent_bound(graph: TaskGraph | Sequence, n_devices: int, speed: float = 1.0) -> float:

@@ -29,3 +29,21 @@ def test_player_rejects_bad_arguments():
         views.orchestration_player(dpi=5)
     with pytest.raises(TypeError, match="interval must be an integer"):
         views.orchestration_player(interval=0.5)
+
+
+def test_player_is_self_contained_chinese_and_readable():
+    import base64
+    import io
+
+    from PIL import Image
+
+    html = views.orchestration_player().html
+    assert "http://" not in html and "https://" not in html, "no CDN: the player must work offline"
+    assert 'class="fa ' not in html, "no Font Awesome icons (blank without the CDN stylesheet)"
+    for english in (">Once<", ">Loop<", ">Reflect<", 'title="Play"', 'title="First frame"'):
+        assert english not in html
+    for chinese in ("▶\ufe0e 播放", "⏸\ufe0e 暂停", "⏮\ufe0e 首帧", "⏭\ufe0e 末帧", ">播放一次<", ">循环<", ">往返<"):
+        assert chinese in html
+    data = re.search(r'frames\[0\] = "data:image/png;base64,(.*?)"\n', html, re.S).group(1)
+    width, height = Image.open(io.BytesIO(base64.b64decode(data.replace("\\\n", "")))).size
+    assert width >= 900 and height >= 300, (width, height)

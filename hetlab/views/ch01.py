@@ -5,6 +5,7 @@ so it plays on GitHub's viewer and on the book's website without a kernel.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import numpy as np
@@ -154,8 +155,53 @@ class Player:
         return self.html
 
 
+#: The player's buttons: matplotlib's English tooltip -> (Unicode symbol + Chinese label, Chinese tooltip).
+#: Unicode text replaces the Font Awesome icons, whose stylesheet comes from a CDN (blank buttons offline).
+_BUTTONS = {"Decrease speed": ("－ 减速", "放慢播放"),
+            "First frame": ("⏮\ufe0e 首帧", "回到第一帧"),
+            "Previous frame": ("◁ 上一帧", "后退一帧"),
+            "Play backwards": ("◀\ufe0e 倒放", "倒着播放"),
+            "Pause": ("⏸\ufe0e 暂停", "暂停"),
+            "Play": ("▶\ufe0e 播放", "播放"),
+            "Next frame": ("▷ 下一帧", "前进一帧"),
+            "Last frame": ("⏭\ufe0e 末帧", "跳到最后一帧"),
+            "Increase speed": ("＋ 加速", "加快播放")}
+#: The repetition-mode radio buttons.
+_MODES = {"Once": "播放一次", "Loop": "循环", "Reflect": "往返", "Repetition mode": "重复方式"}
+_PLAYER_STYLE = """
+<style>
+.animation .anim-buttons button {
+    width: auto; padding: 2px 6px; margin: 0 2px; font-size: 13px; line-height: 1.4;
+}
+.animation img { max-width: 100%; height: auto; }
+input[type=range].anim-slider { width: 80%; }
+</style>
+"""
+
+
+def _localise_player(html: str) -> str:
+    """matplotlib's player made self-contained and Chinese: no CDN stylesheet, Unicode + Chinese buttons,
+    Chinese repetition modes and tooltips. Raises ``RuntimeError`` if matplotlib's template changed so much
+    that an English control would be left behind."""
+    html, links = re.subn(r'<link rel="stylesheet"\s*href="https?://[^"]*font-awesome[^"]*">', "", html)
+    for english, (text, tip) in _BUTTONS.items():
+        pattern = (rf'title="{english}" aria-label="{english}"(\s*onclick="[^"]*">)\s*'
+                   r'<i class="fa [^"]*"></i>')
+        html, count = re.subn(pattern, lambda m, t=text, h=tip: f'title="{h}" aria-label="{h}"{m.group(1)}{t}',
+                              html)
+        if count != 1:
+            raise RuntimeError(f"matplotlib's player template changed: button {english!r} found {count} times")
+    for english, chinese in _MODES.items():
+        html = html.replace(f">{english}</label>", f">{chinese}</label>")
+        html = html.replace(f'title="{english}" aria-label="{english}"', f'title="{chinese}" aria-label="{chinese}"')
+    if links != 1 or re.search(r'class="fa |https?://|>(Once|Loop|Reflect)<', html):
+        raise RuntimeError("matplotlib's player template changed: a CDN link or English label is left")
+    return html + _PLAYER_STYLE
+
+
 def _jshtml(frames_png: list[bytes], interval: int) -> str:
-    """matplotlib's JavaScript player (the one ``Animation.to_jshtml`` writes) around ready-made PNG frames."""
+    """matplotlib's JavaScript player (the one ``Animation.to_jshtml`` writes) around ready-made PNG frames,
+    localised by :func:`_localise_player` (works offline, controls in Chinese)."""
     import base64
     import uuid
 
@@ -167,18 +213,24 @@ def _jshtml(frames_png: list[bytes], interval: int) -> str:
         return f'  frames[{k}] = "data:image/png;base64,{data}"\n'
 
     fill = "\n" + "".join(line(k, png) for k, png in enumerate(frames_png))
-    return JS_INCLUDE + STYLE_INCLUDE + DISPLAY_TEMPLATE.format(
+    return _localise_player(JS_INCLUDE + STYLE_INCLUDE + DISPLAY_TEMPLATE.format(
         id=uuid.uuid4().hex, Nframes=len(frames_png), fill_frames=fill, interval=interval,
-        once_checked="checked", loop_checked="", reflect_checked="")
+        once_checked="checked", loop_checked="", reflect_checked=""))
 
 
-def orchestration_player(policy: str = "article demo", *, dpi: int = 55, interval: int = 700) -> Player:
+#: Font sizes (points) in the player's frames: readable at the embedded size.
+PLAYER_FONT = 10
+
+
+def orchestration_player(policy: str = "article demo", *, dpi: int = 120, interval: int = 900) -> Player:
     """The decompose -> assign -> orchestrate demo as a kernel-free player (matplotlib's ``to_jshtml`` player).
 
     One frame per dispatched dish (9 frames for the 8 dishes); the schedule is produced and validated by
     :func:`kitchen_schedule`. The static part of the chart (axes, ticks, legend) is rendered once and each
-    frame only redraws the bars, names, finish line, title and readout over it (blitting), so building the
-    player takes a fraction of a full redraw per frame; ``dpi`` keeps the embedded PNGs small.
+    frame only redraws the bars, names, finish line, title and readout over it (blitting). Frames are
+    8 x 3 inches at ``dpi`` (960 x 360 pixels by default) with text of at least :data:`PLAYER_FONT` points,
+    stored as palette PNGs to keep the notebook light. The player needs no network (no CDN icons) and its
+    controls are labelled in Chinese.
     """
     import io
 
@@ -191,12 +243,22 @@ def orchestration_player(policy: str = "article demo", *, dpi: int = 55, interva
     dpi = check_int("dpi", dpi, low=20, high=200)
     interval = check_int("interval", interval, low=50, high=10_000)
     P.use_cjk_font()
-    fig = Figure(figsize=(8, 2.5), dpi=dpi, layout="constrained")
+    fig = Figure(figsize=(8, 3.0), dpi=dpi, layout="constrained")
     canvas = FigureCanvasAgg(fig)
-    chart = _Chart(fig.subplots(), policy)
+    ax = fig.subplots()
+    chart = _Chart(ax, policy)
+    for text in chart.names.values():
+        text.set_fontsize(PLAYER_FONT)
+    ax.title.set_fontsize(PLAYER_FONT + 1)
+    ax.tick_params(labelsize=PLAYER_FONT)
+    ax.xaxis.label.set_fontsize(PLAYER_FONT)
+    legend = ax.get_legend()
+    if legend is not None:
+        for text in legend.get_texts():
+            text.set_fontsize(PLAYER_FONT)
     s, order, n = chart.schedule, chart.order, len(chart.schedule.graph)
     # Lay out with a readout present (the longest kind), so constrained layout leaves room for it.
-    readout = fig.supxlabel(_step_text(s, order, n, figure=True), fontsize=8, x=0.01, ha="left")
+    readout = fig.supxlabel(_step_text(s, order, n, figure=True), fontsize=PLAYER_FONT, x=0.01, ha="left")
     moving = [*chart.moving, readout]
     fig.draw_without_rendering()                  # solve the constrained layout once, without rasterising
     fig.set_layout_engine("none")                 # the layout found for the full chart stays put
@@ -212,8 +274,9 @@ def orchestration_player(policy: str = "article demo", *, dpi: int = 55, interva
         for artist in moving:
             fig.draw_artist(artist)
         buffer = io.BytesIO()
-        Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1) \
-            .convert("RGB").save(buffer, format="png")
+        image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        # A 64-colour palette keeps text crisp (flat colours, anti-aliased edges) at a third of the RGB size.
+        image.convert("RGB").quantize(colors=64).save(buffer, format="png", optimize=True)
         frames.append(buffer.getvalue())
     return Player(_jshtml(frames, interval), n + 1)
 

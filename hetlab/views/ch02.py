@@ -6,12 +6,132 @@ from functools import lru_cache
 from .. import plotting as P
 from .. import workspan as WS
 from ..devices import identical
-from ..tasks import independent_tasks, random_dag
+from ..tasks import Task, TaskGraph, critical_path, independent_tasks, random_dag
 from ..widgets import Explorer, dropdown, int_slider
 
-__all__ = ['tasks_vs_devices', 'scaling_figure', 'example_graph']
+__all__ = ['tasks_vs_devices', 'scaling_figure', 'example_graph', 'dish_graph', 'dish_figure', 'draw_dag',
+           'critical_gantt']
 
 SPEED = 10.0
+#: Colours of tasks on and off the critical path.
+CRITICAL, OTHER = "#DD8452", "#4C72B0"
+
+
+def dish_graph() -> TaskGraph:
+    """The chapter's dish: wash, then cut / marinate / make stock side by side, then plate (times 1, 4, 2, 3, 1)."""
+    side = ("切", "腌", "备汤")
+    return TaskGraph([Task("洗", 1), Task("切", 4), Task("腌", 2), Task("备汤", 3), Task("装盘", 1)],
+                     [("洗", x) for x in side] + [(x, "装盘") for x in side])
+
+
+def draw_dag(graph: TaskGraph, ax=None, *, title: str | None = None):
+    """A small task graph drawn in layers (a task's layer = most edges on a path into it), left to right;
+    each node shows the task's name and time, the critical path is thick and orange."""
+    from matplotlib.patches import FancyArrowPatch
+
+    ax = P.new_axes(ax, figsize=(4, 3))
+    n = len(graph.tasks)
+    if n > 30:
+        raise ValueError(f"graph must have at most 30 tasks to be drawn, got {n}")
+    layer = [0] * n
+    for i in graph.order:
+        layer[i] = max((layer[p] + 1 for p in graph.preds[i]), default=0)
+    rows: dict[int, list[int]] = {}
+    for i in range(n):
+        rows.setdefault(layer[i], []).append(i)
+    pos = {i: (x, (len(members) - 1) / 2 - k) for x, members in rows.items() for k, i in enumerate(members)}
+    on_path = set(critical_path(graph)[1])
+    path_edges = set(zip(critical_path(graph)[1], critical_path(graph)[1][1:]))
+    for src, dst in graph.edges:
+        hot = (src, dst) in path_edges
+        ax.add_patch(FancyArrowPatch(pos[graph.index[src]], pos[graph.index[dst]], arrowstyle="-|>",
+                                     mutation_scale=12, shrinkA=20, shrinkB=20, lw=2.4 if hot else 1.0,
+                                     color=CRITICAL if hot else "0.45", zorder=1))
+    for i, task in enumerate(graph.tasks):
+        hot = task.name in on_path
+        ax.text(*pos[i], f"{task.name}\n{task.work:g}", ha="center", va="center", fontsize=10, zorder=3,
+                color="white", bbox=dict(boxstyle="round,pad=0.45", fc=CRITICAL if hot else OTHER,
+                                         ec="black" if hot else "none", lw=1.2))
+    xs = [x for x, _ in pos.values()]
+    ys = [y for _, y in pos.values()]
+    ax.set_xlim(min(xs) - 0.5, max(xs) + 0.5)
+    ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def critical_gantt(schedule, ax=None, *, title: str | None = None, show_deps: bool = False, xmax=None):
+    """:func:`plotting.gantt` with tasks on the critical path in orange, the others blue, and dependency
+    arrows (``show_deps``) faint and beneath the task names. Returns the axes; the legend is left to the caller."""
+    from matplotlib.collections import PolyCollection
+
+    ax = P.gantt(schedule, ax, xmax=xmax, title=title)
+    if ax.get_legend() is not None:
+        ax.get_legend().remove()
+    g = schedule.graph
+    on_path = set(critical_path(g)[1]) if g.edges else set()
+    bars = next(c for c in ax.collections if isinstance(c, PolyCollection))
+    bars.set_facecolors([CRITICAL if t.name in on_path else OTHER for t in g.tasks])
+    if show_deps:
+        rows = len(schedule.devices)
+        y = rows - 1 - schedule.device_of
+        for src, dst in g.edges:
+            a, b = g.index[src], g.index[dst]
+            ax.annotate("", xy=(schedule.start[b], y[b]), xytext=(schedule.end[a], y[a]), zorder=1.5,
+                        arrowprops=dict(arrowstyle="->", lw=0.6, color="0.25", alpha=0.35))
+    for text in ax.texts:
+        text.set_zorder(3)
+    return ax
+
+
+def _critical_legend(ax, extra=(), *, with_path: bool = True) -> None:
+    from matplotlib.patches import Patch
+
+    handles = ([Patch(color=CRITICAL, label=P.label("关键路径上的任务", "on the critical path")),
+                Patch(color=OTHER, label=P.label("其他任务", "other tasks"))] if with_path else []) + list(extra)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+
+
+def dish_figure(devices: tuple[int, ...] = (2, 3)):
+    """The dish's task graph (critical path orange) beside its greedy Gantt charts on each device count,
+    with the span ``D`` and the lower bound ``max(W/P, D)`` marked. Returns the axes."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    from .._validate import check_int
+
+    if not isinstance(devices, tuple) or not devices:
+        raise TypeError(f"devices must be a non-empty tuple of device counts, got {devices!r}")
+    devices = tuple(check_int("devices", p, low=1, high=8) for p in devices)
+    P.use_cjk_font()
+    graph = dish_graph()
+    d = WS.span(graph)
+    fig = plt.figure(figsize=(10, 1.2 + 1.3 * len(devices)), layout="constrained")
+    grid = fig.add_gridspec(len(devices), 2, width_ratios=[1, 2.2])
+    dag_ax = fig.add_subplot(grid[:, 0])
+    draw_dag(graph, dag_ax, title=P.label(f"任务图：关键路径（橙色）长 D = {d:g}",
+                                          f"task graph: critical path (orange) D = {d:g}"))
+    axes = [dag_ax]
+    horizon = max(WS.greedy(graph, identical(p)).makespan for p in devices)
+    for k, p in enumerate(devices):
+        ax = fig.add_subplot(grid[k, 1])
+        s = WS.greedy(graph, identical(p, prefix="师傅")).validate()
+        critical_gantt(s, ax, xmax=horizon, title=P.label(f"{p} 位师傅：贪心完工时间 {s.makespan:g}",
+                                                          f"{p} cooks: greedy makespan {s.makespan:g}"),
+                       show_deps=True)
+        b = WS.bounds(graph, p)
+        span_line = ax.axvline(d, color="#2ca02c", lw=1.5, ls=":")
+        extra = [Line2D([], [], color="#2ca02c", lw=1.5, ls=":",
+                        label=P.label(f"下界 max(W/P, D) = {b.lower:g}", f"lower bound {b.lower:g}")),
+                 Line2D([], [], color="black", lw=0.8, ls="--", label=P.label("贪心完工时间", "greedy makespan"))]
+        span_line.set_xdata([b.lower, b.lower])
+        if k < len(devices) - 1:
+            ax.set_xlabel("")
+        _critical_legend(ax, extra)
+        axes.append(ax)
+    return axes
 
 
 @lru_cache(maxsize=64)
@@ -34,17 +154,15 @@ def tasks_vs_devices() -> Explorer:
         graph = example_graph(shape, tasks)
         s = WS.greedy(graph, identical(devices, speed=SPEED, prefix="P")).validate()
         b = WS.bounds(graph, devices, speed=SPEED)
-        P.gantt(s, ax, xmax=b.upper, show_deps=shape == "dag",
-                title=P.label(f"{tasks} 个任务、{devices} 台设备：贪心调度 {s.makespan:.2f}",
-                              f"{tasks} tasks, {devices} devices: greedy {s.makespan:.2f}"))
-        if ax.get_legend() is not None:
-            ax.get_legend().remove()
+        critical_gantt(s, ax, xmax=b.upper, show_deps=shape == "dag",
+                       title=P.label(f"{tasks} 个任务、{devices} 台设备：贪心调度 {s.makespan:.2f}",
+                                     f"{tasks} tasks, {devices} devices: greedy {s.makespan:.2f}"))
         lower = ax.axvline(b.lower, color="#2ca02c", lw=1.5, ls=":", label=P.label("下界 max(W/P, D)", "lower"))
         upper = ax.axvline(b.upper, color="crimson", lw=1.5, ls=":", label=P.label("上界 W/P + D", "upper"))
         done = Line2D([], [], color="black", lw=0.8, ls="--", label=P.label("贪心完工时间", "greedy makespan"))
-        ax.legend(handles=[lower, done, upper], loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
-                  frameon=False)
-        return (f"工作量 W = {b.work:.2f}，跨度 D = {b.span:.2f}，平均并行度 W/D = {b.parallelism:.2f}\n"
+        _critical_legend(ax, [lower, done, upper], with_path=shape == "dag")
+        return (f"工作量 W = {b.work:.2f}，跨度 D = {b.span:.2f}，平均并行度 W/D = {b.parallelism:.2f}，"
+                f"峰值宽度 {WS.peak_width(graph)}\n"
                 f"下界 max(W/P, D) = {b.lower:.2f} ≤ 贪心 T_P = {s.makespan:.2f} ≤ 上界 W/P + D = {b.upper:.2f}")
 
     shapes = [("互不依赖的任务", "independent"), ("有依赖的任务图", "dag")]
@@ -74,8 +192,13 @@ def scaling_figure(shape: str = "dag", tasks: int = 16, p_max: int = 8, ax=None)
             f"{b[0].parallelism:.2f}"), color="0.3", fontsize=8, va="top")
     ax.set_xlabel(P.label("设备数 P", "devices P"))
     ax.set_ylabel(P.label("完工时间（时间单位）", "makespan (time units)"))
-    ax.set_title(P.label(f"{tasks} 个任务的任务图：加设备的收益在 P ≈ W/D 后消失",
-                         f"{tasks}-task graph: extra devices stop helping beyond P = W/D"))
+    peak = WS.peak_width(graph)
+    if peak <= p_max:
+        ax.axvline(peak, color="#DD8452", lw=1, ls="--")
+        ax.text(peak, ax.get_ylim()[1] * 0.80, P.label(f" 峰值宽度 = {peak}", f" peak width = {peak}"),
+                color="#DD8452", fontsize=8, va="top")
+    ax.set_title(P.label(f"{tasks} 个任务的任务图：P 超过 W/D 后收益迅速递减，T_P 止于 D",
+                         f"{tasks}-task graph: returns fade beyond P = W/D; T_P stops at D"))
     ax.legend(fontsize=8, frameon=False)
     return ax
 
