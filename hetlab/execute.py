@@ -26,12 +26,21 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import check_callable, check_choice, check_instance, check_int, check_nonnegative, check_str, describe
+from ._validate import (
+    check_callable,
+    check_choice,
+    check_fields,
+    check_instance,
+    check_int,
+    check_nonnegative,
+    check_str,
+    describe,
+)
 from .devices import Device
 from .schedule import Schedule
 from .tasks import TaskGraph, as_graph
 
-__all__ = ["RealRun", "run_graph", "timed_call", "makespan_error"]
+__all__ = ["RealRun", "run_graph", "timed_call", "makespan_error", "run_plan", "Attribution", "attribute"]
 
 
 def timed_call(fn: Callable, *args: Any) -> tuple[Any, float, float, str]:
@@ -64,7 +73,7 @@ class RealRun:
 
 
 def _to_schedule(graph: TaskGraph, records: dict[str, tuple[float, float, str]], t0: float, policy: str,
-                 worker_kind: str) -> Schedule:
+                 worker_kind: str, info: dict | None = None) -> Schedule:
     workers: dict[str, int] = {}
     for name in graph.topological_order():
         workers.setdefault(records[name][2], len(workers))
@@ -73,7 +82,7 @@ def _to_schedule(graph: TaskGraph, records: dict[str, tuple[float, float, str]],
     start = np.array([records[t.name][0] - t0 for t in graph.tasks])
     end = np.array([records[t.name][1] - t0 for t in graph.tasks])
     return Schedule(graph, devices, device_of, np.maximum(start, 0.0), np.maximum(end, 0.0), policy,
-                    info={"workers": list(workers)})
+                    info={"workers": list(workers), **(info or {})})
 
 
 def _inputs(graph: TaskGraph, name: str) -> list[str]:
@@ -157,7 +166,15 @@ def _run_dask(graph: TaskGraph, functions: Mapping[str, Callable], workers: int,
         address = cluster.scheduler_address
     try:
         with Client(address) as client:
-            client.wait_for_workers(1, timeout=30)
+            # A local cluster: wait for every worker, so that no part of the run uses fewer workers
+            # than asked for; an existing scheduler has the workers it has (wait for one).
+            client.wait_for_workers(workers if cluster is not None else 1, timeout=60)
+            # Warm up: one no-op task pinned to each worker pays the first-task costs (imports,
+            # connections) before the clock starts, as the process pool's warm-up does.
+            present = list(client.scheduler_info()["workers"])
+            client.gather([client.submit(int, k, workers=[addr], allow_other_workers=False, pure=False)
+                           for k, addr in enumerate(present)])
+            steals_before = _steal_count_on(client)
             t0 = time.time()
             futures = {}
             for name in graph.topological_order():
@@ -166,12 +183,29 @@ def _run_dask(graph: TaskGraph, functions: Mapping[str, Callable], workers: int,
                                               pure=False)
             outputs = client.gather(futures)
             wall = time.time() - t0
+            steals_after = _steal_count_on(client)
     finally:
         if cluster is not None:
             cluster.close()
+    stolen = None if steals_before is None or steals_after is None else steals_after - steals_before
     results = {name: out[0] for name, out in outputs.items()}
     records = {name: out[1:] for name, out in outputs.items()}
-    return RealRun(results, _to_schedule(graph, records, t0, "dask", "CPU"), wall)
+    return RealRun(results, _to_schedule(graph, records, t0, "dask", "CPU",
+                                         {"stolen": stolen, "workers_present": len(present)}), wall)
+
+
+def _steal_count(dask_scheduler=None) -> int | None:
+    """Steal requests the scheduler's work-stealing extension has made so far (None without one)."""
+    ext = getattr(dask_scheduler, "extensions", {}).get("stealing")
+    count = getattr(ext, "count", None)
+    return int(count) if count is not None else None
+
+
+def _steal_count_on(client) -> int | None:
+    try:
+        return client.run_on_scheduler(_steal_count)
+    except Exception:   # an old or restricted scheduler: the count is only informative
+        return None
 
 
 def makespan_error(simulated: Schedule, measured: Schedule) -> float:
@@ -181,3 +215,115 @@ def makespan_error(simulated: Schedule, measured: Schedule) -> float:
     if measured.makespan <= 0:
         raise ValueError(f"measured must take time: its makespan is {measured.makespan:g}")
     return (simulated.makespan - measured.makespan) / measured.makespan
+
+
+def _lane(steps: list[int]) -> list[tuple[float, float, str]]:
+    """Run pure-Python loops of the given step counts one after another (one device's lane of a plan);
+    the loop holds the GIL, so lanes on a thread pool cannot overlap."""
+    out = []
+    for n in steps:
+        start = time.time()
+        total = 0
+        for i in range(n):
+            total += i * i % 7
+        out.append((start, time.time(), f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"))
+    return out
+
+
+def run_plan(plan: Schedule, seconds_per_unit: float, *, executor: str = "process",
+             steps_per_second: float | None = None) -> RealRun:
+    """Execute a simulated plan of independent tasks for real: one pool worker per device runs that
+    device's tasks in the planned order, each a pure-Python loop sized to last
+    ``(end - start) * seconds_per_unit`` seconds on an idle core, so the simulated device speeds become
+    loop lengths.
+
+    ``executor="process"`` gives every lane its own interpreter; ``"thread"`` runs the lanes as threads
+    of this process, which the GIL serialises. ``steps_per_second`` is the loop rate
+    (:func:`hetlab.measure.loop_rate` when None). The returned Schedule keeps the plan's devices and
+    placement; its times are measured seconds from the start, and ``info`` holds ``planned_seconds``
+    (each task's planned duration in seconds) and ``steps_per_second``.
+    """
+    check_instance("plan", plan, Schedule)
+    if plan.graph.edges:
+        raise ValueError(f"plan must schedule independent tasks (no edges), got {len(plan.graph.edges)} edges")
+    scale = check_nonnegative("seconds_per_unit", seconds_per_unit)
+    check_choice("executor", executor, ("process", "thread"))
+    if steps_per_second is None:
+        from .measure import loop_rate
+        steps_per_second = loop_rate()
+    rate = check_nonnegative("steps_per_second", steps_per_second)
+    planned = (plan.end - plan.start) * scale
+    if planned.sum() > 10.0:
+        raise ValueError(f"seconds_per_unit makes the plan's work {planned.sum():.1f} s; at most 10 s is allowed")
+    lanes = [[i for i in np.argsort(plan.start, kind="stable") if plan.device_of[i] == d]
+             for d in range(len(plan.devices))]
+    pool_type = ProcessPoolExecutor if executor == "process" else ThreadPoolExecutor
+    with pool_type(len(lanes)) as pool:
+        list(pool.map(time.sleep, [0.05] * len(lanes)))   # every worker exists before the clock starts
+        t0 = time.time()
+        futures = [pool.submit(_lane, [int(round(planned[i] * rate)) for i in lane]) for lane in lanes]
+        records = [f.result() for f in futures]
+        wall = time.time() - t0
+    start = np.zeros(len(plan.graph.tasks))
+    end = np.zeros(len(plan.graph.tasks))
+    for lane, recs in zip(lanes, records):
+        for i, (s, e, _) in zip(lane, recs):
+            start[i], end[i] = s - t0, e - t0
+    policy = "process pool" if executor == "process" else "thread pool"
+    schedule = Schedule(plan.graph, plan.devices, plan.device_of, np.maximum(start, 0.0), np.maximum(end, 0.0),
+                        policy, info={"planned_seconds": planned.tolist(), "steps_per_second": rate})
+    return RealRun({}, schedule, wall)
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """Where a measured run's extra time went, against the plan it was compared with (all in seconds).
+
+    ``median_stretch``: median over tasks of measured duration / planned duration (1 on idle cores;
+    above 1 when the tasks themselves ran slower, e.g. other processes shared the cores).
+    ``stretched_plan``: the planned makespan times that median stretch.
+    ``gaps``: sum over tasks of the wait between the moment a task could have started on its worker
+    (the clock's start, its predecessors' ends and the worker's previous task's end, whichever is
+    latest) and its measured start: dispatch and bookkeeping time.
+    ``implied_overhead``: ``(measured - planned) * workers / tasks``, the extra wall time per task
+    that would explain the whole difference.
+    """
+
+    planned: float
+    measured: float
+    median_stretch: float
+    stretched_plan: float
+    gaps: float
+    implied_overhead: float
+    workers: int
+    tasks: int
+
+    def __post_init__(self) -> None:
+        check_fields(self, signed=("implied_overhead",))
+
+
+def attribute(plan: Schedule, measured: Schedule, *, seconds_per_unit: float = 1.0) -> Attribution:
+    """Compare a measured Schedule with the plan of the same graph (plan times times ``seconds_per_unit``
+    are seconds); see :class:`Attribution`."""
+    check_instance("plan", plan, Schedule)
+    check_instance("measured", measured, Schedule)
+    scale = check_nonnegative("seconds_per_unit", seconds_per_unit)
+    if [t.name for t in measured.graph.tasks] != [t.name for t in plan.graph.tasks]:
+        raise ValueError("measured must run the same tasks as plan (same names in the same order)")
+    g = measured.graph
+    planned = (plan.end - plan.start) * scale
+    took = measured.end - measured.start
+    positive = planned > 0
+    stretch = float(np.median(took[positive] / planned[positive])) if positive.any() else 1.0
+    order = np.argsort(measured.start, kind="stable")
+    free = np.zeros(len(measured.devices))
+    gaps = 0.0
+    for i in order:
+        ready = max([free[measured.device_of[i]]] + [measured.end[p] for p in g.preds[i]])
+        gaps += max(0.0, float(measured.start[i]) - float(ready))
+        free[measured.device_of[i]] = measured.end[i]
+    workers = len(measured.devices)
+    plan_span = plan.makespan * scale
+    implied = (measured.makespan - plan_span) * workers / max(1, len(g.tasks))
+    return Attribution(plan_span, measured.makespan, stretch, plan_span * stretch, gaps, implied, workers,
+                       len(g.tasks))

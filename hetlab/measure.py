@@ -28,7 +28,7 @@ from ._validate import (
 from .devices import Device
 
 __all__ = ["busy_loop", "PoolTiming", "time_pools", "split_matmul", "dispatch_overhead", "cpu_count", "load_per_cpu",
-           "fit_overhead", "granularity_sweep", "calibrate", "calibrated_cpu", "Spin"]
+           "fit_overhead", "granularity_sweep", "calibrate", "calibrated_cpu", "Spin", "loop_rate"]
 
 
 #: Largest busy_loop, and the most busy-loop steps one time_pools call runs (serially, then twice on pools).
@@ -150,28 +150,40 @@ def split_matmul(n: int = 1000, pieces=(1, 4, 16, 64, 256, 1000), workers: int |
     return out
 
 
-def dispatch_overhead(tasks: int = 2000, workers: int | None = None, executor: str = "thread") -> float:
+def dispatch_overhead(tasks: int = 2000, workers: int | None = None, executor: str = "thread", *,
+                      pipelined: bool = True) -> float:
     """Seconds per task of submitting an empty function to a pool (``"thread"`` or ``"process"``)
-    and collecting it; a process pool's workers are started before the clock starts."""
+    and collecting it; a process pool's workers are started before the clock starts.
+
+    ``pipelined=True``: submit all ``tasks`` back to back, then wait for them (throughput: the cost
+    per task when dispatch overlaps execution). ``pipelined=False``: submit one, wait for it, repeat
+    (the round-trip latency of one task)."""
     tasks = check_int("tasks", tasks, low=1, high=20_000)
     check_choice("executor", executor, ("thread", "process"))
+    pipelined = check_bool("pipelined", pipelined)
     workers = _workers(workers)
     with (ThreadPoolExecutor if executor == "thread" else ProcessPoolExecutor)(workers) as pool:
         list(pool.map(int, range(workers)))
         t = time.perf_counter()
-        for f in [pool.submit(int) for _ in range(tasks)]:
-            f.result()
+        if pipelined:
+            for f in [pool.submit(int) for _ in range(tasks)]:
+                f.result()
+        else:
+            for _ in range(tasks):
+                pool.submit(int).result()
         return (time.perf_counter() - t) / tasks
 
 
-def fit_overhead(task_counts, seconds, workers: int | None = None) -> tuple[float, float]:
+def fit_overhead(task_counts, seconds, workers: int | None = None, *, relative: bool = False) -> tuple[float, float]:
     """Least-squares fit of ``T(N) = N * Os + W / N`` to measured times; returns ``(Os, W)``.
 
     The book's model gives every task its own processor. On a pool of ``workers`` processors,
     N equal tasks run in ``ceil(N / workers)`` waves, so the work term becomes
     ``W * ceil(N / workers) / N``. Either way the model is linear in (Os, W): an ordinary
-    least-squares solve.
+    least-squares solve. ``relative=True`` minimises relative errors (each row weighted by
+    1 / measured time), so that the longest runs do not dominate the fit.
     """
+    relative = check_bool("relative", relative)
     n = as_float_array("task_counts", task_counts, low=1.0, finite=True, integer=True)
     t = as_float_array("seconds", seconds, low=0.0, finite=True)
     if n.ndim != 1 or n.size < 2:
@@ -182,6 +194,10 @@ def fit_overhead(task_counts, seconds, workers: int | None = None) -> tuple[floa
         raise ValueError("task_counts must hold at least two different counts: one count cannot separate Os from W")
     waves = np.ones_like(n) if workers is None else np.ceil(n / check_int("workers", workers, low=1, high=4096))
     design = np.column_stack([n, waves / n])
+    if relative:
+        if (t <= 0).any():
+            raise ValueError("seconds must all be positive for a relative fit (each row is divided by its time)")
+        design, t = design / t[:, None], np.ones_like(t)
     os_, w = _nonnegative_fit(design, t)
     if not (np.isfinite(os_) and np.isfinite(w)):
         raise ValueError("task_counts and seconds are too large to fit: rescale them")
@@ -219,11 +235,13 @@ def _spin(seconds: float) -> float:
 
 
 def granularity_sweep(total_seconds: float = 0.4, task_counts=(1, 2, 4, 8, 16, 64, 256, 1024),
-                      executor: str = "process", workers: int | None = None) -> dict[int, float]:
-    """Split ``total_seconds`` of CPU work into N equal tasks on a real pool; wall time for each N.
+                      executor: str = "process", workers: int | None = None, *, repeat: int = 1) -> dict[int, float]:
+    """Split ``total_seconds`` of CPU work into N equal tasks on a real pool; wall time for each N
+    (the median of ``repeat`` runs, the counts interleaved so that a burst of load hits all of them).
 
     The work per task is a busy-wait, so ``W`` is known; fit ``Os`` with :func:`fit_overhead`.
     """
+    repeat = check_int("repeat", repeat, low=1, high=9)
     from .execute import run_graph
     from .tasks import independent_tasks
 
@@ -233,13 +251,14 @@ def granularity_sweep(total_seconds: float = 0.4, task_counts=(1, 2, 4, 8, 16, 6
         raise ValueError(f"task_counts must list at most 32 counts, got {len(counts)}")
     check_choice("executor", executor, ("process", "thread"))
     workers = _workers(workers)
-    out = {}
-    for n in counts:
-        graph = independent_tasks([1.0] * n)
-        share = total_seconds / n
-        run = run_graph(graph, {t.name: Spin(share) for t in graph.tasks}, executor=executor, workers=workers)
-        out[n] = run.wall_time
-    return out
+    runs: dict[int, list[float]] = {n: [] for n in counts}
+    for _ in range(repeat):
+        for n in counts:
+            graph = independent_tasks([1.0] * n)
+            share = total_seconds / n
+            run = run_graph(graph, {t.name: Spin(share) for t in graph.tasks}, executor=executor, workers=workers)
+            runs[n].append(run.wall_time)
+    return {n: float(np.median(v)) for n, v in runs.items()}
 
 
 @dataclass(frozen=True)
@@ -253,6 +272,27 @@ class Spin:
 
     def __call__(self, *inputs) -> float:
         return _spin(self.seconds)
+
+
+def loop_rate(seconds: float = 0.05) -> float:
+    """Steps per second of the pure-Python loop that :func:`busy_loop` and
+    :func:`hetlab.execute.run_plan` run, measured for about ``seconds`` (best of three timings, so a
+    momentary interruption does not slow every task sized from it)."""
+    seconds = check_positive("seconds", seconds, high=2.0)
+    n = 20_000
+    while True:
+        t = time.perf_counter()
+        busy_loop(n)
+        took = time.perf_counter() - t
+        if took >= seconds / 3 or n >= MAX_LOOP // 2:
+            break
+        n = min(MAX_LOOP // 2, n * 2)
+    best = took
+    for _ in range(2):
+        t = time.perf_counter()
+        busy_loop(n)
+        best = min(best, time.perf_counter() - t)
+    return n / best
 
 
 def calibrate(*, cache: bool = True, refresh: bool = False) -> dict:

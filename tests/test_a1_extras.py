@@ -1,0 +1,80 @@
+"""Appendix A1 additions: run_plan, attribute, relative fits, round-trip dispatch, loop_rate."""
+import math
+
+import numpy as np
+import pytest
+
+from hetlab import measure
+from hetlab import schedulers as S
+from hetlab.devices import Device, kitchen
+from hetlab.execute import Attribution, attribute, run_plan
+from hetlab.tasks import Task, TaskGraph
+from hetlab.workloads import article_tasks
+
+
+def test_run_plan_keeps_placement_and_sizes_tasks():
+    plan = S.POLICIES["article demo"](article_tasks(), kitchen())
+    run = run_plan(plan, 0.002, executor="thread", steps_per_second=measure.loop_rate(0.01))
+    s = run.schedule.validate(check_durations=False)
+    assert [d.name for d in s.devices] == ["CPU", "GPU", "NPU"]
+    assert (s.device_of == plan.device_of).all()
+    assert np.allclose(s.info["planned_seconds"], (plan.end - plan.start) * 0.002)
+    assert (s.end >= s.start).all() and s.makespan > 0
+
+
+def test_run_plan_rejects_bad_input():
+    plan = S.POLICIES["article demo"](article_tasks(), kitchen())
+    with pytest.raises(ValueError, match="executor"):
+        run_plan(plan, 0.001, executor="dask", steps_per_second=1e6)
+    with pytest.raises(ValueError, match="at most 10 s"):
+        run_plan(plan, 100.0, steps_per_second=1e6)
+    with pytest.raises(TypeError, match="plan"):
+        run_plan("plan", 0.1)
+    g = TaskGraph([Task("a", 1.0), Task("b", 1.0)], [("a", "b")])
+    dep = S.eft(g, [Device("c", "CPU", 1.0)])
+    with pytest.raises(ValueError, match="independent"):
+        run_plan(dep, 0.001, steps_per_second=1e6)
+
+
+def test_attribute_of_a_plan_against_itself_is_neutral():
+    plan = S.eft(article_tasks(), kitchen())
+    a = attribute(plan, plan)
+    assert isinstance(a, Attribution)
+    assert a.median_stretch == pytest.approx(1.0) and a.gaps == pytest.approx(0.0)
+    assert a.implied_overhead == pytest.approx(0.0) and a.stretched_plan == pytest.approx(plan.makespan)
+    scaled = attribute(plan, plan, seconds_per_unit=2.0)
+    assert scaled.planned == pytest.approx(2 * plan.makespan) and scaled.median_stretch == pytest.approx(0.5)
+    assert scaled.implied_overhead < 0
+
+
+def test_attribute_rejects_other_graphs():
+    plan = S.eft(article_tasks(), kitchen())
+    other = S.eft(TaskGraph([Task("x", 1.0)]), kitchen())
+    with pytest.raises(ValueError, match="same tasks"):
+        attribute(plan, other)
+
+
+def test_relative_fit_recovers_exact_data():
+    counts = [1, 2, 3, 4, 8, 16, 64]
+    exact = [n * 200e-6 + math.ceil(n / 2) * 0.3 / n for n in counts]
+    for rel in (False, True):
+        o, w = measure.fit_overhead(counts, exact, workers=2, relative=rel)
+        assert o == pytest.approx(200e-6, rel=1e-6) and w == pytest.approx(0.3, rel=1e-6)
+    with pytest.raises(ValueError, match="positive"):
+        measure.fit_overhead([1, 2], [0.0, 1.0], workers=2, relative=True)
+
+
+def test_round_trip_dispatch_and_loop_rate():
+    assert measure.dispatch_overhead(50, workers=1, pipelined=False) > 0
+    with pytest.raises(TypeError, match="pipelined"):
+        measure.dispatch_overhead(5, pipelined="yes")
+    assert measure.loop_rate(0.01) > 1e4
+    with pytest.raises(ValueError, match="seconds"):
+        measure.loop_rate(0.0)
+
+
+def test_sweep_repeat_is_validated():
+    with pytest.raises(ValueError, match="repeat"):
+        measure.granularity_sweep(0.01, [1, 2], executor="thread", repeat=0)
+    out = measure.granularity_sweep(0.01, [1, 2], executor="thread", workers=1, repeat=3)
+    assert set(out) == {1, 2} and all(v > 0 for v in out.values())
