@@ -8,11 +8,36 @@ from ..devices import kitchen
 from ..widgets import Explorer, dropdown, int_slider, slider
 from ..workloads import skewed_tasks
 
-__all__ = ['policies', 'variance', 'POLICY_NAMES']
+__all__ = ['policies', 'variance', 'POLICY_NAMES', 'gantt_legend']
 
 #: Chinese labels of the policies (HEFT, EFT and LPT keep their names).
 POLICY_NAMES = {"round-robin": "轮转", "block": "分块", "by affinity": "按专长", "earliest free": "最早空闲",
                 "EFT": "EFT", "LPT": "LPT", "work stealing": "工作窃取"}
+
+
+def gantt_legend(ax, *, identical: bool = False):
+    """Retitle a Gantt legend: colours mark each task's *preferred* device, not the row it ran on.
+
+    With ``identical=True`` (all devices alike) the colour legend means nothing: only the
+    "窃取所得" (stolen) entry is kept, or the legend is removed.
+    """
+    from matplotlib.patches import Patch
+    legend = ax.get_legend()
+    if legend is None:
+        return ax
+    texts = [t.get_text() for t in legend.get_texts()]
+    handles = list(legend.legend_handles)
+    stolen = P.label("窃取所得", "stolen")
+    if identical:
+        legend.remove()
+        if stolen in texts:
+            ax.legend(handles=[Patch(fill=False, hatch="//", label=stolen)], loc="upper left",
+                      bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+        return ax
+    legend.remove()
+    ax.legend(handles=handles, labels=texts, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
+              frameon=False, title=P.label("任务偏好设备", "preferred device"), title_fontsize=8)
+    return ax
 
 
 def policies() -> Explorer:
@@ -26,6 +51,7 @@ def policies() -> Explorer:
         name = POLICY_NAMES[policy]
         P.gantt(s, ax, show_names=tasks <= 16, title=P.label(f"{name}：完成时间 {s.makespan:.2f}",
                                                              f"{policy}: makespan {s.makespan:.2f}"))
+        gantt_legend(ax)
         text = (f"{name}：完成时间 {s.makespan:.2f}，相对 CPU 串行的加速比 {s.speedup(base):.2f}x，"
                 f"负载不均衡度 {s.imbalance:.2f}")
         if policy == "work stealing":
@@ -50,9 +76,11 @@ def variance() -> Explorer:
                 title=P.label(f"静态计划（开工前按估计排好）：实际 {run.static.makespan:.2f}，"
                               f"计划 {run.planned.makespan:.2f}",
                               f"static plan: actual {run.static.makespan:.2f}, planned {run.planned.makespan:.2f}"))
+        gantt_legend(axes[0])
         P.gantt(run.dynamic, axes[1], show_names=False, xmax=xmax,
                 title=P.label(f"动态队列（谁空闲谁取下一道）：实际 {run.dynamic.makespan:.2f}",
                               f"dynamic queue: actual {run.dynamic.makespan:.2f}"))
+        gantt_legend(axes[1])
         winner = "动态" if run.dynamic.makespan < run.static.makespan else "静态"
         return (f"计划预期 {run.planned.makespan:.2f}；静态实际 {run.static.makespan:.2f}，"
                 f"动态实际 {run.dynamic.makespan:.2f}，先知 LPT {run.oracle.makespan:.2f}：{winner}更快")

@@ -1,0 +1,167 @@
+"""The price of deciding at run time: a per-decision dispatch cost, and a central queue on a DAG.
+
+Static scheduling decides everything before the run and pays nothing per task at run time;
+a dynamic policy makes one decision per task while the run is going (pop the shared queue,
+pick a device, launch), and each decision costs time. :func:`dynamic_queue_with_overhead` is the
+central queue of :func:`hetlab.runtime_variance.dynamic_queue` in which the device that takes a
+task first spends ``overhead`` time units on the decision. :func:`overhead_sweep` averages static
+(LPT planned on estimates) against that dynamic queue over seeds and noise levels, and
+:func:`break_even_noise` finds the smallest noise at which the dynamic queue wins on average.
+
+:func:`central_queue_dag` is the same "whoever is free takes the next ready task" policy on a
+task graph (Graham's list scheduling run online): it lets a chapter compare work stealing with a
+*centralised* dynamic policy on the same fork-join tree.
+"""
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import runtime_variance as R
+from . import schedulers as S
+from ._validate import check_nonnegative
+from .devices import Device, check_devices
+from .schedule import Schedule
+from .tasks import Task, TaskGraph, _as_graph, cost_matrix
+
+__all__ = ["dynamic_queue_with_overhead", "OverheadPoint", "overhead_sweep", "break_even_noise",
+           "central_queue_dag"]
+
+
+def _overhead(overhead) -> float:
+    return check_nonnegative("overhead", overhead, high=1e6)
+
+
+def dynamic_queue_with_overhead(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
+                                order: Sequence[str] | None = None, overhead: float = 0.0) -> Schedule:
+    """Central queue (independent tasks) where every dispatch decision costs ``overhead``.
+
+    Whenever a device becomes free it spends ``overhead`` deciding, then runs the next task of
+    ``order`` for its duration in ``graph``. With ``overhead=0`` this equals
+    :func:`hetlab.runtime_variance.dynamic_queue`. The decision time is idle time of the device
+    (not counted in ``busy``) but it delays the task, so it lengthens the makespan.
+    """
+    overhead = _overhead(overhead)
+    base = R.dynamic_queue(graph, devices, order=order)
+    if overhead == 0:
+        return base
+    g, devs = base.graph, base.devices
+    costs = cost_matrix(g, devs)
+    names = [t.name for t in g.tasks] if order is None else list(order)
+    n = len(g.tasks)
+    device_of, start, end = np.zeros(n, dtype=int), np.zeros(n), np.zeros(n)
+    free = [(0.0, j) for j in range(len(devs))]
+    for name in names:
+        t, j = heapq.heappop(free)
+        i = g.index[name]
+        device_of[i], start[i] = j, t + overhead
+        end[i] = start[i] + costs[i, j]
+        heapq.heappush(free, (end[i], j))
+    return Schedule(g, devs, device_of, start, end, "dynamic (with dispatch cost)")
+
+
+def _dynamic_order(graph: TaskGraph, devices: Sequence[Device]) -> list[str]:
+    by_estimate = cost_matrix(graph, devices).min(axis=1)
+    return [graph.tasks[i].name for i in np.argsort(-by_estimate, kind="stable")]
+
+
+@dataclass(frozen=True)
+class OverheadPoint:
+    """Mean makespans over seeds at one noise level: static plan, dynamic queue with dispatch cost."""
+
+    noise: float
+    static: float
+    dynamic: float
+    dynamic_wins: int
+    seeds: int
+
+    @property
+    def gap(self) -> float:
+        """static - dynamic (positive: the dynamic queue is faster on average)."""
+        return self.static - self.dynamic
+
+
+def overhead_sweep(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, overhead: float,
+                   noises: Iterable[float], seeds: int = 20) -> list[OverheadPoint]:
+    """For each noise level, mean makespans over ``seeds`` seeds of the static LPT plan executed
+    on actual durations and of the dynamic queue that pays ``overhead`` per decision."""
+    g = _as_graph(graph, "graph")
+    devs = check_devices(devices)
+    overhead = _overhead(overhead)
+    if not isinstance(seeds, int) or isinstance(seeds, bool) or not 1 <= seeds <= 1000:
+        raise ValueError(f"seeds must be an integer in [1, 1000], got {seeds!r}")
+    order = _dynamic_order(g, devs)
+    plan_schedule = S.lpt(g, devs)
+    plan = {d.name: plan_schedule.tasks_on(d.name) for d in devs}
+    out = []
+    for noise in noises:
+        st, dy = [], []
+        for k in range(seeds):
+            actual = R.actual_graph(g, devs, noise=noise, seed=k)
+            st.append(S.execute_plan(actual, devs, plan).makespan)
+            dy.append(dynamic_queue_with_overhead(actual, devs, order=order, overhead=overhead).makespan)
+        out.append(OverheadPoint(float(noise), float(np.mean(st)), float(np.mean(dy)),
+                                 int(sum(d < s for s, d in zip(st, dy))), seeds))
+    return out
+
+
+def break_even_noise(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, overhead: float,
+                     noises: Iterable[float] = tuple(np.round(np.arange(0.0, 1.01, 0.05), 2)),
+                     seeds: int = 20) -> float | None:
+    """Smallest noise of ``noises`` at which the dynamic queue (paying ``overhead`` per decision)
+    is faster than the static plan on average over ``seeds`` seeds; None if it never is."""
+    for point in overhead_sweep(graph, devices, overhead=overhead, noises=noises, seeds=seeds):
+        if point.dynamic < point.static:
+            return point.noise
+    return None
+
+
+def central_queue_dag(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
+                      overhead: float = 0.0) -> Schedule:
+    """Online list scheduling on a DAG from one shared FIFO ready queue ("whoever is free takes").
+
+    A task enters the queue when its last predecessor finishes (ties: graph order); a device that
+    is free takes the oldest ready task, spends ``overhead`` deciding, then runs it. Data
+    transfers between devices are not charged (meant for identical devices sharing memory).
+    """
+    g = _as_graph(graph, "graph")
+    devs = check_devices(devices)
+    overhead = _overhead(overhead)
+    costs = cost_matrix(g, devs)
+    if not np.isfinite(costs).all():
+        raise ValueError("central_queue_dag needs every task to run on every device")
+    n, m = len(g.tasks), len(devs)
+    missing = [len(g.preds[i]) for i in range(n)]
+    ready = [i for i in range(n) if missing[i] == 0]
+    head = 0
+    device_of, start, end = np.zeros(n, dtype=int), np.zeros(n), np.zeros(n)
+    idle = list(range(m))          # devices free now, lowest index first
+    running: list[tuple[float, int, int]] = []   # (end time, task, device)
+    now, done = 0.0, 0
+    while done < n:
+        idle.sort()
+        while idle and head < len(ready):
+            j = idle.pop(0)
+            i = ready[head]
+            head += 1
+            device_of[i], start[i] = j, now + overhead
+            end[i] = start[i] + costs[i, j]
+            heapq.heappush(running, (end[i], i, j))
+        if not running:
+            raise ValueError("graph has a cycle")
+        now, i, j = heapq.heappop(running)
+        finished = [(i, j)]
+        while running and running[0][0] <= now:
+            _, i2, j2 = heapq.heappop(running)
+            finished.append((i2, j2))
+        for i, j in sorted(finished):
+            done += 1
+            idle.append(j)
+            for s in sorted(g.succs[i]):
+                missing[s] -= 1
+                if missing[s] == 0:
+                    ready.append(s)
+    return Schedule(g, devs, device_of, start, end, "central queue")

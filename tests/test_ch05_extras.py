@@ -1,0 +1,85 @@
+"""Chapter 5 extras: dispatch cost of dynamic scheduling, the central queue on a DAG, the Gantt legend."""
+import matplotlib
+import pytest
+
+import hetlab
+from hetlab import dispatch_cost as DC
+from hetlab import runtime_variance as R
+from hetlab import schedulers as S
+from hetlab.devices import identical, kitchen
+from hetlab.workloads import skewed_tasks
+
+matplotlib.use("Agg")
+
+
+def _orders():
+    return skewed_tasks(24, spread=0.8, seed=7), kitchen()
+
+
+def test_zero_overhead_equals_dynamic_queue():
+    g, d = _orders()
+    run = R.compare_under_variance(g, d, noise=0.3, seed=0)
+    a = R.actual_graph(g, d, noise=0.3, seed=0)
+    s = DC.dynamic_queue_with_overhead(a, d, order=DC._dynamic_order(g, d), overhead=0.0)
+    assert s.makespan == pytest.approx(run.dynamic.makespan)
+
+
+def test_overhead_delays_every_task_and_validates():
+    g, d = _orders()
+    base = DC.dynamic_queue_with_overhead(g, d, overhead=0.0)
+    slow = DC.dynamic_queue_with_overhead(g, d, overhead=0.1).validate()
+    assert slow.makespan > base.makespan
+    assert slow.makespan <= base.makespan + 0.1 * len(g.tasks)
+
+
+def test_break_even_moves_right_with_overhead():
+    g, d = _orders()
+    values = [DC.break_even_noise(g, d, overhead=o, seeds=10) for o in (0.0, 0.05, 0.1)]
+    assert all(v is not None for v in values)
+    assert values == sorted(values) and values[0] < values[-1]
+    point = DC.overhead_sweep(g, d, overhead=0.0, noises=[0.0], seeds=3)[0]
+    assert point.gap == pytest.approx(point.static - point.dynamic) and point.seeds == 3
+
+
+def test_central_queue_dag_within_greedy_bounds():
+    four = identical(4, speed=1.0)
+    for seed in range(5):
+        _, act = R.fork_join(5, work=64.0, skew=0.6, seed=seed)
+        s = DC.central_queue_dag(act, four).validate()
+        t1, tinf = hetlab.total_work(act), hetlab.critical_path(act)[0]
+        assert max(t1 / 4, tinf) - 1e-9 <= s.makespan <= t1 / 4 + tinf + 1e-9
+
+
+def test_central_queue_single_device_is_serial():
+    _, act = R.fork_join(3, seed=1)
+    s = DC.central_queue_dag(act, identical(1)).validate()
+    assert s.makespan == pytest.approx(hetlab.total_work(act))
+
+
+@pytest.mark.parametrize("bad", [-0.1, float("nan"), "x"])
+def test_overhead_validation(bad):
+    g, d = _orders()
+    with pytest.raises((ValueError, TypeError)):
+        DC.dynamic_queue_with_overhead(g, d, overhead=bad)
+
+
+def test_seeds_validation():
+    g, d = _orders()
+    with pytest.raises(ValueError):
+        DC.overhead_sweep(g, d, overhead=0.0, noises=[0.1], seeds=0)
+
+
+def test_gantt_legend_titles_and_identical():
+    import matplotlib.pyplot as plt
+
+    from hetlab.views import ch05
+    g, d = _orders()
+    fig, ax = plt.subplots()
+    hetlab.plotting.gantt(S.lpt(g, d), ax)
+    ch05.gantt_legend(ax)
+    assert ax.get_legend().get_title().get_text() != ""
+    ws = S.work_stealing(R.fork_join(3)[1], identical(2), initial="first")
+    hetlab.plotting.gantt(ws, ax)
+    ch05.gantt_legend(ax, identical=True)
+    assert ax.get_legend() is None or len(ax.get_legend().get_texts()) == 1
+    plt.close(fig)
