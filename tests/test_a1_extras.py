@@ -78,3 +78,18 @@ def test_sweep_repeat_is_validated():
         measure.granularity_sweep(0.01, [1, 2], executor="thread", repeat=0)
     out = measure.granularity_sweep(0.01, [1, 2], executor="thread", workers=1, repeat=3)
     assert set(out) == {1, 2} and all(v > 0 for v in out.values())
+
+
+def test_gantt_panels_and_machine_note():
+    import matplotlib
+    matplotlib.use("Agg")
+    from hetlab.views import a1
+    plan = S.eft(article_tasks(), kitchen())
+    fig = a1.gantt_panels([(plan, "a"), (plan, "b")], mark=plan.makespan)
+    assert len(fig.axes) == 2
+    with pytest.raises(TypeError, match="panels"):
+        a1.gantt_panels([(1, "a")])
+    with pytest.raises(ValueError, match="panels"):
+        a1.gantt_panels([])
+    assert "较忙" in a1.machine_note(2.0) and "空闲" in a1.machine_note(0.1)
+    assert isinstance(a1.machine_note(), str)

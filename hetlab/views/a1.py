@@ -9,7 +9,7 @@ from .. import granularity as G
 from .. import plotting as P
 from ..widgets import Explorer, int_slider, slider
 
-__all__ = ["pool_rounds"]
+__all__ = ["pool_rounds", "gantt_panels", "machine_note"]
 
 
 def pool_rounds() -> Explorer:
@@ -53,3 +53,66 @@ def pool_rounds() -> Explorer:
 
 #: (chapter, factory) for each widget of this module (the appendix is chapter 14 in the question bank).
 VIEWS = [(14, pool_rounds)]
+
+
+def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(8.0, 4.0)):
+    """Stacked Gantt charts on one time axis (seconds), every task in its own colour in every panel so
+    that the same task can be followed from plan to measurement; the ``names`` longest tasks of each
+    panel are labelled; ``mark`` draws a dashed line (e.g. the simulated makespan) on every panel
+    after the first. ``panels`` is a list of (Schedule, title). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    from .._validate import check_int, check_nonnegative
+    from ..schedule import Schedule
+
+    if not isinstance(panels, (list, tuple)) or not panels:
+        raise ValueError(f"panels must be a non-empty list of (Schedule, title), got {panels!r:.80}")
+    for k, item in enumerate(panels):
+        if not (isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], Schedule)
+                and isinstance(item[1], str)):
+            raise TypeError(f"panels[{k}] must be a (Schedule, title) pair, got {item!r:.80}")
+    names = check_int("names", names, low=0, high=100)
+    if mark is not None:
+        mark = check_nonnegative("mark", mark)
+    fig, axes = plt.subplots(len(panels), 1, sharex=True, figsize=figsize, squeeze=False)
+    cmap = plt.get_cmap("tab20")
+    span = max(max(s.makespan for s, _ in panels), mark or 0.0)
+    for row, (ax, (s, title)) in enumerate(zip(axes[:, 0], panels)):
+        rows = len(s.devices)
+        for i in range(len(s.graph.tasks)):
+            y = rows - 1 - int(s.device_of[i])
+            ax.barh(y, s.end[i] - s.start[i], left=s.start[i], height=0.7, color=cmap(i % 20),
+                    edgecolor="white", linewidth=0.6)
+        longest = np.argsort(-(s.end - s.start), kind="stable")[:names]
+        for i in longest:
+            width = s.end[i] - s.start[i]
+            if width > 0.03 * span:
+                ax.text(s.start[i] + width / 2, rows - 1 - int(s.device_of[i]), s.graph.tasks[i].name,
+                        ha="center", va="center", fontsize=7, color="black", clip_on=True)
+        ax.axvline(s.makespan, color="black", lw=0.8)
+        if mark is not None and row > 0:
+            ax.axvline(mark, color="#C44E52", lw=1.0, ls="--")
+            ax.text(mark, rows - 0.45, P.label(" 模拟完成时间", " simulated makespan"), color="#C44E52",
+                    fontsize=7, va="bottom", ha="left")
+        ax.set_yticks(range(rows), [d.name for d in reversed(s.devices)])
+        ax.set_ylim(-0.6, rows - 0.1)
+        ax.set_title(title, fontsize=9, loc="left")
+    axes[-1, 0].set_xlim(0, span * 1.03)
+    axes[-1, 0].set_xlabel(P.label("时间（秒）", "time (s)"))
+    fig.tight_layout()
+    return fig
+
+
+def machine_note(load: float | None = None) -> str:
+    """One Chinese sentence on how busy this machine was (runnable processes per CPU, last minute), to
+    print beside a timing that is compared with a model."""
+    from .. import measure
+    from .._validate import check_nonnegative
+
+    load = measure.load_per_cpu() if load is None else check_nonnegative("load", load)
+    if load is None:
+        return "本系统不报告负载，无法判断测量时机器是否空闲。"
+    if load > 0.75:
+        return (f"⚠ 机器较忙：过去一分钟平均每个 CPU 有 {load:.2f} 个可运行进程（空闲时接近 0），"
+                "实测会被别的进程拉长，与模拟的差距不能全算在模型头上。")
+    return f"机器基本空闲：过去一分钟平均每个 CPU 有 {load:.2f} 个可运行进程。"
