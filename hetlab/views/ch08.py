@@ -8,7 +8,8 @@ from .. import simulators as sim
 from .. import training as T
 from ..widgets import Explorer, dropdown, int_slider, slider
 
-__all__ = ['pipeline', 'memory', 'pipeline_figure', 'MODELS']
+__all__ = ['pipeline', 'memory', 'pipeline_figure', 'pipeline_pair_figure', 'allreduce_figure', 'memory_figure',
+           'MODELS']
 
 #: Reference transformer shapes (parameters, layers, hidden size, attention heads): LLaMA 7B/13B/70B
 #: (Touvron et al. 2023) and GPT-3 175B (Brown et al. 2020).
@@ -34,6 +35,74 @@ def pipeline_figure(schedule, ax=None, title: str | None = None):
                        Patch(color=P.KIND_COLOURS["backward"], label=P.label("反向 B", "backward"))],
               loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     return ax
+
+
+def pipeline_pair_figure(stages: int = 4, micro_batches: int = 6):
+    """GPipe (top) and 1F1B (bottom) on the same equal stages, each stage's peak activations written at its end."""
+    import matplotlib.pyplot as plt
+
+    P.use_cjk_font()
+    fig, axes = plt.subplots(2, 1, figsize=(8.5, 4.8), layout="constrained", sharex=True)
+    for ax, method in zip(axes, ["gpipe", "1f1b"]):
+        s = sim.pipeline_schedule(np.ones(stages), micro_batches, method=method).validate()
+        pipeline_figure(s, ax)
+        if ax is axes[0]:
+            ax.set_xlabel("")
+        for stage, peak in enumerate(s.info["peak_activations"]):
+            ax.text(s.makespan + 0.3, stages - 1 - stage, P.label(f"峰值 {peak} 份", f"peak {peak}"),
+                    va="center", fontsize=8)
+        ax.set_xlim(0, s.makespan + 3.2)
+    axes[1].set_xlabel(P.label("时间（前向 = 1 个时间单位，反向 = 2）", "time (forward = 1, backward = 2)"))
+    return fig
+
+
+def allreduce_figure(bandwidth: float = 25e9, latency: float = 1e-5, sizes=(1e9, 1e7)):
+    """Bandwidth and latency terms of a ring all-reduce against the number of devices, with their crossovers."""
+    ax = P.new_axes(figsize=(7.5, 3.6))
+    n = np.unique(np.logspace(1, 14, 300, base=2).astype(int))
+    lat = [T.ring_allreduce(int(k), 1.0, bandwidth, latency)["latency_term"] * 1e3 for k in n]
+    ax.plot(n, lat, color="crimson", label=P.label("延迟项 2(N−1)α（与 M 无关）", "latency term"))
+    for k, (size, colour) in enumerate(zip(sizes, ["#4C72B0", "#55A868"])):
+        band = [T.ring_allreduce(int(k), size, bandwidth, latency)["bandwidth_term"] * 1e3 for k in n]
+        gb = f"{size / 1e9:g} GB" if size >= 1e9 else f"{size / 1e6:g} MB"
+        ax.plot(n, band, color=colour, label=P.label(f"带宽项，M = {gb}", f"bandwidth term, M = {gb}"))
+        cross = size / (bandwidth * latency)        # (N-1)a = (N-1)/N M/B  <=>  N = M / (B a)
+        ax.axvline(cross, color=colour, ls=":", lw=1)
+        ax.text(cross * 1.08, 0.06 + 0.08 * k, P.label(f"交叉 N ≈ {cross:.0f}", f"N = {cross:.0f}"),
+                transform=ax.get_xaxis_transform(), fontsize=8, color=colour)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(P.label("设备数 N（对数轴）", "devices N (log)"))
+    ax.set_ylabel(P.label("时间（毫秒，对数轴）", "time (ms, log)"))
+    ax.set_title(P.label(f"环形全归约：B = {bandwidth / 1e9:g} GB/s，α = {latency * 1e6:g} µs",
+                         f"ring all-reduce: B = {bandwidth / 1e9:g} GB/s, alpha = {latency * 1e6:g} us"))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    return ax.figure
+
+
+def memory_figure(configs=((512, 1, 1), (64, 8, 1), (32, 1, 16), (4, 8, 16)), model: str = "70B",
+                  recompute: str = "selective", zero_stage: int = 1):
+    """Memory per GPU (model states + activations) of several DP x TP x PP splits, against 80 GB."""
+    ax = P.new_axes(figsize=(7.5, 3.0))
+    psi, layers, hidden, heads = MODELS[model]
+    rows = [T.memory_per_device(psi, dp=d, tp=t, pp=p, zero_stage=zero_stage, layers=layers, hidden=hidden,
+                                heads=heads, sequence=2048, recompute=recompute) for d, t, p in configs]
+    states = np.array([r["model_states"] for r in rows]) / 1e9
+    act = np.array([r["activations"] for r in rows]) / 1e9
+    y = np.arange(len(configs))
+    ax.barh(y, states, color="#4C72B0", label=P.label("模型状态", "model states"))
+    ax.barh(y, act, left=states, color="#DD8452", label=P.label("激活", "activations"))
+    for k, total in enumerate(states + act):
+        ax.text(total + 3, k, f"{total:.1f} GB", va="center", fontsize=8)
+    ax.axvline(80, color="crimson", ls="--", lw=1, label=P.label("A100 显存 80 GB", "A100 80 GB"))
+    ax.set_yticks(y, [f"DP {d} × TP {t} × PP {p}" for d, t, p in configs])
+    ax.invert_yaxis()
+    ax.set_xlim(0, float((states + act).max()) * 1.15)
+    ax.set_xlabel(P.label("每张 GPU 的显存（GB，1 GB = 1e9 字节）", "memory per GPU (GB)"))
+    ax.set_title(P.label(f"{model} 模型、512 张 GPU、ZeRO-{zero_stage}、选择性重计算：每卡显存",
+                         f"{model} on 512 GPUs, ZeRO-{zero_stage}: memory per GPU"))
+    ax.legend(fontsize=8, loc="lower right")
+    return ax.figure
 
 
 def pipeline() -> Explorer:
