@@ -30,7 +30,8 @@ import numpy as np
 
 from ._validate import as_float_array, check_fields, check_finite_result, check_int, check_positive
 
-__all__ = ["total_time_on", "optimal_task_count", "derivation_zh", "Overhead", "OVERHEADS"]
+__all__ = ["total_time_on", "optimal_task_count", "derivation_zh", "Overhead", "OVERHEADS", "GrainLevel",
+           "GRAIN_LEVELS", "greedy_makespan"]
 
 _MODELS = ("ideal", "rounds")
 
@@ -128,4 +129,57 @@ OVERHEADS: tuple[Overhead, ...] = (
     Overhead("线程池任务（Python ThreadPoolExecutor）", 12e-6, "本书构建机实测，附录 A1"),
     Overhead("进程池任务（Python ProcessPoolExecutor）", 120e-6, "本书构建机实测，附录 A1"),
     Overhead("Dask 分布式任务", 1e-3, "Dask 文档（Shared Memory、Array Best Practices）：每个任务约 200 µs 至 1 ms"),
+)
+
+
+def greedy_makespan(times: Any, P: int) -> float:
+    """Finish time of tasks handed out in the given order, each to the device that frees up first
+    (P identical devices, no dispatch cost, no dependences): the "whoever is idle takes the next
+    piece" rule that makes splitting into more tasks than devices pay off when tasks are unequal.
+
+    >>> greedy_makespan([6, 2], 2)          # two coarse tasks, one per device
+    6.0
+    >>> greedy_makespan([5, 1, 1, 1], 2)    # the same work in four pieces
+    5.0
+    """
+    t = as_float_array("times", times, low=0.0, finite=True, empty=False)
+    if t.ndim != 1:
+        raise ValueError(f"times must be a flat list of task durations, got shape {t.shape}")
+    p = check_int("P", P, low=1, high=10**6)
+    free = [0.0] * min(p, t.size)
+    for d in t:
+        i = min(range(len(free)), key=free.__getitem__)
+        free[i] += float(d)
+    return float(max(free))
+
+
+@dataclass(frozen=True)
+class GrainLevel:
+    """One level of parallel granularity: an example of "one task" there, its typical length, the
+    cheapest software mechanism that could dispatch it, and that mechanism's per-task overhead."""
+
+    level: str
+    example: str
+    task_seconds: float
+    dispatcher: str
+    overhead_seconds: float
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        check_positive("task_seconds", self.task_seconds)
+        check_positive("overhead_seconds", self.overhead_seconds)
+
+    @property
+    def ratio(self) -> float:
+        """Task length over dispatch overhead: far above 1, splitting at this level pays; below 1 it cannot."""
+        return self.task_seconds / self.overhead_seconds
+
+
+#: Orders of magnitude for chapter 4's three levels. Task lengths are illustrative round figures; the
+#: overheads are those of :data:`OVERHEADS` (a thread pool task for the instruction level shows why no
+#: software scheduler works there: the hardware issues instructions at no per-instruction software cost).
+GRAIN_LEVELS: tuple[GrainLevel, ...] = (
+    GrainLevel("任务级", "一个子图或一批数据，交给进程池 / Dask", 10e-3, "进程池任务", 120e-6),
+    GrainLevel("算子级", "一次 CUDA 核函数，或张量并行的一个分片", 100e-6, "CUDA 核函数启动", 5e-6),
+    GrainLevel("指令级", "一条乘加指令（约 3 个时钟周期，3 GHz）", 1e-9, "线程池任务（最便宜的软件派发）", 12e-6),
 )

@@ -16,15 +16,16 @@ def scaling_reality() -> Explorer:
     counts = np.unique(np.round(2.0 ** np.arange(0, 10.01, 0.125))).astype(int)
     art: dict = {}
 
-    def draw(ax, p: float, grad_gb: float, log2_n: float) -> str:
+    def draw(ax, p: float, grad_gb: float, alpha_us: float, log2_n: float) -> str:
         n = int(round(2.0 ** log2_n))
-        link = dict(grad_bytes=grad_gb * 1e9)
+        link = dict(grad_bytes=grad_gb * 1e9, latency=alpha_us * 1e-6)
         amdahl, real = F.amdahl(p, counts), SS.speedup_with_allreduce(p, counts, **link)
         best = SS.best_device_count(p, max_devices=1024, **link)
         if not art:
             art["amdahl"], = ax.plot(counts, amdahl, label=P.label("Amdahl（无通信）", "Amdahl (no communication)"))
             art["real"], = ax.plot(counts, real, label=P.label("加上环形全归约", "with ring all-reduce"))
-            art["now"] = ax.axvline(n, color="crimson", lw=0.8)
+            art["now"] = ax.axvline(n, color="crimson", lw=0.8,
+                                    label=P.label("当前卡数 N（滑块）", "current N (slider)"))
             art["best"], = ax.plot([best], [SS.speedup_with_allreduce(p, best, **link)], "o", color="crimson",
                                    label=P.label("通信模型的最佳卡数", "best N with communication"))
             ax.set_xscale("log", base=2)
@@ -36,20 +37,25 @@ def scaling_reality() -> Explorer:
         ax.set_ylim(0, 1.1 * float(np.max(amdahl)))
         art["now"].set_xdata([n, n])
         art["best"].set_data([best], [SS.speedup_with_allreduce(p, best, **link)])
+        ax.set_title(P.label(f"强扩展：p = {p:.3f}，梯度 {grad_gb:.1f} GB，α = {alpha_us:g} µs",
+                             f"Strong scaling: p = {p:.3f}, gradients {grad_gb:.1f} GB, alpha = {alpha_us:g} us"))
         now, top = SS.speedup_with_allreduce(p, n, **link), SS.speedup_with_allreduce(p, best, **link)
         return (f"N = {n}：Amdahl 加速比 {F.amdahl(p, n):.2f}x，加上全归约 {now:.2f}x；"
                 f"通信模型下 {best} 张卡最快（{top:.2f}x）")
 
     return Explorer(draw, {"p": slider("并行比例 p", 0.5, 0.999, 0.001, 0.95, fmt=".3f"),
                            "grad_gb": slider("梯度量 (GB)", 0.0, 4.0, 0.1, 0.5, fmt=".1f"),
+                           "alpha_us": slider("每步延迟 α (µs)", 0.0, 50.0, 1.0, 20.0, fmt=".0f"),
                            "log2_n": slider("log2 卡数", 0.0, 10.0, 1.0, 10.0, fmt=".0f")},
                     figsize=(7, 3.2), clear=False)
 
 
 def transfer_cost() -> Explorer:
     """CPU vs GPU for one matrix multiply of size n, counting the PCIe copies both ways."""
-    sizes = 2.0 ** np.arange(4, 14.01, 0.25)
+    sizes = 2.0 ** np.arange(4, 13.01, 0.25)
     art: dict = {}
+    sizes_fine = np.arange(8, 8193)
+    cpu_fine, gpu_fine, _ = F.matmul_offload_ms(sizes_fine)
 
     def draw(ax, log2_n: float) -> str:
         n = 2.0 ** log2_n
@@ -58,12 +64,18 @@ def transfer_cost() -> Explorer:
             ax.plot(sizes, cpu, label="CPU")
             ax.plot(sizes, gpu, label=P.label("GPU（含拷贝）", "GPU incl. copies"))
             ax.plot(sizes, copy, ls=":", label=P.label("其中拷贝", "of which copies"))
-            art["now"] = ax.axvline(n, color="crimson", lw=0.8)
+            art["now"] = ax.axvline(n, color="crimson", lw=0.8,
+                                    label=P.label("当前边长 n（滑块）", "current n (slider)"))
+            cross = float(sizes_fine[np.argmax(gpu_fine < cpu_fine)])
+            ax.axvline(cross, color="gray", lw=0.8, ls="--",
+                       label=P.label(f"交叉点 n ≈ {cross:.0f}", f"crossover n = {cross:.0f}"))
             ax.set_xscale("log", base=2)
+            ax.set_xlim(sizes[0], sizes[-1])
             ax.set_yscale("log")
+            ax.set_title(P.label("一次 FP32 矩阵乘：留在 CPU，还是搬到 GPU", "One FP32 matmul: stay on CPU or offload"))
             ax.set_xlabel(P.label("矩阵边长 n", "matrix size n"))
             ax.set_ylabel(P.label("时间（毫秒）", "time (ms)"))
-            ax.legend(fontsize=8)
+            ax.legend(fontsize=8, loc="upper left")
         art["now"].set_xdata([n, n])
         c, g, k = F.matmul_offload_ms(n)
         winner = "GPU" if g < c else "CPU"

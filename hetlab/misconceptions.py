@@ -1,0 +1,148 @@
+"""Chapter 12's experiments, read aloud: Chinese verdicts on measured timings, and two small formulas.
+
+The measured cells of chapter 12 differ from machine to machine and from minute to minute (a busy
+shared machine can make a process pool slower than a serial loop). Prose cannot promise "about 2x"
+for every reader, so the chapter prints what *this* run shows:
+
+- :func:`pool_verdict`: did threads stay near 1x (the GIL) and did processes approach
+  ``min(workers, cores)``? If not, was the machine busy (:func:`hetlab.measure.load_per_cpu`)?
+- :func:`split_verdict`: in the row-block matrix product, did N = 1 -> P halve the time, is the
+  curve a bathtub, and how much of the right-hand rise is arithmetic versus dispatch?
+
+and two formulas the chapter needs: :func:`amdahl_p_for` (which parallel fraction a target speed-up
+needs) and :func:`round_trip_us` (one operator falling back from an accelerator to the CPU costs
+two copies).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._validate import as_float_array, check_finite_result, check_int, check_nonnegative, check_positive
+
+__all__ = ["load_note", "pool_verdict", "split_verdict", "amdahl_p_for", "round_trip_us"]
+
+#: Runnable processes per CPU above which a timing is flagged as taken on a busy machine.
+BUSY = 0.5
+
+
+def load_note(load: float | None = None) -> str:
+    """One Chinese sentence on the machine's load (``None``: the system reports none)."""
+    if load is None:
+        return "（本系统不报告负载，无法判断机器是否空闲。）"
+    lo = check_nonnegative("load", load, high=1e6)
+    if lo > BUSY:
+        return (f"注意：测量时每个 CPU 平均有 {lo:.2f} 个可运行进程，机器在忙别的事，"
+                "下面的数字会偏慢、偏乱；在空闲时重跑一次再下结论。")
+    return f"测量时机器基本空闲（每个 CPU 平均 {lo:.2f} 个可运行进程）。"
+
+
+def pool_verdict(serial: float = 1.0, threads: float = 1.0, processes: float = 0.5, cores: int = 2,
+                 workers: int = 8, load: float | None = None) -> str:
+    """Read one :func:`hetlab.measure.time_pools` result (seconds) against the GIL model:
+    threads ~ 1x, processes ~ ``min(workers, cores)``x. Returns Chinese lines.
+
+    >>> print(pool_verdict(1.0, 1.02, 0.52, cores=2, workers=8, load=0.1).splitlines()[1])
+    进程池 1.92x：接近上限 min(工作者数, 核数) = 2，几个进程真的在不同的核上同时计算。
+    """
+    s = check_positive("serial", serial, high=1e6)
+    t = check_positive("threads", threads, high=1e6)
+    pr = check_positive("processes", processes, high=1e6)
+    c = check_int("cores", cores, low=1, high=4096)
+    w = check_int("workers", workers, low=1, high=4096)
+    busy = load is not None and check_nonnegative("load", load, high=1e6) > BUSY
+    st, sp, bound = s / t, s / pr, min(w, c)
+    if st < 1.3:
+        line_t = f"线程池 {st:.2f}x：与串行相当，符合 GIL 的预期（同一时刻只有一个线程执行 Python 字节码）。"
+    else:
+        line_t = (f"线程池 {st:.2f}x：明显快于串行，不符合带 GIL 的预期；这个 Python 可能是无 GIL 构建"
+                  "（PEP 703），或者串行那次被别的程序打断了。")
+    if bound == 1:
+        line_p = f"进程池 {sp:.2f}x：只有 1 个可用核，进程池不可能快过串行。"
+    elif sp >= 0.75 * bound:
+        line_p = f"进程池 {sp:.2f}x：接近上限 min(工作者数, 核数) = {bound}，几个进程真的在不同的核上同时计算。"
+    elif sp > 1.1:
+        why = "机器此刻很忙，工作者抢不到全部空闲的核" if busy else "传递参数、结果和进程切换吃掉了一部分收益"
+        line_p = f"进程池 {sp:.2f}x：快于串行，但离上限 {bound} 还远：{why}。"
+    else:
+        why = ("机器此刻很忙，别的程序占着核，多出来的进程没有空闲的核可用"
+               if busy else "任务太小，进程间传递参数和结果的开销盖过了计算")
+        line_p = f"进程池 {sp:.2f}x：没有快过串行（上限本应是 {bound}）：{why}。"
+    return "\n".join([line_t, line_p, load_note(load)])
+
+
+def split_verdict(pieces: Any = (1, 2, 4), pool: Any = (3.0, 1.6, 1.7), kernel: Any = (3.0, 3.1, 3.3),
+                  dispatch: Any = (0.01, 0.02, 0.04), workers: int = 2, load: float | None = None) -> str:
+    """Read a :class:`hetlab.granularity_lab.SplitTiming` (any time unit): does N = 1 -> ``workers``
+    come close to dividing the time by ``workers``; is the pool curve a bathtub (its minimum strictly
+    inside, both ends at least 20 % higher); and, at the largest N, how much did the pure arithmetic
+    grow compared with the dispatch cost? Returns Chinese lines.
+
+    >>> print(split_verdict((1, 2, 4), (3.0, 1.6, 2.0), (3.0, 3.1, 3.4), (0.01, 0.02, 0.04), 2, 0.1).splitlines()[1])
+    线程池时间在 N = 2 处最低，两头都至少高 20 %：这次的曲线呈“浴缸形”。
+    """
+    counts = as_float_array("pieces", pieces, low=1.0, high=1e9, finite=True, integer=True, empty=False)
+    arrays = {}
+    for name, value in (("pool", pool), ("kernel", kernel), ("dispatch", dispatch)):
+        arr = as_float_array(name, value, low=0.0, high=1e12, finite=True, empty=False)
+        if arr.shape != counts.shape or arr.ndim != 1:
+            raise ValueError(f"pieces and {name} must be flat lists of the same length, got shapes "
+                             f"{counts.shape} and {arr.shape}")
+        arrays[name] = arr
+    pl, ke, di = arrays["pool"], arrays["kernel"], arrays["dispatch"]
+    if pl.min() <= 0 or ke.min() <= 0:
+        raise ValueError("pool and kernel times must be positive (a measured product takes time)")
+    w = check_int("workers", workers, low=1, high=4096)
+    lines = []
+    at = {int(n): i for i, n in enumerate(counts)}
+    if 1 in at and w in at and w > 1:
+        gain = pl[at[1]] / pl[at[w]]
+        verdict = ("接近理想的 {w} 倍" if gain >= 0.8 * w else
+                   "远不到理想的 {w} 倍：第二个核没有真正空出来（机器忙），或线程间争抢内存带宽").format(w=w)
+        lines.append(f"N = 1 → {w}：线程池时间缩短为 1/{gain:.2f}，{verdict}。")
+    else:
+        lines.append(f"（表中没有 N = 1 和 N = {w} 两行，无法比较左侧的下坡。）")
+    b = int(np.argmin(pl))
+    best = int(counts[b])
+    if 0 < b < len(pl) - 1 and pl[0] >= 1.2 * pl[b] and pl[-1] >= 1.2 * pl[b]:
+        lines.append(f"线程池时间在 N = {best} 处最低，两头都至少高 20 %：这次的曲线呈“浴缸形”。")
+    elif b == 0 or pl[0] < 1.2 * pl[b]:
+        lines.append(f"线程池时间最低在 N = {best}，但最左端与它相差不到 20 %：这次没有明显的下坡，"
+                     "曲线更像一段平地接一段上坡，不是浴缸。")
+    else:
+        lines.append(f"线程池时间在最右端 N = {best} 最低：这次没有上坡（少见，多半是测量被打断）。")
+    grow = ke[-1] - ke[0]
+    lines.append(f"N = {int(counts[-1])} 时：纯计算比 N = {int(counts[0])} 多了 {grow:.3g}，"
+                 f"派发开销共 {di[-1]:.3g}；"
+                 + ("右侧上涨的大头是计算本身变慢，不是派发。" if grow > di[-1] else
+                    "这次派发开销比计算的增量还大。"))
+    lines.append(load_note(load))
+    return "\n".join(lines)
+
+
+def amdahl_p_for(speedup: float = 7.5, n_devices: int = 8) -> float:
+    """The parallel fraction p for which Amdahl's law gives ``speedup`` on ``n_devices``:
+    ``p = (1 - 1/S) / (1 - 1/N)``, for ``1 <= S <= N`` and ``N >= 2``.
+
+    >>> round(amdahl_p_for(7.5, 8), 4)
+    0.9905
+    """
+    n = check_int("n_devices", n_devices, low=2, high=10**9)
+    s = check_positive("speedup", speedup)
+    if not 1.0 <= s <= n:
+        raise ValueError(f"speedup must be in [1, n_devices] = [1, {n}], got {speedup!r}")
+    return float((1.0 - 1.0 / s) / (1.0 - 1.0 / n))
+
+
+def round_trip_us(nbytes: float = 2e6, bandwidth: float = 25e9, launch: float = 10e-6) -> float:
+    """Microseconds for one tensor of ``nbytes`` to leave an accelerator for the CPU and come back:
+    two copies of ``launch + nbytes / bandwidth`` seconds each (chapter 12's copy model).
+
+    >>> round(round_trip_us(2e6, 25e9, 10e-6), 1)     # 2 MB over 25 GB/s: 2 x (10 + 80) us
+    180.0
+    """
+    b = check_nonnegative("nbytes", nbytes, high=1e15)
+    bw = check_positive("bandwidth", bandwidth, high=1e15)
+    lat = check_nonnegative("launch", launch, high=1e3)
+    return float(check_finite_result(2.0 * (lat + b / bw) * 1e6, nbytes=b, bandwidth=bw, launch=lat))
