@@ -5,10 +5,11 @@ import numpy as np
 
 from .. import plotting as P
 from ..formulas import amdahl, amdahl_limit
+from .._validate import check_nonnegative, check_positive, check_real, check_sequence
 from ..strong_scaling import best_device_count, speedup_with_allreduce
 from ..widgets import Explorer, slider
 
-__all__ = ['scaling_whiteboard', 'scaling_readout']
+__all__ = ['scaling_whiteboard', 'scaling_readout', 'whiteboard_figure']
 
 _N = np.unique(np.geomspace(1, 1024, 120).round().astype(int))
 
@@ -53,6 +54,49 @@ def scaling_whiteboard() -> Explorer:
                            "bandwidth_gbs": slider("带宽 GB/s", 5.0, 100.0, 5.0, 25.0, fmt=".0f"),
                            "latency_us": slider("每跳延迟 µs", 0.0, 100.0, 5.0, 20.0, fmt=".0f")},
                     figsize=(7, 3.2))
+
+
+def whiteboard_figure(p: float = 0.95, grad_gb: float = 0.5, bandwidth_gbs: float = 25.0,
+                   latencies_us=(20.0, 80.0), ax=None):
+    """A static, annotated copy of the whiteboard result: Amdahl's curve and, for each per-hop
+    latency in ``latencies_us``, the curve with a ring all-reduce; each curve's best device count
+    and its speed-up at 1024 devices are marked. Returns the axes."""
+    p = check_real("p", p)
+    if not 0.0 <= p < 1.0:
+        raise ValueError(f"p must be a parallel fraction in [0, 1), got {p!r}")
+    check_nonnegative("grad_gb", grad_gb)
+    check_positive("bandwidth_gbs", bandwidth_gbs)
+    latencies = [check_nonnegative("latencies_us", a) for a in check_sequence("latencies_us", latencies_us)]
+    ax = P.new_axes(ax, figsize=(7.5, 3.6))
+    ax.plot(_N, amdahl(p, _N), color="#4C72B0", label=P.label("Amdahl（无通信）", "Amdahl (no communication)"))
+    ax.axhline(amdahl_limit(p), color="#4C72B0", lw=0.8, ls=":")
+    ax.annotate(P.label(f"上限 1/(1-p) = {amdahl_limit(p):.0f}x", f"ceiling 1/(1-p) = {amdahl_limit(p):.0f}x"),
+                (1.2, amdahl_limit(p)), xytext=(0, -11), textcoords="offset points", fontsize=8, color="#4C72B0")
+    colours = ["#C44E52", "#DD8452", "#55A868", "#8172B3"]
+    for k, alpha in enumerate(latencies):
+        link = _link(grad_gb, bandwidth_gbs, alpha)
+        colour = colours[k % len(colours)]
+        ax.plot(_N, speedup_with_allreduce(p, _N, **link), color=colour,
+                label=P.label(f"全归约，每跳 {alpha:g} µs", f"all-reduce, {alpha:g} µs per hop"))
+        best = best_device_count(p, max_devices=1024, **link)
+        top = float(speedup_with_allreduce(p, best, **link))
+        end = float(speedup_with_allreduce(p, 1024, **link))
+        ax.plot([best], [top], "o", color=colour)
+        ax.annotate(P.label(f"N* = {best}，{top:.2f}x", f"N* = {best}, {top:.2f}x"), (best, top),
+                    xytext=(-10, 8), textcoords="offset points", fontsize=8, color=colour, ha="right")
+        ax.plot([1024], [end], "s", color=colour, ms=4)
+        ax.annotate(f"{end:.2f}x", (1024, end), xytext=(5, -3), textcoords="offset points", fontsize=8,
+                    color=colour, ha="left")
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(1, 2400)
+    ax.set_xticks([1, 4, 16, 64, 256, 1024], ['1', '4', '16', '64', '256', '1024'])
+    ax.set_ylim(0, amdahl_limit(p) * 1.12)
+    ax.set_xlabel(P.label("设备数 N（对数刻度）", "devices N (log scale)"))
+    ax.set_ylabel(P.label("加速比（相对单卡）", "speed-up over one device"))
+    ax.set_title(P.label(f"p = {p:g}，梯度 {grad_gb:g} GB，带宽 {bandwidth_gbs:g} GB/s：加卡何时停止变快",
+                         f"p = {p:g}, {grad_gb:g} GB gradients, {bandwidth_gbs:g} GB/s: when adding devices stops helping"))
+    ax.legend(loc="center left", fontsize=8)
+    return ax
 
 
 #: (chapter, factory) for each widget of this module.
