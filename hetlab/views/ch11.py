@@ -30,7 +30,7 @@ def policy_readout(policy: str, gpu_speed: int) -> str:
     return (f"{LABELS[policy]}，GPU 速度 {gpu_speed:g}：完成时间 {s.makespan:.3f}，最优 {best.makespan:.3f}，"
             f"差距 {(s.makespan - best.makespan) / best.makespan:.1%}；"
             f"加速比 {cpu / s.makespan:.2f}x（以 CPU 串行为基线）、"
-            f"{solo / s.makespan:.2f}x（以最快的 {fastest} 串行为基线）")
+            f"{solo / s.makespan:.2f}x（以最快的 {fastest} 串行为基线）。{POLICY_DEFINITIONS[policy]}")
 
 
 def article_policies() -> Explorer:
