@@ -299,7 +299,7 @@ def serial_vs_parallel() -> Explorer:
                 f"加速比 {parallel.speedup(serial):.2f} 倍（{tasks} 位师傅）")
 
     return Explorer(draw, {"tasks": int_slider("菜的数量（= 师傅数）", 1, 8, 4),
-                           "spread": slider("大小差异", 0.0, 1.0, 0.1, 0.0)},
+                           "spread": slider("大小差异 σ", 0.0, 1.0, 0.1, 0.0)},
                     figsize=(7, 3))
 
 
