@@ -164,7 +164,9 @@ def phone_soc() -> list[Device]:
     - CPU: 8 Kryo cores up to 3.3 GHz; about 0.1 TOPS sustained on convolutions (NEON),
       and the only unit good at control flow.
     - GPU: Adreno 750, about 4.6 TFLOPS FP32 peak; about 0.3 TOPS sustained on image operators.
-    - NPU: Hexagon, about 45 TOPS INT8 peak (vendor figure); about 1 TOPS sustained on convolutions,
+    - NPU: Hexagon; its peak is often quoted as about 45 TOPS INT8, but Qualcomm's 8 Gen 3 brief gives
+      only relative gains (the official 45 TOPS is the Snapdragon X Elite laptop NPU; see
+      ``hardware.NPU_PEAKS`` for vendor-stated NPU peaks); about 1 TOPS sustained on convolutions,
       poor at control flow and irregular operators.
     Devices share LPDDR5X memory (about 77 GB/s), but handing a tensor to another unit still
     costs a cache flush and a driver call: about 0.05 ms latency is a common measured order.

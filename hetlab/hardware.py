@@ -16,6 +16,8 @@ Sources (precision stated per entry):
   of DDR4-3200. Zen 3 has two 256-bit FMA pipes per core (AMD Software Optimization Guide for Family 19h,
   2020), so 2 x 4 FP64 lanes x 2 = 16 FP64 FLOPs/cycle. AMD does not print a FLOPS figure; ours is
   computed, at the *base* clock.
+- A100 tensor cores also run TF32 (156 TFLOPS dense) and INT8 (624 TOPS dense); 2:4 structured sparsity
+  doubles every tensor-core figure.
 - Jouppi et al., "In-Datacenter Performance Analysis of a Tensor Processing Unit", ISCA 2017: a 256 x 256
   systolic array of 8-bit multiply-accumulate cells at 700 MHz, 92 TOPS.
 
@@ -33,7 +35,8 @@ from ._validate import check_int, check_nonnegative, check_positive
 from .devices import Device
 
 __all__ = ["ComputeEngine", "Memory", "ENGINES", "MEMORIES", "flops_per_cycle", "peak_flops", "entry",
-           "memory", "systolic_peak", "systolic_utilisation", "specialised_kitchen"]
+           "memory", "systolic_peak", "systolic_utilisation", "specialised_kitchen", "VendorFigure",
+           "NPU_PEAKS", "npu_peak", "offload_times"]
 
 
 def _check_text(name: str, value) -> None:
@@ -108,7 +111,9 @@ ENGINES: tuple[ComputeEngine, ...] = (
     ComputeEngine("A100", "FP64", "vector", 108, 1.41e9, "boost", 4, 8, 9.7e12, _A100),
     ComputeEngine("A100", "FP32", "vector", 108, 1.41e9, "boost", 4, 16, 19.5e12, _A100),
     ComputeEngine("A100", "FP64", "tensor", 108, 1.41e9, "boost", 4, 16, 19.5e12, _A100),
+    ComputeEngine("A100", "TF32", "tensor", 108, 1.41e9, "boost", 4, 128, 156e12, _A100),
     ComputeEngine("A100", "FP16/BF16", "tensor", 108, 1.41e9, "boost", 4, 256, 312e12, _A100),
+    ComputeEngine("A100", "INT8", "tensor", 108, 1.41e9, "boost", 4, 512, 624e12, _A100),   # integer ops, TOPS
 )
 
 
@@ -169,7 +174,9 @@ def systolic_utilisation(k: int, n: int, rows: int, cols: int) -> float:
     weight matrix is cut into ``ceil(k/rows) * ceil(n/cols)`` tiles (fill and drain ignored).
 
     A matmul with ``k, n`` multiples of the array uses every cell; an elementwise product has no
-    reduction dimension (``k = 1``), so only one row of cells works.
+    reduction dimension (``k = 1``): mapped onto the array it uses one cell per column (the diagonal
+    of a diagonal weight matrix), ``1/rows`` of the cells. Real NPUs run elementwise work on a
+    separate vector unit instead (TPU v1's activation pipeline, Ascend's Vector unit).
     """
     k = check_int("k", k, low=1, high=10**9)
     n = check_int("n", n, low=1, high=10**9)
@@ -194,3 +201,66 @@ def specialised_kitchen() -> list[Device]:
     }
     speeds = {"CPU": 10.0, "GPU": 20.0, "NPU": 15.0}
     return [Device(kind, kind, speeds[kind], factors[kind]) for kind in speeds]
+
+
+@dataclass(frozen=True)
+class VendorFigure:
+    """A peak the vendor itself published: ``value`` in operations per second, with the precision the
+    vendor states ("not stated" when the announcement gives none) and where and when it was said."""
+
+    chip: str
+    unit: str
+    value: float
+    precision: str
+    source: str
+
+    def __post_init__(self) -> None:
+        for name in ("chip", "unit", "precision", "source"):
+            _check_text(name, getattr(self, name))
+        check_positive("value", self.value)
+
+
+#: NPU peaks stated by the vendors themselves. Neither announcement names the precision (INT8 is the
+#: usual convention for such TOPS figures, but the vendor does not say so).
+NPU_PEAKS: tuple[VendorFigure, ...] = (
+    VendorFigure("Apple A17 Pro Neural Engine", "ops/s", 35e12, "not stated",
+                 "Apple newsroom, 'Apple unveils iPhone 15 Pro and iPhone 15 Pro Max', 12 Sept 2023: "
+                 "'35 trillion operations per second'"),
+    VendorFigure("Qualcomm Snapdragon X Elite Hexagon NPU", "TOPS", 45e12, "not stated",
+                 "Qualcomm Snapdragon X Elite announcement, Snapdragon Summit, Oct 2023: '45 TOPS' NPU "
+                 "(a laptop chip, not a phone chip)"),
+)
+
+
+def npu_peak(chip: str = "Apple A17 Pro Neural Engine") -> VendorFigure:
+    """The vendor-stated NPU peak of ``chip`` (one of ``NPU_PEAKS``)."""
+    for f in NPU_PEAKS:
+        if f.chip == chip:
+            return f
+    raise ValueError(f"chip must be one of {[f.chip for f in NPU_PEAKS]}, got {chip!r}")
+
+
+def offload_times(n_elements: int, *, bytes_per_element: float = 12.0, flops_per_element: float = 1.0,
+                  device: str = "A100 40GB HBM2", precision: str = "FP32",
+                  link: str = "PCIe 4.0 x16") -> dict[str, float]:
+    """Seconds to run an elementwise kernel on the A100 from its own memory (roofline time) against the
+    seconds to move the same bytes over ``link`` at its theoretical rate (no overlap, no latency).
+
+    Defaults are ``c = a + b`` in FP32: 12 bytes and 1 FLOP per element. Returns ``kernel``, ``copy``,
+    ``ratio`` (copy / kernel) and ``bytes``.
+
+    >>> t = offload_times(2**20)
+    >>> round(t["kernel"] * 1e6, 1), round(t["copy"] * 1e6)
+    (8.1, 393)
+    """
+    from .roofline import kernel_time
+
+    n = check_int("n_elements", n_elements, low=1, high=10**13)
+    b = check_positive("bytes_per_element", bytes_per_element)
+    f = check_positive("flops_per_element", flops_per_element)
+    mem, wire = memory(device), memory(link)
+    if wire.where != "link":
+        raise ValueError(f"link must name a link in MEMORIES, got {link!r}")
+    kernel = kernel_time(n * f, n * b, entry("A100", precision).peak, mem.bandwidth)
+    copy = n * b / wire.bandwidth
+    return {"kernel": kernel, "copy": copy, "ratio": copy / kernel, "bytes": n * b}

@@ -8,9 +8,38 @@ from .. import plotting as P
 from .. import roofline as R
 from ..widgets import Explorer, dropdown, int_slider, slider
 
-__all__ = ['peak_compute', 'roofline']
+__all__ = ['peak_compute', 'roofline', 'peak_table']
 
 _DECADES = [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0]
+
+
+def _width(text: str) -> int:
+    """Display width: CJK and full-width characters take two columns."""
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _pad(text: str, width: int, right: bool = False) -> str:
+    gap = " " * max(0, width - _width(text))
+    return gap + text if right else text + gap
+
+
+def peak_table() -> str:
+    """Every engine of ``hardware.ENGINES``: computed peak next to the datasheet figure, columns aligned
+    by display width (CJK characters count two)."""
+    engine_name = {"vector": "向量单元", "tensor": "张量核心"}
+    clock_name = {"base": "基础", "boost": "加速"}
+    head = ["芯片", "精度", "单元", "核心/SM", "频率 GHz", "每周期", "算得峰值", "手册峰值"]
+    rows = []
+    for e in H.ENGINES:
+        unit = "TOPS" if e.precision == "INT8" else "TFLOP/s"
+        sheet = f"{e.datasheet / 1e12:g} {unit}" if e.datasheet else "未公布"
+        rows.append([e.chip, e.precision, engine_name[e.engine], str(e.cores),
+                     f"{e.frequency_hz / 1e9:.2f}（{clock_name[e.clock]}）", str(e.flops_per_cycle),
+                     f"{e.peak / 1e12:.2f} {unit}", sheet])
+    widths = [max(_width(r[k]) for r in rows + [head]) for k in range(len(head))]
+    right = [False, False, False, True, False, True, True, True]
+    return "\n".join("  ".join(_pad(c, w, r) for c, w, r in zip(row, widths, right)) for row in [head] + rows)
 
 
 def _reference(precision: str) -> list[tuple[str, float]]:
@@ -88,18 +117,22 @@ def roofline() -> Explorer:
             ax.set_yticks(_DECADES, [f"{v:g}" for v in _DECADES])
             art["roof"], = ax.plot(grid, roof, color="black", lw=2, label=P.label("屋顶线", "roofline"))
             art["ridge"] = ax.axvline(ridge, color="0.5", ls=":", lw=1)
+            art["ridge_note"] = ax.text(ridge * 1.15, 2e-3, "", fontsize=8, color="0.35")
             art["kernels"] = ax.scatter([k[2] for k in KERNELS], points, color=["#DD8452", "#8172B2", "#55A868"],
                                         zorder=3, s=30)
             art["names"] = [ax.annotate(P.label(k[0], k[1]), (k[2], p), textcoords="offset points",
                                         xytext=(-4 if last else 4, -12), ha="right" if last else "left", fontsize=7)
                             for last, k, p in zip([False, False, True], KERNELS, points)]
-            art["mine"], = ax.plot([i], [mine], "o", color="crimson", ms=8, label=P.label("你的内核", "your kernel"))
+            art["mine"], = ax.plot([i], [mine], "o", mfc="none", mec="crimson", mew=2, ms=11,
+                                   label=P.label("你的内核", "your kernel"))
             ax.set_xlabel(P.label("算术强度 I（FLOP/字节，对数轴）", "arithmetic intensity I (FLOP/byte, log)"))
             ax.set_ylabel(P.label("可达性能（TFLOP/s）", "attainable (TFLOP/s)"))
             ax.set_title(P.label("屋顶线模型：可达 = min(峰值, I × 带宽)", "roofline: min(peak, I x bandwidth)"))
             ax.legend(loc="upper left", fontsize=8, frameon=False)
         art["roof"].set_ydata(roof)
         art["ridge"].set_xdata([ridge, ridge])
+        art["ridge_note"].set_x(ridge * 1.15)
+        art["ridge_note"].set_text(P.label(f"屋脊点 I* = {ridge:.3g}", f"ridge I* = {ridge:.3g}"))
         art["kernels"].set_offsets(np.column_stack([[k[2] for k in KERNELS], points]))
         for note, k, p in zip(art["names"], KERNELS, points):
             note.xy = (k[2], p)

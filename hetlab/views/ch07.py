@@ -11,7 +11,8 @@ from ..devices import identical
 from ..widgets import Explorer, dropdown, int_slider, slider
 from ..workloads import skewed_tasks
 
-__all__ = ['efficiency', 'metrics', 'imbalance']
+__all__ = ['efficiency', 'metrics', 'imbalance', 'throughput_utilisation_figure', 'split_figure',
+           'efficiency_figure', 'sweep_table']
 
 COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 
@@ -59,14 +60,101 @@ def metrics() -> Explorer:
         art["util"].set_ydata(util)
         ax.set_ylim(0, max(thr) * 1.1)
         ax.set_title(P.label(f"{tasks} 个任务：加设备，吞吐升、利用率降", f"{tasks} tasks: more devices"))
-        best = max(rows, key=lambda r: r.throughput)
-        knee = next(r for r in rows if r.throughput >= 0.99 * best.throughput)
-        return (f"吞吐量在 N = {knee.n_devices} 时已达最高值的 99%（{knee.throughput:.2f}），"
-                f"此时利用率 {knee.utilisation:.0%}；"
-                f"N = {rows[-1].n_devices} 时吞吐量 {rows[-1].throughput:.2f}，利用率只剩 {rows[-1].utilisation:.0%}")
+        return _readout(rows)
 
     return Explorer(draw, {"tasks": int_slider("任务数", 8, 96, 32),
                            "spread": slider("任务大小差异", 0.0, 1.5, 0.1, 0.5)}, figsize=(7, 3.4), clear=False)
+
+
+def _readout(rows) -> str:
+    best = max(rows, key=lambda r: r.throughput)
+    last = rows[-1]
+    if best is last or last.throughput > 1.01 * rows[-2].throughput:
+        return (f"在所选范围（≤ {last.n_devices} 台）内吞吐量仍在上升，尚未走平："
+                f"N = {last.n_devices} 时吞吐量 {last.throughput:.2f}，利用率 {last.utilisation:.0%}")
+    knee = next(r for r in rows if r.throughput >= 0.99 * best.throughput)
+    word = "只剩" if last.utilisation < 0.6 else "为"
+    return (f"吞吐量在 N = {knee.n_devices} 时已达最高值的 99%（{knee.throughput:.2f}），"
+            f"此时利用率 {knee.utilisation:.0%}；"
+            f"N = {last.n_devices} 时吞吐量 {last.throughput:.2f}，利用率{word} {last.utilisation:.0%}")
+
+
+def _width(text: str) -> int:
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def sweep_table(graph, counts) -> str:
+    """The device sweep of ``device_sweep.device_sweep`` as a table whose columns line up in display width."""
+    head = ["设备数 N", "完成时间", "吞吐量（任务/单位时间）", "加速比 S", "平均利用率 U", "效率 E=S/N", "闲忙比 R"]
+    rows = [[str(r.n_devices), f"{r.makespan:.2f}", f"{r.throughput:.2f}", f"{r.speedup:.2f}x",
+             f"{r.utilisation:.0%}", f"{r.efficiency:.0%}", f"{r.idle_busy:.2f}"]
+            for r in D.device_sweep(graph, counts)]
+    widths = [max(_width(x[k]) for x in rows + [head]) for k in range(len(head))]
+    return "\n".join("  ".join(" " * (w - _width(c)) + c for c, w in zip(row, widths)) for row in [head] + rows)
+
+
+def throughput_utilisation_figure(tasks: int = 32, spread: float = 0.5, ax=None):
+    """Static twin-axis figure: throughput and mean utilisation (= E) of ``tasks`` skewed tasks against N."""
+    counts = tuple(range(1, 33))
+    rows = D.device_sweep(skewed_tasks(tasks, spread=spread, seed=1), counts)
+    ax = P.new_axes(ax, figsize=(7, 3.6))
+    right = ax.twinx()
+    n = [r.n_devices for r in rows]
+    a, = ax.plot(n, [r.throughput for r in rows], "o-", ms=3, color="tab:blue", label=P.label("吞吐量", "throughput"))
+    b, = right.plot(n, [r.utilisation for r in rows], "s--", ms=3, color="tab:red",
+                    label=P.label("平均利用率 = 效率 E", "mean utilisation = E"))
+    floor = max(skewed_tasks(tasks, spread=spread, seed=1).work) / 10.0
+    c = ax.axhline(tasks / floor, color="0.4", ls=":", lw=1,
+                   label=P.label("上限 n / 最大任务时间", "ceiling n / longest task"))
+    ax.set_xlabel(P.label("设备数 N", "devices N"))
+    ax.set_ylabel(P.label("吞吐量（任务/时间单位）", "throughput (tasks per time unit)"), color="tab:blue")
+    right.set_ylabel(P.label("平均利用率", "mean utilisation"), color="tab:red")
+    right.set_ylim(0, 1.05)
+    ax.set_ylim(0, tasks / floor * 1.15)
+    ax.set_xlim(0, 33)
+    ax.legend(handles=[a, b, c], fontsize=8, loc="lower center")
+    ax.set_title(P.label(f"{tasks} 个任务：吞吐量走平时利用率开始下滑", f"{tasks} tasks: throughput vs utilisation"))
+    return ax
+
+
+def split_figure(ax=None):
+    """Static side-by-side bars: busy time of 4 identical devices before and after cutting the largest of
+    16 skewed tasks (spread 0.8, seed 3) into 4, with each case's lower bound."""
+    from ..tasks import independent_tasks
+
+    jobs = skewed_tasks(16, spread=0.8, seed=3)
+    four = identical(4, speed=10.0)
+    works = sorted(jobs.work.tolist())
+    big = works.pop()
+    split = independent_tasks(works + [big / 4] * 4)
+    ax = P.new_axes(ax, figsize=(7, 3.4))
+    x = np.arange(4)
+    for shift, graph, colour, zh, en in ((-0.2, jobs, "#C44E52", "切开前", "before"),
+                                         (0.2, split, "#4C72B0", "切开后", "after")):
+        s = S.lpt(graph, four).validate()
+        bound = S.lower_bound(graph, four)
+        ax.bar(x + shift, s.busy, width=0.4, color=colour, label=P.label(f"{zh}（完成时间 {s.makespan:.2f}）",
+                                                                        f"{en} (makespan {s.makespan:.2f})"))
+        ax.axhline(bound, color=colour, ls=":", lw=1.2, label=P.label(f"{zh}的下界 {bound:.2f}", f"{en}: bound {bound:.2f}"))
+    ax.set_xticks(x, [d.name for d in four])
+    ax.set_ylabel(P.label("忙碌时间（时间单位）", "busy time (time units)"))
+    ax.set_title(P.label("把最大的任务切成 4 份：各设备忙碌时间", "cutting the largest task into 4"))
+    ax.legend(fontsize=8, loc="upper right")
+    ax.set_ylim(0, 17)
+    return ax
+
+
+def efficiency_figure(p_values=(0.5, 0.9, 0.99), n_max: int = 4096, ax=None):
+    """Amdahl efficiency curves with E = 0.5 and each half-efficiency point N_1/2 = (2 - p)/(1 - p) marked."""
+    ax = P.efficiency_curve(list(p_values), n_max=n_max, ax=ax)
+    ax.axhline(0.5, color="0.4", ls="--", lw=1)
+    for line, p in zip(ax.get_lines(), p_values):
+        half = (2 - p) / (1 - p)
+        ax.plot([half], [0.5], "o", color=line.get_color(), ms=5)
+        ax.annotate(f"N½ = {half:.0f}", (half, 0.5), textcoords="offset points", xytext=(4, 6), fontsize=8,
+                    color=line.get_color())
+    return ax
 
 
 def imbalance() -> Explorer:

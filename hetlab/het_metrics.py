@@ -1,0 +1,108 @@
+"""Speed-up and efficiency when the devices are not identical (chapter 7).
+
+On identical devices ``S = T_1 / T_N`` and ``E = S / N`` are unambiguous. On a CPU + GPU machine the
+baseline ``T_1`` depends on *which* device runs the serial job, and ``E = S / N`` stops meaning "share of
+the capacity used". Two fixes, both computed here:
+
+- name the baseline device, and quote ``S`` against the **fastest** device (a CPU baseline inflates S);
+- the speed-weighted efficiency ``E_w = T_fast / (T_N * sum_i v_i / v_fast)``: the speed-up over the
+  fastest device divided by the best speed-up the machine's total speed allows.
+
+Mean utilisation ``U = sum_i b_i / (N T_N)`` counts a busy second of a slow CPU the same as a busy second
+of the GPU, so on mixed devices ``U`` and ``E`` differ; weighting each device's busy time by its speed,
+``sum_i v_i b_i / (T_N sum_i v_i)``, gives ``E_w`` back.
+
+Assumptions: independent tasks; a task of work ``w`` runs ``w / v`` on a device of speed ``v`` (no
+affinity, no transfers); ``T_1`` on a device is the total work divided by its speed.
+
+>>> from hetlab.devices import Device
+>>> devs = [Device("GPU", "GPU", 10.0)] + [Device(f"CPU{i}", "CPU", 2.0) for i in range(4)]
+>>> round(speed_weighted_efficiency(18.0, 10.0, [10.0, 2, 2, 2, 2]), 3)
+1.0
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from ._validate import check_positive
+from .devices import Device, check_devices
+from .tasks import TaskGraph, Task, as_graph, total_work
+
+__all__ = ["speed_weighted_efficiency", "HeteroMetrics", "hetero_metrics"]
+
+
+def speed_weighted_efficiency(t_fast: float, makespan: float, speeds: Sequence[float]) -> float:
+    """``E_w = t_fast / (makespan * sum(speeds) / max(speeds))``.
+
+    ``t_fast``: serial time on the fastest device; ``makespan``: time on all devices; ``speeds``: the
+    devices' speeds (any unit, all the same). ``E_w = 1`` when the machine finishes as fast as its total
+    speed allows.
+    """
+    t_fast = check_positive("t_fast", t_fast)
+    makespan = check_positive("makespan", makespan)
+    if isinstance(speeds, (str, bytes)) or not hasattr(speeds, "__len__") or len(speeds) == 0:
+        raise ValueError(f"speeds must be a non-empty sequence of positive numbers, got {speeds!r}")
+    v = [check_positive("speeds[i]", s) for s in speeds]
+    return t_fast / (makespan * sum(v) / max(v))
+
+
+@dataclass(frozen=True)
+class HeteroMetrics:
+    """Metrics of one schedule on mixed devices. Times in the task graph's time unit."""
+
+    makespan: float
+    t_slowest: float          # serial time on the slowest device (e.g. one CPU)
+    t_fastest: float          # serial time on the fastest device (e.g. the GPU)
+    n_devices: int
+    capacity: float           # sum_i v_i / v_fast: best possible speed-up over the fastest device
+    utilisation: float        # mean busy share sum b_i / (N T_N)
+    busy: tuple[float, ...] = ()      # b_i, busy time of each device
+    speeds: tuple[float, ...] = ()    # v_i
+
+    @property
+    def speed_weighted_utilisation(self) -> float:
+        """``sum_i v_i b_i / (T_N sum_i v_i)``: equals ``weighted_efficiency`` (both are work done over
+        the work the machine could have done in ``T_N``)."""
+        return sum(v * b for v, b in zip(self.speeds, self.busy)) / (self.makespan * sum(self.speeds))
+
+    @property
+    def speedup_vs_slowest(self) -> float:
+        return self.t_slowest / self.makespan
+
+    @property
+    def speedup_vs_fastest(self) -> float:
+        return self.t_fastest / self.makespan
+
+    @property
+    def naive_efficiency_slowest(self) -> float:
+        """``S / N`` with the slow baseline: can exceed 1, which is why it misleads."""
+        return self.speedup_vs_slowest / self.n_devices
+
+    @property
+    def naive_efficiency_fastest(self) -> float:
+        return self.speedup_vs_fastest / self.n_devices
+
+    @property
+    def weighted_efficiency(self) -> float:
+        return self.speedup_vs_fastest / self.capacity
+
+
+def hetero_metrics(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], policy: str = "LPT") -> HeteroMetrics:
+    """Schedule independent tasks on ``devices`` with ``policy`` (a key of ``schedulers.POLICIES``) and
+    report both baselines, the naive ``S/N``, the speed-weighted ``E_w`` and the mean utilisation."""
+    from . import schedulers as S
+
+    graph = as_graph(graph)
+    devices = check_devices(devices)
+    if policy not in S.POLICIES:
+        raise ValueError(f"policy must be one of {sorted(S.POLICIES)}, got {policy!r}")
+    if any(d.affinity for d in devices):
+        raise ValueError("devices must have no affinity factors (speed alone sets a task's time)")
+    sched = S.POLICIES[policy](graph, devices).validate()
+    work = total_work(graph)
+    speeds = [d.speed for d in devices]
+    return HeteroMetrics(makespan=float(sched.makespan), t_slowest=work / min(speeds), t_fastest=work / max(speeds),
+                         n_devices=len(devices), capacity=sum(speeds) / max(speeds),
+                         utilisation=float(sched.busy.sum() / (len(devices) * sched.makespan)),
+                         busy=tuple(float(b) for b in sched.busy), speeds=tuple(float(v) for v in speeds))

@@ -1,0 +1,35 @@
+"""Chapter 3 extras: TF32/INT8 tensor rows, vendor NPU peaks, offload times."""
+import pytest
+
+from hetlab import hardware as H
+from hetlab.views import ch03
+
+
+def test_tf32_and_int8_tensor_rows_match_datasheet():
+    assert H.entry("A100", "TF32", "tensor").peak == pytest.approx(156e12, rel=0.01)
+    assert H.entry("A100", "INT8", "tensor").peak == pytest.approx(624e12, rel=0.01)
+
+
+def test_npu_peaks_are_vendor_figures_with_precision_and_source():
+    a17 = H.npu_peak("Apple A17 Pro Neural Engine")
+    assert a17.value == 35e12 and "2023" in a17.source and a17.precision
+    assert H.npu_peak("Qualcomm Snapdragon X Elite Hexagon NPU").value == 45e12
+    with pytest.raises(ValueError, match="chip"):
+        H.npu_peak("Snapdragon 8 Gen 3")
+
+
+def test_offload_times_small_elementwise_kernel():
+    t = H.offload_times(2**20)
+    assert t["kernel"] == pytest.approx(12 * 2**20 / 1555e9)
+    assert t["copy"] == pytest.approx(12 * 2**20 / 32e9)
+    assert t["ratio"] == pytest.approx(1555 / 32)
+    with pytest.raises(ValueError, match="n_elements"):
+        H.offload_times(0)
+    with pytest.raises(ValueError, match="link"):
+        H.offload_times(10, link="A100 40GB HBM2")
+
+
+def test_peak_table_columns_align_in_display_width():
+    lines = ch03.peak_table().splitlines()
+    widths = {ch03._width(line) for line in lines}
+    assert len(widths) == 1 and len(lines) == len(H.ENGINES) + 1
