@@ -131,13 +131,18 @@ def _peak_in_flight(plan: Schedule, s: int, m: int) -> int:
 # --- data parallel -------------------------------------------------------------------------------
 
 def data_parallel_step(compute_time: Any, n_devices: Any, grad_size: Any, bandwidth: Any, latency: Any = 0.0,
-                       overlap: Any = 0.0) -> Any:
+                       overlap: Any = 0.0, backward_share: Any = 1.0) -> Any:
     """Step time of synchronous data parallel training with a fixed global batch.
 
     Each of ``n`` devices computes ``compute_time / n``, then the gradients (``grad_size``) are
     summed by ring all-reduce (:func:`~hetlab.formulas.ring_allreduce_time`); a fraction
     ``overlap`` of the all-reduce hides behind the backward pass (Li et al. 2020, PyTorch DDP),
     up to the compute time. Accepts arrays for sliders and curves.
+
+    ``backward_share`` (default 1: the whole compute can hide communication) is the share of the
+    per-device compute that is backward pass; only the backward pass can hide the gradient
+    all-reduce, so the hidden time is ``min(overlap * comm, backward_share * compute / n)``
+    (about 2/3 for a transformer, whose backward pass costs about twice the forward pass).
     """
     from .formulas import ring_allreduce_time
 
@@ -147,10 +152,11 @@ def data_parallel_step(compute_time: Any, n_devices: Any, grad_size: Any, bandwi
     as_float_array("bandwidth", bandwidth, low=0.0, low_open=True)
     as_float_array("latency", latency, low=0.0, finite=True)
     o = as_float_array("overlap", overlap, low=0.0, high=1.0)
+    share = as_float_array("backward_share", backward_share, low=0.0, high=1.0)
     with np.errstate(over="ignore", invalid="ignore"):
         comm = np.asarray(ring_allreduce_time(n, grad_size, bandwidth, latency))
         local = c / n
-        hidden = np.minimum(o * comm, local)
+        hidden = np.minimum(o * comm, share * local)
         step = local + comm - hidden
     check_finite_result(step, compute_time=compute_time, n_devices=n_devices, grad_size=grad_size,
                         bandwidth=bandwidth, latency=latency)

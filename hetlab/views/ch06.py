@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import barrier_model as BM
 from .. import formulas as F
 from .. import plotting as P
 from .. import sync
@@ -49,13 +50,14 @@ def barrier() -> Explorer:
         ax.axhline(run.phase_times[k], color="black", lw=1, ls="--")
         ax.set_xticks(x, [str(i) for i in x])
         ax.set_xlabel(P.label("设备编号", "device"))
-        ax.set_ylabel(P.label("时间", "time"))
+        ax.set_ylabel(P.label("时间（时间单位）", "time (time units)"))
         ax.set_ylim(0, max(2.5, run.phase_times[k] * 1.15))
         ax.legend(fontsize=8, loc="upper right")
-        ax.set_title(P.label(f"第 1 个阶段：最慢者用时 {run.phase_times[k]:.2f}",
-                             f"phase 1: slowest takes {run.phase_times[k]:.2f}"))
+        ax.set_title(P.label(f"示例：第 1 个阶段（共 20 个），最慢者用时 {run.phase_times[k]:.2f}",
+                             f"example: phase 1 of 20, slowest takes {run.phase_times[k]:.2f}"))
         return (f"20 个阶段共用时 {run.total:.2f}（若不需要屏障 {run.total_without_barriers:.2f}）；"
-                f"全部设备时间中 {run.idle_fraction:.1%} 花在等待上")
+                f"全部设备时间中 {run.idle_fraction:.1%} 花在等待上；"
+                f"公式预测（长期平均）{BM.predicted_idle_fraction(workers, noise):.1%}")
 
     return Explorer(draw, {"workers": int_slider("设备数", 2, 32, 8),
                            "noise": slider("耗时波动 σ", 0.0, 1.0, 0.05, 0.3),
