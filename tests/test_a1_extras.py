@@ -93,3 +93,14 @@ def test_gantt_panels_and_machine_note():
         a1.gantt_panels([])
     assert "较忙" in a1.machine_note(2.0) and "空闲" in a1.machine_note(0.1)
     assert isinstance(a1.machine_note(), str)
+
+
+def test_attribution_text_reads_a_run():
+    from hetlab.views import a1
+    plan = S.eft(article_tasks(), kitchen())
+    text = a1.attribution_text(plan, plan, 1e-4, 2e-4)
+    assert "模拟误差 +0.0%（在 ±15% 之内）" in text and "拉长倍数（中位数）1.00" in text
+    with pytest.raises(ValueError, match="process_os"):
+        a1.attribution_text(plan, plan, 0.0, 1e-4)
+    with pytest.raises(ValueError, match="scale"):
+        a1.demo_for_real(scale=0.0)

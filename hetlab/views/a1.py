@@ -9,7 +9,8 @@ from .. import granularity as G
 from .. import plotting as P
 from ..widgets import Explorer, int_slider, slider
 
-__all__ = ["pool_rounds", "gantt_panels", "machine_note"]
+__all__ = ["pool_rounds", "gantt_panels", "machine_note", "demo_for_real", "sweep_report", "attribution_text",
+           "dask_report"]
 
 
 def pool_rounds() -> Explorer:
@@ -116,3 +117,150 @@ def machine_note(load: float | None = None) -> str:
         return (f"⚠ 机器较忙：过去一分钟平均每个 CPU 有 {load:.2f} 个可运行进程（空闲时接近 0），"
                 "实测会被别的进程拉长，与模拟的差距不能全算在模型头上。")
     return f"机器基本空闲：过去一分钟平均每个 CPU 有 {load:.2f} 个可运行进程。"
+
+
+def _band(err: float, band: float) -> str:
+    return f"（在 ±{band:.0%} 之内）" if abs(err) <= band else f"（超出 ±{band:.0%}）"
+
+
+def demo_for_real(scale: float = 0.1, band: float = 0.15):
+    """Run chapter 11's demo plan for real (serial, process pool, thread pool), each task a pure-Python
+    loop lasting work / speed * ``scale`` seconds; return (Chinese report, figure of plan and both runs)."""
+    import dataclasses
+
+    from .. import demo, measure
+    from .. import plotting as PL
+    from .. import schedulers as S
+    from .._validate import check_positive
+    from ..devices import kitchen
+    from ..execute import run_plan
+
+    scale = check_positive("scale", scale, high=0.5)
+    band = check_positive("band", band, high=1.0)
+    note = machine_note()
+    report = demo.compare_policies()
+    plan = report.schedules["article demo"]
+    serial_plan = S.serial(demo.article_tasks(), kitchen(), device="CPU")
+    rate = measure.loop_rate()
+    runs = {kind: run_plan(p, scale, executor=ex, steps_per_second=rate).schedule
+            for kind, p, ex in [("串行", serial_plan, "thread"), ("进程池", plan, "process"),
+                                ("线程池", plan, "thread")]}
+    cores = measure.cpu_count()
+    busy = float(plan.busy.sum()) * scale
+    expect = {"串行": report.serial * scale, "进程池": max(plan.makespan * scale, busy / min(cores, 3)), "线程池": busy}
+    lines = [f"循环速度 {rate / 1e6:.1f} 百万步/秒；{cores} 个可用 CPU；1 时间单位 = {scale:g} 秒"]
+    for kind, s in runs.items():
+        err = s.makespan / expect[kind] - 1
+        lines.append(f"{kind}：实测 {s.makespan:.3f} 秒，预测 {expect[kind]:.3f} 秒，偏差 {err:+.1%}{_band(err, band)}"
+                     + (f"，有效并行度 {busy / s.makespan:.2f}" if kind != "串行" else ""))
+    t_serial = runs["串行"].makespan
+    lines.append(f"实测加速比：进程池 {t_serial / runs['进程池'].makespan:.2f}x，线程池 "
+                 f"{t_serial / runs['线程池'].makespan:.2f}x；演示的模拟 {report.speedup:.2f}x，"
+                 f"{cores} 核上的预测 {expect['串行'] / expect['进程池']:.2f}x")
+    lines.append(note)
+    in_seconds = dataclasses.replace(plan, start=plan.start * scale, end=plan.end * scale)
+    fig = gantt_panels([(in_seconds, PL.label(f"模拟（第 11 章的演示，1 单位 = {scale:g} 秒）", "simulated demo")),
+                        (runs["进程池"], PL.label("进程池实测", "process pool (measured)")),
+                        (runs["线程池"], PL.label("线程池实测", "thread pool (measured)"))],
+                       mark=plan.makespan * scale, names=8, figsize=(8, 4.6))
+    return "\n".join(lines), fig
+
+
+def sweep_report(process_os: float, round_trip: float, total: float = 0.2,
+                 counts=(1, 2, 3, 4, 8, 16, 64, 256), repeat: int = 3, band: float = 0.10) -> dict:
+    """A measured granularity sweep on a process pool, fitted by relative least squares, with its
+    reading against ``process_os`` / ``round_trip`` (A1.1's pipelined and round-trip Os). Returns a
+    dict with ``text`` (Chinese report), ``wall``, ``os``, ``w``, ``P`` and ``counts``."""
+    import math
+
+    from .. import measure
+    from .._validate import check_positive
+
+    process_os = check_positive("process_os", process_os)
+    round_trip = check_positive("round_trip", round_trip)
+    band = check_positive("band", band, high=1.0)
+    note = machine_note()
+    counts = list(counts)
+    wall = measure.granularity_sweep(total_seconds=total, task_counts=counts, repeat=repeat)
+    P = measure.cpu_count()
+    os_fit, w_fit = measure.fit_overhead(counts, list(wall.values()), workers=P, relative=True)
+    lines = []
+    for n, t in wall.items():
+        m = G.total_time_on(n, w_fit, os_fit, P, model="rounds")
+        lines.append(f"N = {n:>3}：实测 {t:.3f} 秒，模型 {m:.3f} 秒（{m / t - 1:+.0%}）")
+    dev = w_fit / total - 1
+    lines.append(f"拟合（P = {P}，相对误差）：Os = {os_fit * 1e6:.0f} µs/任务，W = {w_fit:.3f} 秒，与放进去的 "
+                 f"{total:g} 秒相差 {dev:+.1%}" + (f"，在 ±{band:.0%} 之内" if abs(dev) <= band
+                                                 else f"，超出 ±{band:.0%}：见下文核对的第 1 条"))
+    lines.append(f"拟合的 Os 是 A1.1 流水线吞吐的 {os_fit / process_os:.1f} 倍、"
+                 f"单次往返的 {os_fit / round_trip:.1f} 倍")
+    fastest = min(wall, key=wall.get)
+    safe = max(os_fit, 1e-9)
+    lines.append(f"实测最快的 N = {fastest}（{'是' if fastest % P == 0 else '不是'} P 的倍数）；模型的最优 N = "
+                 f"{G.optimal_task_count(w_fit, safe, P=P)}；√(W/Os) = {math.sqrt(w_fit / safe):.1f}")
+    lines.append(f"模型里 N = 8 比 N = 2 多付的派发开销 6·Os = {6 * os_fit * 1e3:.2f} 毫秒")
+    if P == 2 and {2, 3, 4} <= set(wall):
+        saw = wall[3] > max(wall[2], wall[4])
+        lines.append(f"锯齿：N = 3（{wall[3]:.3f} 秒）{'比' if saw else '并不比'} N = 2 和 N = 4 都慢")
+    lines.append(note)
+    return {"text": "\n".join(lines), "wall": wall, "os": os_fit, "w": w_fit, "P": P, "counts": counts}
+
+
+def attribution_text(simulated, measured, process_os: float, round_trip: float, band: float = 0.15) -> str:
+    """Chinese reading of a measured process-pool run of appendix A1's DAG against its simulation:
+    error and band, median stretch, idle gaps, the reconstructed estimate and the implied per-task overhead."""
+    from .._validate import check_positive
+    from ..execute import attribute, makespan_error
+
+    process_os = check_positive("process_os", process_os)
+    round_trip = check_positive("round_trip", round_trip)
+    band = check_positive("band", band, high=1.0)
+    why = attribute(simulated, measured)
+    err = makespan_error(simulated, measured)
+    n = why.tasks
+    estimate = why.stretched_plan + why.gaps / why.workers
+    return "\n".join([
+        f"进程池实测 {why.measured * 1e3:.1f} 毫秒，模拟 {why.planned * 1e3:.1f} 毫秒，"
+        f"模拟误差 {err:+.1%}{_band(err, band)}",
+        f"归因：拉长倍数（中位数）{why.median_stretch:.2f}；任务间空隙合计 {why.gaps * 1e3:.1f} 毫秒，"
+        f"分摊到 {why.workers} 个工作者上约 {why.gaps / why.workers * 1e3:.1f} 毫秒",
+        f"模拟 × 拉长倍数 + 空隙 / 工作者数 = {estimate * 1e3:.1f} 毫秒，与实测相差 {estimate / why.measured - 1:+.1%}",
+        f"对照：{n} 个任务 × A1.1 的进程池 Os（流水线）= {n * process_os * 1e3:.1f} 毫秒，× 单次往返 = "
+        f"{n * round_trip * 1e3:.1f} 毫秒；能解释全部差距的每任务开销 {why.implied_overhead * 1e3:.2f} 毫秒",
+        machine_note()])
+
+
+def dask_report(dag, bodies, workers, process_run) -> str:
+    """Run appendix A1's DAG on a local Dask cluster and read it against random work stealing, before and
+    after adding the measured per-task gap to every task; ``process_run`` is the process-pool RealRun."""
+    import dataclasses
+
+    from .. import schedulers as S
+    from ..execute import attribute, makespan_error, run_graph
+    from ..tasks import TaskGraph
+
+    note = machine_note()
+    try:
+        on_dask = run_graph(dag, bodies, executor="dask", workers=len(workers))
+    except ImportError as exc:
+        return f"跳过 Dask（未安装）：{exc}"
+    stolen = S.work_stealing(dag, workers, steal_latency=0.0005, seed=0)
+    why = attribute(stolen, on_dask.schedule)
+    per_task = why.gaps / why.tasks
+    speed = workers[0].speed
+    padded = TaskGraph([dataclasses.replace(t, work=t.work + per_task * speed) for t in dag.tasks], dag.edges)
+    with_overhead = S.work_stealing(padded, workers, steal_latency=0.0005, seed=0)
+    e0, e1 = makespan_error(stolen, on_dask.schedule), makespan_error(with_overhead, on_dask.schedule)
+    moved = on_dask.schedule.info.get("stolen")
+    proc = attribute(stolen, process_run.schedule)
+    return "\n".join([
+        f"Dask 实测：{on_dask.schedule.makespan * 1e3:.1f} 毫秒（{len(on_dask.schedule.devices)} 个 worker 执行了任务；"
+        f"调度器发起窃取 {moved if moved is not None else '（未知）'} 次）",
+        f"随机窃取模拟（不计开销）：{stolen.makespan * 1e3:.1f} 毫秒，误差 {e0:+.1%}",
+        f"归因：拉长倍数 {why.median_stretch:.2f}；任务间空隙合计 {why.gaps * 1e3:.1f} 毫秒，平均每任务 "
+        f"{per_task * 1e3:.2f} 毫秒；能解释全部差距的每任务开销 {why.implied_overhead * 1e3:.2f} 毫秒",
+        f"每任务加上实测空隙 {per_task * 1e3:.2f} 毫秒后再模拟：{with_overhead.makespan * 1e3:.1f} 毫秒，误差 {e1:+.1%}"
+        f"（误差的绝对值{'缩小' if abs(e1) < abs(e0) else '没有缩小'}：{abs(e0):.0%} → {abs(e1):.0%}）",
+        f"对照：同一张图在进程池上实测 {process_run.schedule.makespan * 1e3:.1f} 毫秒，任务间空隙合计 "
+        f"{proc.gaps * 1e3:.1f} 毫秒",
+        note])
