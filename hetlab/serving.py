@@ -42,7 +42,8 @@ import numpy as np
 
 from ._validate import as_float_array, check_choice, check_int, check_nonnegative, check_positive, check_real
 
-__all__ = ["Workload", "workload", "skewed_workload", "simulate", "ServingResult", "POLICIES", "DISPATCH"]
+__all__ = ["Workload", "workload", "skewed_workload", "simulate", "ServingResult", "POLICIES", "DISPATCH",
+           "iteration_costs"]
 
 POLICIES = ("static", "continuous")
 DISPATCH = ("round_robin", "least_loaded")
@@ -220,8 +221,8 @@ class ServingResult:
         """One line in Chinese."""
         name = {"static": "请求级批处理", "continuous": "连续批处理"}[self.policy]
         return (f"{name}：P50 {self.p50 * 1e3:.0f} ms，P99 {self.p99 * 1e3:.0f} ms，"
-                f"首字延迟 P99 {np.percentile(self.ttft, 99) * 1e3:.0f} ms，每字 {self.tpot * 1e3:.1f} ms，"
-                f"{self.tokens_per_s:.0f} 字/秒，GPU 忙碌 {self.busy_fraction:.0%}，有效 {self.useful_fraction:.0%}，"
+                f"首字延迟 P99 {np.percentile(self.ttft, 99) * 1e3:.0f} ms，每词元 {self.tpot * 1e3:.1f} ms，"
+                f"{self.tokens_per_s:.0f} 词元/秒，GPU 忙碌 {self.busy_fraction:.0%}，有效 {self.useful_fraction:.0%}，"
                 f"平均批 {self.mean_batch:.1f}")
 
 
@@ -537,3 +538,53 @@ class _Simulator:
         self.plan[g] = (t, step, k, size)
         self.version[g] += 1
         self.push(t + k * step, self.BOUNDARY, g, self.version[g])
+
+
+def iteration_costs(params: float, *, layers: int, hidden: int, peak_flops: float = 312e12, mfu: float = 0.5,
+                    bandwidth: float = 2.039e12, mbu: float = 0.6, context: float = 250.0,
+                    memory: float = 80e9, reserve: float = 0.1, bytes_per_value: float = 2.0) -> dict[str, float]:
+    """Per-iteration costs of :func:`simulate` derived from a model's size and a GPU's datasheet.
+
+    A dense decoder with ``params`` parameters (16-bit, ``bytes_per_value`` = 2) on one GPU with ``peak_flops``
+    (A100: 312 TFLOP/s BF16 dense) and HBM ``bandwidth`` (A100 80 GB SXM: 2.039 TB/s):
+
+    - ``prefill_per_token`` = 2 * params / (peak_flops * mfu): a prompt token costs 2 FLOPs per parameter
+      (a multiply and an add) and prefill is compute-bound, running at ``mfu`` (model FLOPs utilisation) of peak;
+    - ``step_base`` = bytes_per_value * params / (bandwidth * mbu): every decode iteration reads all weights once
+      at ``mbu`` (memory bandwidth utilisation) of the HBM bandwidth;
+    - ``step_per_sequence`` = kv_per_token * context / (bandwidth * mbu): each running sequence also reads its
+      KV cache, ``kv_per_token`` = 2 (K and V) * layers * hidden * bytes_per_value, at ``context`` tokens;
+    - ``kv_capacity``: tokens of KV cache that fit in ``memory`` after the weights and a ``reserve`` share for
+      workspace (full multi-head attention; grouped-query attention would store fewer bytes per token).
+
+    >>> c = iteration_costs(13e9, layers=40, hidden=5120)
+    >>> round(c["prefill_per_token"] * 1e3, 3), round(c["step_base"] * 1e3, 1)   # ms
+    (0.167, 21.3)
+    """
+    psi = check_positive("params", params)
+    if psi > 1e13:
+        raise ValueError(f"params must be at most 1e13, got {psi:g}")
+    n_layers = check_int("layers", layers, low=1, high=10_000)
+    h = check_int("hidden", hidden, low=1, high=10 ** 6)
+    peak = check_positive("peak_flops", peak_flops)
+    bw = check_positive("bandwidth", bandwidth)
+    ctx = check_positive("context", context)
+    mem = check_positive("memory", memory)
+    width = check_positive("bytes_per_value", bytes_per_value)
+    for name, value in (("mfu", mfu), ("mbu", mbu)):
+        check_positive(name, value)
+        if value > 1:
+            raise ValueError(f"{name} must be in (0, 1], got {value:g}")
+    share = check_nonnegative("reserve", reserve)
+    if share >= 1:
+        raise ValueError(f"reserve must be in [0, 1), got {share:g}")
+    weights = width * psi
+    kv_per_token = 2.0 * n_layers * h * width
+    free = mem * (1.0 - share) - weights
+    if free < kv_per_token:
+        raise ValueError(f"memory must hold the weights ({weights / 1e9:.1f} GB) plus the reserve and one token "
+                         f"of KV cache, got {mem / 1e9:.1f} GB")
+    effective = bw * mbu
+    return {"prefill_per_token": 2.0 * psi / (peak * mfu), "step_base": weights / effective,
+            "step_per_sequence": kv_per_token * ctx / effective, "kv_capacity": int(free // kv_per_token),
+            "kv_bytes_per_token": kv_per_token}

@@ -15,7 +15,8 @@ from ..widgets import Explorer, checkbox, dropdown, int_slider
 from ..workloads import segmentation_model
 
 __all__ = ['training', 'serving', 'phone', 'serving_workload', 'split_placement', 'TRAINING_CASE', 'SERVING', 'SPLIT',
-           'SPLIT_CUT', 'FRAMES', 'PLACEMENTS', 'clamp_micro_batches']
+           'SPLIT_CUT', 'FRAMES', 'PLACEMENTS', 'clamp_micro_batches', 'COSTS', 'GPU_COSTS', 'SERVING_MODEL', 'training_figure',
+           'serving_figure', 'phone_figure']
 
 #: The seed's training case: a 70B LLaMA-shaped model (80 layers, hidden 8192, 64 heads; Touvron et al. 2023)
 #: on 512 A100 80 GB (NVIDIA datasheet: 312 TFLOP/s BF16 dense), 1024 sequences of 2048 tokens per step.
@@ -24,10 +25,16 @@ __all__ = ['training', 'serving', 'phone', 'serving_workload', 'split_placement'
 #: hidden behind compute.
 TRAINING_CASE = dict(params=70e9, devices=512, global_batch=1024, sequence=2048, layers=80, hidden=8192, heads=64)
 
-#: The serving scenario: 4 GPUs, a 13B-class model per GPU (20 ms per iteration to read the weights, 0.2 ms per
-#: running sequence, 0.05 ms per prompt token), at most 32 running sequences, least-loaded dispatch with
-#: stealing, tokenisation on 2 CPU workers at 2 ms per request.
-SERVING = dict(gpus=4, max_batch=32, dispatch="least_loaded", steal=True, cpu_time=0.002, cpu_workers=2)
+#: The served model: a 13B dense decoder (LLaMA 13B shape: 40 layers, hidden 5120; Touvron et al. 2023), 16-bit.
+SERVING_MODEL = dict(params=13e9, layers=40, hidden=5120)
+#: Its per-iteration costs on one A100 80 GB (312 TFLOP/s BF16 dense, 2.039 TB/s HBM) at 50% MFU for prefill and
+#: 60% of the HBM bandwidth for decode, derived by :func:`hetlab.serving.iteration_costs`.
+COSTS = SV.iteration_costs(**SERVING_MODEL, mfu=0.5, mbu=0.6)
+#: The serving scenario: 4 GPUs with those costs and the KV cache that fits beside the weights, at most 32
+#: running sequences, least-loaded dispatch with stealing, tokenisation on 2 CPU workers at 2 ms per request.
+GPU_COSTS = dict(step_base=COSTS["step_base"], step_per_sequence=COSTS["step_per_sequence"],
+                 prefill_per_token=COSTS["prefill_per_token"], kv_capacity=COSTS["kv_capacity"])
+SERVING = dict(gpus=4, max_batch=32, dispatch="least_loaded", steal=True, cpu_time=0.002, cpu_workers=2, **GPU_COSTS)
 _RECOMPUTE = {"选择性重计算": "selective", "完全重计算": "full"}
 
 
@@ -60,13 +67,13 @@ def training() -> Explorer:
             note += f"（该 m 显存放不下，改取最近的可行值 {m}）"
         chosen = runs[options.index(int(m))]
         ax.plot([m], [chosen.speedup], "o", mfc="none", mec="black", ms=13)
-        ax.axhline(40, color="0.4", ls=":", lw=1, label=P.label("种子文章的 40 倍", "the seed's 40x"))
+        ax.axhline(40, color="0.4", ls=":", lw=1, label=P.label("案例中的“约 40 倍”", "the case's 40x"))
         ax.set_xscale("log", base=2)
         ax.set_ylim(0, 512)
         ax.set_xlabel(P.label("微批次数 m（每个数据并行副本）", "micro-batches m per replica"))
         ax.set_ylabel(P.label("相对一张卡的加速", "speed-up over one GPU"))
-        ax.set_title(P.label(f"70B，512 张 A100：DP {dp} × TP {tp} × PP {pp}",
-                             f"70B on 512 A100: DP {dp} x TP {tp} x PP {pp}"))
+        ax.set_title(P.label(f"70B，512 张 A100：DP {dp} × TP {tp} × PP {pp}，{recompute}",
+                             f"70B on 512 A100: DP {dp} x TP {tp} x PP {pp}, {_RECOMPUTE[recompute]}"))
         ax.legend(fontsize=8, loc="upper left")
         if not chosen.feasible:
             return chosen.summary() + "；这一切分下任何 m 都放不下，请增大 TP 或 PP，或改用完全重计算"
@@ -178,6 +185,83 @@ def phone() -> Explorer:
 
     return Explorer(draw, {"policy": dropdown("放置方式", [(v, k) for k, v in PLACEMENTS.items()], "HEFT"),
                            "pipelined": checkbox("连续 10 帧流水", False)}, figsize=(8, 2.6))
+
+
+def training_figure(tp: int = 1, pp: int = 16, recompute: str = "选择性重计算"):
+    """Static copy of the training widget's figure (speed-up against m) for one TP x PP."""
+    e = training()
+    ax = P.new_axes(figsize=(7, 3.2))
+    e.draw(ax, **dict(e.values, tp=tp, pp=pp, recompute=recompute))
+    return ax.figure
+
+
+def serving_figure(rate: int = 3):
+    """TTFT and request-latency CDFs of request-level and continuous batching under the 10x burst scenario."""
+    ax = P.new_axes(figsize=(7.5, 3.4))
+    w = serving_workload(rate)
+    share = np.linspace(0, 1, 300)
+    for policy, zh, colour in [("static", "请求级批处理", "#C44E52"), ("continuous", "连续批处理", "#4C72B0")]:
+        r = SV.simulate(w.arrivals, w.prompt, w.output, policy=policy, **SERVING)
+        ax.plot(np.quantile(r.ttft, share) * 1e3, share, color=colour, label=P.label(f"{zh}：首字延迟", f"{policy}: TTFT"))
+        ax.plot(np.quantile(r.latency, share) * 1e3, share, color=colour, ls="--",
+                label=P.label(f"{zh}：整个请求", f"{policy}: request"))
+    ax.axvline(200, color="0.3", ls=":", lw=1, label="200 ms")
+    ax.axhline(0.99, color="0.6", lw=0.6)
+    ax.set_xscale("log")
+    ax.set_xlim(10, 1e5)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel(P.label("毫秒（对数轴）", "ms (log)"))
+    ax.set_ylabel(P.label("累计比例", "cumulative share"))
+    ax.set_title(P.label(f"{len(w)} 个请求、10 倍突发、4 张 GPU：延迟的累计分布（灰线为 P99）",
+                         f"{len(w)} requests, 10x bursts, 4 GPUs: latency CDF"))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    return ax.figure
+
+
+def _frame_blocks(schedule, gap: float = 0.05):
+    """Per device, the busy intervals of each frame (tasks named "k:name"), merged across gaps < ``gap`` ms."""
+    runs: dict = {}
+    for i, task in enumerate(schedule.graph.tasks):
+        key = (int(schedule.device_of[i]), int(task.name.split(":", 1)[0]))
+        runs.setdefault(key, []).append((float(schedule.start[i]), float(schedule.end[i])))
+    blocks = []
+    for (device, frame), spans in runs.items():
+        spans.sort()
+        lo, hi = spans[0]
+        for a, b in spans[1:]:
+            if a - hi > gap:
+                blocks.append((device, frame, lo, hi))
+                lo = a
+            hi = max(hi, b)
+        blocks.append((device, frame, lo, hi))
+    return blocks
+
+
+def phone_figure(frames: int = FRAMES):
+    """Pipelined frames on the phone: HEFT's placement (top) and the GPU/NPU split (bottom), coloured by frame."""
+    import matplotlib.pyplot as plt
+
+    P.use_cjk_font()
+    fig, axes = plt.subplots(2, 1, figsize=(8.5, 4.6), layout="constrained", sharex=True)
+    graph, devices = segmentation_model(), phone_soc()
+    colours = plt.get_cmap("tab10").colors
+    for ax, policy in zip(axes, ["HEFT", SPLIT]):
+        placement = split_placement() if policy == SPLIT else _phone("HEFT")[0]
+        shown = FR.stream(graph, devices, placement, frames)
+        for device, frame, lo, hi in _frame_blocks(shown):
+            ax.barh(len(devices) - 1 - device, hi - lo, left=lo, height=0.6, color=colours[frame % 10],
+                    edgecolor="white", linewidth=0.4)
+            if hi - lo > 4:
+                ax.text((lo + hi) / 2, len(devices) - 1 - device, str(frame), ha="center", va="center",
+                        fontsize=7, color="white")
+        ax.set_yticks(range(len(devices)), [d.name for d in reversed(devices)])
+        ax.axvline(shown.makespan, color="black", ls="--", lw=0.8)
+        name = PLACEMENTS.get(policy, policy)
+        ax.set_title(P.label(f"{name}：{frames} 帧流水共 {shown.makespan:.1f} ms，"
+                             f"至少两个处理器同时计算的时间占 {FR.overlap_share(shown):.0%}",
+                             f"{policy}: {frames} frames in {shown.makespan:.1f} ms"), fontsize=10)
+    axes[1].set_xlabel(P.label("时间（毫秒）；颜色与数字表示第几帧（从 0 起）", "time (ms); colour = frame"))
+    return fig
 
 
 #: (chapter, factory) for each widget of this module.
