@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plotting as P
-from ..formulas import amdahl, amdahl_limit
 from .._validate import check_nonnegative, check_positive, check_real, check_sequence
+from ..formulas import amdahl, amdahl_limit
 from ..strong_scaling import best_device_count, speedup_with_allreduce
 from ..widgets import Explorer, slider
 
@@ -94,7 +94,8 @@ def whiteboard_figure(p: float = 0.95, grad_gb: float = 0.5, bandwidth_gbs: floa
     ax.set_xlabel(P.label("设备数 N（对数刻度）", "devices N (log scale)"))
     ax.set_ylabel(P.label("加速比（相对单卡）", "speed-up over one device"))
     ax.set_title(P.label(f"p = {p:g}，梯度 {grad_gb:g} GB，带宽 {bandwidth_gbs:g} GB/s：加卡何时停止变快",
-                         f"p = {p:g}, {grad_gb:g} GB gradients, {bandwidth_gbs:g} GB/s: when adding devices stops helping"))
+                         f"p = {p:g}, {grad_gb:g} GB gradients, {bandwidth_gbs:g} GB/s: "
+                         "when adding devices stops helping"))
     ax.legend(loc="center left", fontsize=8)
     return ax
 
