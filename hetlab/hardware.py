@@ -258,9 +258,15 @@ def offload_times(n_elements: int, *, bytes_per_element: float = 12.0, flops_per
     n = check_int("n_elements", n_elements, low=1, high=10**13)
     b = check_positive("bytes_per_element", bytes_per_element)
     f = check_positive("flops_per_element", flops_per_element)
+    devices = [m.name for m in MEMORIES if m.where == "device"]
+    links = [m.name for m in MEMORIES if m.where == "link"]
+    if not isinstance(device, str) or device not in devices:
+        raise ValueError(f"device must be one of {devices}, got {device!r}")
+    if not isinstance(link, str) or link not in links:
+        raise ValueError(f"link must be one of {links}, got {link!r}")
+    if not isinstance(precision, str) or precision not in ("FP64", "FP32"):
+        raise ValueError(f"precision must be one of ['FP64', 'FP32'], got {precision!r}")
     mem, wire = memory(device), memory(link)
-    if wire.where != "link":
-        raise ValueError(f"link must name a link in MEMORIES, got {link!r}")
     kernel = kernel_time(n * f, n * b, entry("A100", precision).peak, mem.bandwidth)
     copy = n * b / wire.bandwidth
     return {"kernel": kernel, "copy": copy, "ratio": copy / kernel, "bytes": n * b}

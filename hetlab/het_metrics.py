@@ -17,33 +17,30 @@ affinity, no transfers); ``T_1`` on a device is the total work divided by its sp
 
 >>> from hetlab.devices import Device
 >>> devs = [Device("GPU", "GPU", 10.0)] + [Device(f"CPU{i}", "CPU", 2.0) for i in range(4)]
->>> round(speed_weighted_efficiency(18.0, 10.0, [10.0, 2, 2, 2, 2]), 3)
+>>> round(speed_weighted_efficiency(18.0, 10.0, devs), 3)
 1.0
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ._validate import check_positive
 from .devices import Device, check_devices
-from .tasks import TaskGraph, Task, as_graph, total_work
+from .tasks import Task, TaskGraph, as_graph, total_work
 
-__all__ = ["speed_weighted_efficiency", "HeteroMetrics", "hetero_metrics"]
+__all__ = ["speed_weighted_efficiency", "hetero_metrics"]   # HeteroMetrics: the result type, built by hetero_metrics
 
 
-def speed_weighted_efficiency(t_fast: float, makespan: float, speeds: Sequence[float]) -> float:
-    """``E_w = t_fast / (makespan * sum(speeds) / max(speeds))``.
+def speed_weighted_efficiency(t_fast: float, makespan: float, devices: Sequence[Device]) -> float:
+    """``E_w = t_fast / (makespan * sum_i v_i / v_fast)`` over the speeds ``v_i`` of ``devices``.
 
-    ``t_fast``: serial time on the fastest device; ``makespan``: time on all devices; ``speeds``: the
-    devices' speeds (any unit, all the same). ``E_w = 1`` when the machine finishes as fast as its total
-    speed allows.
+    ``t_fast``: serial time on the fastest device; ``makespan``: time on all devices. ``E_w = 1`` when
+    the machine finishes as fast as its total speed allows.
     """
     t_fast = check_positive("t_fast", t_fast)
     makespan = check_positive("makespan", makespan)
-    if isinstance(speeds, (str, bytes)) or not hasattr(speeds, "__len__") or len(speeds) == 0:
-        raise ValueError(f"speeds must be a non-empty sequence of positive numbers, got {speeds!r}")
-    v = [check_positive("speeds[i]", s) for s in speeds]
+    v = [d.speed for d in check_devices(devices)]
     return t_fast / (makespan * sum(v) / max(v))
 
 
@@ -88,14 +85,18 @@ class HeteroMetrics:
         return self.speedup_vs_fastest / self.capacity
 
 
-def hetero_metrics(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], policy: str = "LPT") -> HeteroMetrics:
+def hetero_metrics(graph: TaskGraph | Sequence[Task], devices: Sequence[Device],
+                   policy: str = "LPT") -> HeteroMetrics:
     """Schedule independent tasks on ``devices`` with ``policy`` (a key of ``schedulers.POLICIES``) and
     report both baselines, the naive ``S/N``, the speed-weighted ``E_w`` and the mean utilisation."""
     from . import schedulers as S
 
-    graph = as_graph(graph)
+    try:
+        graph = as_graph(graph)
+    except (TypeError, ValueError) as err:
+        raise type(err)(f"graph: {err}") from None
     devices = check_devices(devices)
-    if policy not in S.POLICIES:
+    if not isinstance(policy, str) or policy not in S.POLICIES:
         raise ValueError(f"policy must be one of {sorted(S.POLICIES)}, got {policy!r}")
     if any(d.affinity for d in devices):
         raise ValueError("devices must have no affinity factors (speed alone sets a task's time)")

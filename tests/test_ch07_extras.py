@@ -3,8 +3,8 @@ import pytest
 
 from hetlab import het_metrics as M
 from hetlab.devices import Device, identical
-from hetlab.workloads import skewed_tasks
 from hetlab.views import ch07
+from hetlab.workloads import skewed_tasks
 
 
 def _mixed():
@@ -12,12 +12,12 @@ def _mixed():
 
 
 def test_weighted_efficiency_by_hand():
-    assert M.speed_weighted_efficiency(18.0, 10.0, [10, 2, 2, 2, 2]) == pytest.approx(1.0)
-    assert M.speed_weighted_efficiency(9.0, 10.0, [10, 2, 2, 2, 2]) == pytest.approx(0.5)
-    with pytest.raises(ValueError, match="speeds"):
+    assert M.speed_weighted_efficiency(18.0, 10.0, _mixed()) == pytest.approx(1.0)
+    assert M.speed_weighted_efficiency(9.0, 10.0, _mixed()) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="devices"):
         M.speed_weighted_efficiency(1.0, 1.0, [])
     with pytest.raises(ValueError, match="makespan"):
-        M.speed_weighted_efficiency(1.0, 0.0, [1.0])
+        M.speed_weighted_efficiency(1.0, 0.0, _mixed())
 
 
 def test_hetero_metrics_baselines_and_identities():

@@ -136,7 +136,8 @@ def split_figure(ax=None):
         bound = S.lower_bound(graph, four)
         ax.bar(x + shift, s.busy, width=0.4, color=colour, label=P.label(f"{zh}（完成时间 {s.makespan:.2f}）",
                                                                         f"{en} (makespan {s.makespan:.2f})"))
-        ax.axhline(bound, color=colour, ls=":", lw=1.2, label=P.label(f"{zh}的下界 {bound:.2f}", f"{en}: bound {bound:.2f}"))
+        ax.axhline(bound, color=colour, ls=":", lw=1.2,
+                   label=P.label(f"{zh}的下界 {bound:.2f}", f"{en}: bound {bound:.2f}"))
     ax.set_xticks(x, [d.name for d in four])
     ax.set_ylabel(P.label("忙碌时间（时间单位）", "busy time (time units)"))
     ax.set_title(P.label("把最大的任务切成 4 份：各设备忙碌时间", "cutting the largest task into 4"))
