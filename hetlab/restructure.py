@@ -19,32 +19,37 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ._validate import check_int
-from .devices import Device
-from .tasks import TaskGraph, as_graph, critical_path, execution_time
+from .devices import Device, check_devices
+from .tasks import Task, TaskGraph, as_graph, critical_path, execution_time
 
-__all__ = ["split_task", "split_longest_critical_task"]
+__all__ = ["split_task", "split_longest_critical_task", "MAX_PIECES"]
+
+#: Most pieces one task may be split into (each piece is a Python object with its own edges).
+MAX_PIECES = 10_000
 
 
-def split_task(graph: TaskGraph, name: str, k: int) -> TaskGraph:
-    """``graph`` with task ``name`` replaced by ``k`` independent pieces ``name#0`` ... ``name#{k-1}``.
+def split_task(graph: TaskGraph, task: str | Task, k: int = 2) -> TaskGraph:
+    """``graph`` with ``task`` (a name or a Task of the graph) replaced by ``k`` independent pieces
+    ``name#0`` ... ``name#{k-1}``.
 
     Assumptions: the task's work divides perfectly (no extra cost for splitting or merging) and its
     input and output data divide evenly among the pieces. A task with explicit ``times`` is split
     the same way (each time divided by ``k``). ``k = 1`` returns an equal graph.
     """
     graph = as_graph(graph, name="graph")
+    name = task.name if isinstance(task, Task) else task
     if not isinstance(name, str):
-        raise TypeError(f"name must be a task name (str), got {type(name).__name__} {name!r:.80}")
+        raise TypeError(f"task must be a task name (str) or a Task, got {type(task).__name__} {task!r:.80}")
     if name not in graph.index:
-        raise ValueError(f"name must be a task of graph, got {name!r}")
-    k = check_int("k", k, low=1)
+        raise ValueError(f"task must be a task of graph, got {name!r}")
+    k = check_int("k", k, low=1, high=MAX_PIECES)
     old = graph.task(name)
     times = None if old.times is None else {d: t / k for d, t in old.times.items()}
     pieces = [replace(old, name=f"{name}#{p}", work=old.work / k, times=times) for p in range(k)]
     names = {t.name for t in graph.tasks} - {name}
     clash = [p.name for p in pieces if p.name in names]
     if clash:
-        raise ValueError(f"name: the pieces' names {clash} already belong to other tasks of graph")
+        raise ValueError(f"task: the pieces' names {clash} already belong to other tasks of graph")
     tasks = []
     for t in graph.tasks:
         tasks.extend(pieces if t.name == name else [t])
@@ -59,11 +64,12 @@ def split_task(graph: TaskGraph, name: str, k: int) -> TaskGraph:
     return TaskGraph(tasks, edges)
 
 
-def split_longest_critical_task(graph: TaskGraph, devices: Sequence[Device], k: int) -> tuple[TaskGraph, str]:
+def split_longest_critical_task(graph: TaskGraph, devices: Sequence[Device], k: int = 2) -> tuple[TaskGraph, str]:
     """Split the task on the critical path (fastest run times, transfers ignored) whose fastest run
     time is largest into ``k`` pieces; returns the new graph and the split task's name."""
     graph = as_graph(graph, name="graph")
-    k = check_int("k", k, low=1)
+    devices = check_devices(devices)
+    k = check_int("k", k, low=1, high=MAX_PIECES)
     _, path = critical_path(graph, devices)
     if not path:
         raise ValueError("graph must hold at least one task")

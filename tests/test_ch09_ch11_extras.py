@@ -51,7 +51,7 @@ def test_split_task_divides_work_and_data():
 
 def test_split_task_validates():
     g = TaskGraph([Task("a", 8.0)])
-    with pytest.raises(ValueError, match="name must be a task"):
+    with pytest.raises(ValueError, match="task must be a task"):
         split_task(g, "z", 2)
     with pytest.raises(ValueError, match="k"):
         split_task(g, "a", 0)
@@ -82,3 +82,13 @@ def test_chapter_views():
     with pytest.raises(ValueError, match="policies"):
         ch11.demo_gantts(("nope",))
     assert len(ch09.workflow_gantts().axes) == 2
+
+
+def test_article_program_agrees_with_the_library(capsys):
+    from hetlab import _article_program as A
+    from hetlab.workloads import article_tasks
+
+    assert A.parallel_time(A.TASKS, A.DEVICES) == S.article_demo(article_tasks(), kitchen()).makespan
+    assert A.serial_time(A.TASKS) == pytest.approx(11.4)
+    A.main()
+    assert "加速比: 4.27x" in capsys.readouterr().out
