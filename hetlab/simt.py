@@ -21,6 +21,7 @@ Volta and later still serialises the two sides within a warp), every lane's side
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ._validate import check_int, check_nonnegative
@@ -39,6 +40,18 @@ class WarpDivergence:
     time: float
     utilisation: float
 
+    def __post_init__(self) -> None:
+        width = check_int("width", self.width, low=1, high=1024)
+        taken = check_int("taken", self.taken, low=0, high=width)
+        if_time = check_nonnegative("if_time", self.if_time)
+        else_time = check_nonnegative("else_time", self.else_time)
+        time, utilisation = _cost(taken, width, if_time, else_time)
+        for name, expected in (("time", time), ("utilisation", utilisation)):
+            value = check_nonnegative(name, getattr(self, name))
+            if not math.isclose(value, expected, rel_tol=1e-9, abs_tol=1e-12):
+                raise ValueError(f"{name} must equal the model's value {expected:g} for taken={taken}, "
+                                 f"width={width}, if_time={if_time:g}, else_time={else_time:g}; got {value:g}")
+
     @property
     def idle_share(self) -> float:
         """Share of lane-time spent masked off (``1 - utilisation``)."""
@@ -55,7 +68,11 @@ def warp_divergence(taken: int, if_time: float, else_time: float, *, width: int 
     taken = check_int("taken", taken, low=0, high=width)
     if_time = check_nonnegative("if_time", if_time)
     else_time = check_nonnegative("else_time", else_time)
+    return WarpDivergence(taken, width, if_time, else_time, *_cost(taken, width, if_time, else_time))
+
+
+def _cost(taken: int, width: int, if_time: float, else_time: float) -> tuple[float, float]:
+    """``(T_warp, U)`` for validated inputs: a side no lane takes is skipped."""
     time = (if_time if taken > 0 else 0.0) + (else_time if taken < width else 0.0)
     useful = taken * if_time + (width - taken) * else_time
-    utilisation = useful / (width * time) if time > 0 else 1.0
-    return WarpDivergence(taken, width, if_time, else_time, time, utilisation)
+    return time, (useful / (width * time) if time > 0 else 1.0)

@@ -43,3 +43,13 @@ def test_flynn_diagram_has_a_key_and_consistent_subtitles():
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def test_warp_divergence_record_rejects_inconsistent_fields():
+    from hetlab.simt import WarpDivergence
+
+    assert WarpDivergence(8, 32, 1.0, 1.0, 2.0, 0.5).utilisation == 0.5
+    with pytest.raises(ValueError, match="utilisation"):
+        WarpDivergence(8, 32, 1.0, 1.0, 2.0, 0.9)
+    with pytest.raises(ValueError, match="width"):
+        WarpDivergence(8, 0, 1.0, 1.0, 2.0, 0.5)
