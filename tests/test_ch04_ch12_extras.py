@@ -57,3 +57,9 @@ def test_amdahl_p_for_and_round_trip():
     assert M.round_trip_us(2e6) == pytest.approx(180.0)
     with pytest.raises(ValueError, match="bandwidth"):
         M.round_trip_us(1.0, 0.0)
+
+
+def test_pool_verdict_thread_noise_band():
+    assert "与串行相当" in M.pool_verdict(1.0, 0.95, 0.52)
+    assert "测量噪声" in M.pool_verdict(1.3, 1.0, 0.7)
+    assert "不符合带 GIL" in M.pool_verdict(2.0, 1.0, 1.0)
