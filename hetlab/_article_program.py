@@ -5,8 +5,6 @@ and gives the same makespan.
 """
 import heapq
 
-__all__ = ["TASKS", "DEVICES", "serial_time", "parallel_time", "main"]
-
 # (work, preferred device)
 TASKS = [(10, "CPU"), (20, "GPU"), (15, "NPU"), (8, "CPU"), (12, "GPU"), (25, "NPU"), (18, "CPU"), (6, "GPU")]
 # device -> speed (work units per time unit)
