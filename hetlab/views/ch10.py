@@ -15,8 +15,8 @@ from ..widgets import Explorer, checkbox, dropdown, int_slider
 from ..workloads import segmentation_model
 
 __all__ = ['training', 'serving', 'phone', 'serving_workload', 'split_placement', 'TRAINING_CASE', 'SERVING', 'SPLIT',
-           'SPLIT_CUT', 'FRAMES', 'PLACEMENTS', 'clamp_micro_batches', 'COSTS', 'GPU_COSTS', 'SERVING_MODEL', 'training_figure',
-           'serving_figure', 'phone_figure']
+           'SPLIT_CUT', 'FRAMES', 'PLACEMENTS', 'clamp_micro_batches', 'COSTS', 'GPU_COSTS', 'SERVING_MODEL',
+           'training_figure', 'serving_figure', 'phone_figure']
 
 #: The seed's training case: a 70B LLaMA-shaped model (80 layers, hidden 8192, 64 heads; Touvron et al. 2023)
 #: on 512 A100 80 GB (NVIDIA datasheet: 312 TFLOP/s BF16 dense), 1024 sequences of 2048 tokens per step.
@@ -202,7 +202,8 @@ def serving_figure(rate: int = 3):
     share = np.linspace(0, 1, 300)
     for policy, zh, colour in [("static", "请求级批处理", "#C44E52"), ("continuous", "连续批处理", "#4C72B0")]:
         r = SV.simulate(w.arrivals, w.prompt, w.output, policy=policy, **SERVING)
-        ax.plot(np.quantile(r.ttft, share) * 1e3, share, color=colour, label=P.label(f"{zh}：首字延迟", f"{policy}: TTFT"))
+        ax.plot(np.quantile(r.ttft, share) * 1e3, share, color=colour,
+                label=P.label(f"{zh}：首字延迟", f"{policy}: TTFT"))
         ax.plot(np.quantile(r.latency, share) * 1e3, share, color=colour, ls="--",
                 label=P.label(f"{zh}：整个请求", f"{policy}: request"))
     ax.axvline(200, color="0.3", ls=":", lw=1, label="200 ms")
