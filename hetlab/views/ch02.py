@@ -121,6 +121,8 @@ def dish_figure(devices: tuple[int, ...] = (2, 3)):
         critical_gantt(s, ax, xmax=horizon, title=P.label(f"{p} 位师傅：贪心完工时间 {s.makespan:g}",
                                                           f"{p} cooks: greedy makespan {s.makespan:g}"),
                        show_deps=True)
+        for text in ax.texts:
+            text.set_fontsize(9)
         b = WS.bounds(graph, p)
         span_line = ax.axvline(d, color="#2ca02c", lw=1.5, ls=":")
         extra = [Line2D([], [], color="#2ca02c", lw=1.5, ls=":",
