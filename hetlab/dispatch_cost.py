@@ -28,7 +28,7 @@ from .schedule import Schedule
 from .tasks import Task, TaskGraph, _as_graph, cost_matrix
 
 __all__ = ["dynamic_queue_with_overhead", "OverheadPoint", "overhead_sweep", "break_even_noise",
-           "central_queue_dag"]
+           "central_queue_dag", "ForkJoinWins", "fork_join_wins"]
 
 
 def _overhead(overhead) -> float:
@@ -165,3 +165,36 @@ def central_queue_dag(graph: TaskGraph | Sequence[Task], devices: Sequence[Devic
                 if missing[s] == 0:
                     ready.append(s)
     return Schedule(g, devs, device_of, start, end, "central queue")
+
+
+@dataclass(frozen=True)
+class ForkJoinWins:
+    """Counts over random fork-join trees: who finished first (strictly)."""
+
+    trees: int
+    stealing_beats_static: int
+    central_beats_static: int
+    stealing_beats_central: int
+
+
+def fork_join_wins(seeds: Iterable[int], devices: Sequence[Device], *, depth: int = 5, work: float = 64.0,
+                   skew: float = 0.6, steal_latency: float = 0.05) -> ForkJoinWins:
+    """On :func:`hetlab.runtime_variance.fork_join` trees (one per seed), compare a static EFT plan
+    made on the estimates and executed on the actual tree, work stealing (all work starts on the
+    first device, steal seed 0) and :func:`central_queue_dag`, all on the actual tree."""
+    devs = check_devices(devices)
+    steal_latency = check_nonnegative("steal_latency", steal_latency)
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("seeds must name at least one tree, got an empty sequence")
+    ws_st = cq_st = ws_cq = 0
+    for seed in seeds:
+        est, act = R.fork_join(depth, work=work, skew=skew, seed=seed)
+        plan = S.eft(est, devs)
+        static = S.execute_plan(act, devs, {d.name: plan.tasks_on(d.name) for d in devs}).makespan
+        stealing = S.work_stealing(act, devs, steal_latency=steal_latency, initial="first", seed=0).makespan
+        central = central_queue_dag(act, devs).makespan
+        ws_st += stealing < static
+        cq_st += central < static
+        ws_cq += stealing < central
+    return ForkJoinWins(len(seeds), ws_st, cq_st, ws_cq)

@@ -83,3 +83,12 @@ def test_gantt_legend_titles_and_identical():
     ch05.gantt_legend(ax, identical=True)
     assert ax.get_legend() is None or len(ax.get_legend().get_texts()) == 1
     plt.close(fig)
+
+
+def test_fork_join_wins_counts():
+    four = identical(4, speed=1.0)
+    wins = DC.fork_join_wins(range(3), four)
+    assert wins.trees == 3
+    assert 0 <= wins.stealing_beats_central <= 3 and wins.central_beats_static == 3
+    with pytest.raises(ValueError):
+        DC.fork_join_wins([], four)
