@@ -36,7 +36,7 @@ from .devices import Device
 
 __all__ = ["ComputeEngine", "Memory", "ENGINES", "MEMORIES", "flops_per_cycle", "peak_flops", "entry",
            "memory", "systolic_peak", "systolic_utilisation", "specialised_kitchen", "VendorFigure",
-           "NPU_PEAKS", "npu_peak", "offload_times"]
+           "NPU_PEAKS", "TPU_V1", "npu_peak", "offload_times"]
 
 
 def _check_text(name: str, value) -> None:
@@ -230,6 +230,11 @@ NPU_PEAKS: tuple[VendorFigure, ...] = (
                  "Qualcomm Snapdragon X Elite announcement, Snapdragon Summit, Oct 2023: '45 TOPS' NPU "
                  "(a laptop chip, not a phone chip)"),
 )
+
+
+#: The TPU v1 figure as its paper states it (the formula in ``systolic_peak`` gives 91.75 TOPS).
+TPU_V1 = VendorFigure("Google TPU v1", "TOPS", 92e12, "INT8",
+                      "Jouppi et al., 'In-Datacenter Performance Analysis of a Tensor Processing Unit', ISCA 2017")
 
 
 def npu_peak(chip: str = "Apple A17 Pro Neural Engine") -> VendorFigure:

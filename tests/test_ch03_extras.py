@@ -33,3 +33,8 @@ def test_peak_table_columns_align_in_display_width():
     lines = ch03.peak_table().splitlines()
     widths = {ch03._width(line) for line in lines}
     assert len(widths) == 1 and len(lines) == len(H.ENGINES) + 1
+
+
+def test_tpu_v1_paper_figure_is_the_formula_rounded():
+    assert H.systolic_peak(256, 256, 0.7e9) == pytest.approx(H.TPU_V1.value, rel=0.01)
+    assert H.TPU_V1.precision == "INT8"
