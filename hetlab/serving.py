@@ -571,6 +571,8 @@ def iteration_costs(params: float, *, layers: int, hidden: int, peak_flops: floa
     ctx = check_positive("context", context)
     mem = check_positive("memory", memory)
     width = check_positive("bytes_per_value", bytes_per_value)
+    if not 0.5 <= width <= 8:
+        raise ValueError(f"bytes_per_value must be in [0.5, 8] (4-bit to 64-bit values), got {bytes_per_value!r}")
     for name, value in (("mfu", mfu), ("mbu", mbu)):
         check_positive(name, value)
         if value > 1:
@@ -582,8 +584,9 @@ def iteration_costs(params: float, *, layers: int, hidden: int, peak_flops: floa
     kv_per_token = 2.0 * n_layers * h * width
     free = mem * (1.0 - share) - weights
     if free < kv_per_token:
-        raise ValueError(f"memory must hold the weights ({weights / 1e9:.1f} GB) plus the reserve and one token "
-                         f"of KV cache, got {mem / 1e9:.1f} GB")
+        raise ValueError(f"memory = {memory!r} bytes must hold the weights of params = {params!r} at "
+                         f"bytes_per_value = {bytes_per_value!r} ({weights / 1e9:.1f} GB), the reserve = {reserve!r} "
+                         f"and one token of KV cache")
     effective = bw * mbu
     return {"prefill_per_token": 2.0 * psi / (peak * mfu), "step_base": weights / effective,
             "step_per_sequence": kv_per_token * ctx / effective, "kv_capacity": int(free // kv_per_token),

@@ -249,9 +249,10 @@ def phone_figure(frames: int = FRAMES):
     for ax, policy in zip(axes, ["HEFT", SPLIT]):
         placement = split_placement() if policy == SPLIT else _phone("HEFT")[0]
         shown = FR.stream(graph, devices, placement, frames)
-        for device, frame, lo, hi in _frame_blocks(shown):
-            ax.barh(len(devices) - 1 - device, hi - lo, left=lo, height=0.6, color=colours[frame % 10],
-                    edgecolor="white", linewidth=0.4)
+        blocks = _frame_blocks(shown)
+        ax.barh([len(devices) - 1 - b[0] for b in blocks], [b[3] - b[2] for b in blocks], left=[b[2] for b in blocks],
+                height=0.6, color=[colours[b[1] % 10] for b in blocks], edgecolor="white", linewidth=0.4)
+        for device, frame, lo, hi in blocks:
             if hi - lo > 4:
                 ax.text((lo + hi) / 2, len(devices) - 1 - device, str(frame), ha="center", va="center",
                         fontsize=7, color="white")
