@@ -24,7 +24,7 @@ from ._validate import as_float_array, check_finite_result, check_instance, chec
 __all__ = [
     "serial_time", "parallel_time", "peak_compute", "total_time", "optimal_tasks", "GranularityDerivation",
     "derive_optimal_tasks", "speedup", "amdahl", "amdahl_limit", "efficiency", "amdahl_efficiency",
-    "gustafson", "karp_flatt", "pipeline_period", "pipeline_throughput", "gpipe_bubble_fraction",
+    "gustafson", "gustafson_to_amdahl_fraction", "fraction_after_speedup", "karp_flatt", "pipeline_period", "pipeline_throughput", "gpipe_bubble_fraction",
     "ring_allreduce_time", "matmul_offload_ms", "imbalance",
 ]
 
@@ -224,6 +224,39 @@ def gustafson(p: Any, N: Any) -> Any:
     n = _arr("N", N, low=1.0)
     with np.errstate(over="ignore"):
         return _out((1.0 - pp) + pp * n, p=p, N=N)
+
+
+def gustafson_to_amdahl_fraction(p: Any, N: Any) -> Any:
+    """Convert Gustafson's parallel fraction ``p`` (measured on the scaled run on ``N`` devices) into
+    Amdahl's fraction of the *single-device* time of the same scaled problem: ``p N / ((1 - p) + p N)``.
+
+    With this fraction Amdahl's law on ``N`` devices gives exactly Gustafson's ``(1 - p) + p N``:
+    the two laws describe the same run from two baselines.
+
+    >>> round(gustafson_to_amdahl_fraction(0.8, 16), 4)
+    0.9846
+    """
+    pp = _arr("p", p, low=0.0, high=1.0)
+    n = _arr("N", N, low=1.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _out(pp * n / ((1.0 - pp) + pp * n), p=p, N=N)
+
+
+def fraction_after_speedup(p: Any, factor: Any) -> Any:
+    """The parallel fraction after only the parallel part gets ``factor`` times faster (e.g. a faster
+    accelerator while the serial part stays on the host CPU): ``(p / k) / ((1 - p) + p / k)``.
+
+    ``factor = 1`` returns ``p``; a faster card (``factor > 1``) lowers the fraction, and with it
+    Amdahl's ceiling ``1 / (1 - p)`` measured against the new single-card run.
+
+    >>> round(fraction_after_speedup(0.9, 4), 4)
+    0.6923
+    """
+    pp = _arr("p", p, low=0.0, high=1.0)
+    k = _arr("factor", factor, low=0.0, low_open=True)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        out = np.where(pp == 0.0, 0.0, (pp / k) / ((1.0 - pp) + pp / k))
+    return _out(out, p=p, factor=factor)
 
 
 def karp_flatt(S: Any, N: Any) -> Any:

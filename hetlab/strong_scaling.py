@@ -21,7 +21,7 @@ import numpy as np
 
 from ._validate import as_float_array, check_finite_result, check_positive, check_real
 
-__all__ = ["step_time", "speedup_with_allreduce", "best_device_count"]
+__all__ = ["step_time", "speedup_with_allreduce", "best_device_count", "efficiency_knee"]
 
 
 def _p(p: Any) -> np.ndarray:
@@ -77,3 +77,26 @@ def best_device_count(p: float, *, max_devices: int = 4096, **link: float) -> in
         raise ValueError(f"max_devices must be in [1, 1000000], got {max_devices}")
     counts = np.arange(1, int(max_devices) + 1)
     return int(counts[np.argmin(step_time(p, counts, **link))])
+
+
+def efficiency_knee(p: float, *, min_efficiency: float = 0.5, max_devices: int = 4096, **link: float) -> int:
+    """A cost-aware device count: the largest N in [1, max_devices] whose parallel efficiency
+    ``E(N) = S(N) / N`` (speed-up with the all-reduce term, per device) is still at least
+    ``min_efficiency``. ``best_device_count`` maximises speed-up regardless of what each extra
+    device buys; near that optimum the curve is flat and E is small.
+
+    >>> efficiency_knee(0.95, min_efficiency=0.5, max_devices=1024)   # default link: 0.5 GB, 25 GB/s, 20 us
+    12
+    """
+    p = check_real("p", p)
+    e_min = check_real("min_efficiency", min_efficiency)
+    if not 0.0 < e_min <= 1.0:
+        raise ValueError(f"min_efficiency must be in (0, 1], got {min_efficiency!r}")
+    if isinstance(max_devices, bool) or not isinstance(max_devices, (int, np.integer)):
+        raise TypeError(f"max_devices must be an integer, got {type(max_devices).__name__} {max_devices!r}")
+    if not 1 <= max_devices <= 1_000_000:
+        raise ValueError(f"max_devices must be in [1, 1000000], got {max_devices}")
+    counts = np.arange(1, int(max_devices) + 1)
+    eff = np.asarray(speedup_with_allreduce(p, counts, **link)) / counts
+    ok = counts[eff >= e_min - 1e-12]
+    return int(ok.max())

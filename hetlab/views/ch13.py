@@ -6,7 +6,7 @@ import numpy as np
 from .. import plotting as P
 from .._validate import check_nonnegative, check_positive, check_real, check_sequence
 from ..formulas import amdahl, amdahl_limit
-from ..strong_scaling import best_device_count, speedup_with_allreduce
+from ..strong_scaling import best_device_count, efficiency_knee, speedup_with_allreduce
 from ..widgets import Explorer, slider
 
 __all__ = ['scaling_whiteboard', 'scaling_readout', 'whiteboard_figure']
@@ -18,16 +18,29 @@ def _link(grad_gb: float, bandwidth_gbs: float, latency_us: float) -> dict:
     return {"grad_bytes": grad_gb * 1e9, "bandwidth": bandwidth_gbs * 1e9, "latency": latency_us * 1e-6}
 
 
-def scaling_readout(p: float, grad_gb: float, bandwidth_gbs: float, latency_us: float = 20.0) -> str:
-    """The widget's readout: Amdahl's ceiling, and the best device count (and its speed-up) when a
-    one-second step ends with a ring all-reduce of ``grad_gb`` GB over ``bandwidth_gbs`` GB/s links
-    with ``latency_us`` microseconds per hop (see :mod:`hetlab.strong_scaling`)."""
+def scaling_readout(p: float, grad_gb: float, bandwidth_gbs: float, latency_us: float = 20.0,
+                    max_devices: int = 1024) -> str:
+    """The widget's readout: Amdahl's ceiling, the device count with the highest speed-up (and that
+    speed-up) when a one-second step ends with a ring all-reduce of ``grad_gb`` GB over
+    ``bandwidth_gbs`` GB/s links with ``latency_us`` microseconds per hop (see
+    :mod:`hetlab.strong_scaling`), the largest count that still has parallel efficiency >= 50 %, and
+    the speed-up at ``max_devices``. At the range edges it says so: when the best count is the cap,
+    more devices would still help; when it is 1, the communication outweighs the parallel part."""
     link = _link(grad_gb, bandwidth_gbs, latency_us)
-    best = best_device_count(p, max_devices=1024, **link)
+    best = best_device_count(p, max_devices=max_devices, **link)
     top = speedup_with_allreduce(p, best, **link)
-    return (f"p = {p:.3f}：Amdahl 上限 {amdahl_limit(p):.1f}x；梯度 {grad_gb:g} GB、带宽 {bandwidth_gbs:g} GB/s、"
-            f"每跳延迟 {latency_us:g} µs 时，最佳设备数 {best}，加速比 {top:.2f}x；用 1024 台只有 "
-            f"{speedup_with_allreduce(p, 1024, **link):.2f}x")
+    knee = efficiency_knee(p, min_efficiency=0.5, max_devices=max_devices, **link)
+    head = (f"p = {p:.3f}：Amdahl 上限 {amdahl_limit(p):.1f}x；梯度 {grad_gb:g} GB、带宽 {bandwidth_gbs:g} GB/s、"
+            f"每跳延迟 {latency_us:g} µs 时，")
+    if best == max_devices:
+        return (head + f"最佳设备数 ≥ {max_devices}（已到滑块上限，再加卡仍会变快），{max_devices} 台时加速比 "
+                f"{top:.2f}x；效率不低于 50% 的最多 {knee} 台")
+    if best == 1:
+        return (head + f"最佳设备数 1：通信比省下的计算时间还长，加卡只会更慢（{max_devices} 台只有 "
+                f"{speedup_with_allreduce(p, max_devices, **link):.2f}x）")
+    return (head + f"最佳设备数 {best}，加速比 {top:.2f}x（效率 {top / best:.0%}）；效率不低于 50% 的最多 "
+            f"{knee} 台（{speedup_with_allreduce(p, knee, **link):.2f}x）；用 {max_devices} 台只有 "
+            f"{speedup_with_allreduce(p, max_devices, **link):.2f}x")
 
 
 def scaling_whiteboard() -> Explorer:
@@ -88,7 +101,7 @@ def whiteboard_figure(p: float = 0.95, grad_gb: float = 0.5, bandwidth_gbs: floa
         ax.annotate(f"{end:.2f}x", (1024, end), xytext=(5, -3), textcoords="offset points", fontsize=8,
                     color=colour, ha="left")
     ax.set_xscale("log", base=2)
-    ax.set_xlim(1, 2400)
+    ax.set_xlim(1, 1024 * 1.6)
     ax.set_xticks([1, 4, 16, 64, 256, 1024], ['1', '4', '16', '64', '256', '1024'])
     ax.set_ylim(0, amdahl_limit(p) * 1.12)
     ax.set_xlabel(P.label("设备数 N（对数刻度）", "devices N (log scale)"))
