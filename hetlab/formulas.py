@@ -24,7 +24,8 @@ from ._validate import as_float_array, check_finite_result, check_instance, chec
 __all__ = [
     "serial_time", "parallel_time", "peak_compute", "total_time", "optimal_tasks", "GranularityDerivation",
     "derive_optimal_tasks", "speedup", "amdahl", "amdahl_limit", "efficiency", "amdahl_efficiency",
-    "gustafson", "gustafson_to_amdahl_fraction", "fraction_after_speedup", "karp_flatt", "pipeline_period", "pipeline_throughput", "gpipe_bubble_fraction",
+    "gustafson", "gustafson_to_amdahl_fraction", "fraction_after_speedup", "karp_flatt", "pipeline_period",
+    "pipeline_throughput", "gpipe_bubble_fraction",
     "ring_allreduce_time", "matmul_offload_ms", "imbalance",
 ]
 
