@@ -1,4 +1,5 @@
-"""Reshaping a task graph to shorten its critical path: split one long task into parallel pieces.
+"""Reshaping a task graph to shorten its critical path: split one long task into parallel pieces,
+and a lower bound that sees serial stages (:func:`staged_bound`).
 
 The standard advice for a chain-bound graph is "give the chain's tasks more resources, or split
 them further". :func:`split_task` does the second: a task of work ``w`` becomes ``k`` independent
@@ -16,13 +17,14 @@ carrying ``1/k`` of the original edge's data (each piece reads and writes its sh
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ._validate import check_int
 from .devices import Device, check_devices
 from .tasks import Task, TaskGraph, as_graph, critical_path, execution_time
 
-__all__ = ["split_task", "split_longest_critical_task", "MAX_PIECES"]
+__all__ = ["split_task", "split_longest_critical_task", "MAX_PIECES", "StagedBound", "staged_bound",
+           "serial_stages"]
 
 #: Most pieces one task may be split into (each piece is a Python object with its own edges).
 MAX_PIECES = 10_000
@@ -76,3 +78,115 @@ def split_longest_critical_task(graph: TaskGraph, devices: Sequence[Device], k: 
 
     longest = max(path, key=lambda t: (min(execution_time(graph.task(t), d) for d in devices), t))
     return split_task(graph, longest, k), longest
+
+
+#: Stages of at most this many tasks get their exact shortest time (branch and bound); larger ones
+#: get :func:`hetlab.schedulers.lower_bound`.
+EXACT_STAGE_TASKS = 10
+
+
+@dataclass(frozen=True)
+class StagedBound:
+    """A lower bound on the makespan in three sequential parts: ``head`` stages, the middle, ``tail`` stages.
+
+    ``head`` and ``tail`` list the serial stages (task names) in execution order; ``head_time`` and
+    ``tail_time`` are the sums of each stage's shortest possible time on the devices, ``middle`` is
+    :func:`hetlab.schedulers.lower_bound` of the tasks between (``max(critical path, area, ...)``),
+    ``middle_work`` their total work.
+    """
+
+    head: tuple[tuple[str, ...], ...]
+    tail: tuple[tuple[str, ...], ...]
+    head_time: float
+    middle: float
+    tail_time: float
+    middle_work: float
+
+    @property
+    def total(self) -> float:
+        """``head_time + middle + tail_time``: no schedule finishes earlier (transfers ignored)."""
+        return self.head_time + self.middle + self.tail_time
+
+
+def _closure(graph: TaskGraph, start: int, alive: set[int], forward: bool) -> set[int]:
+    """Descendants (``forward``) or ancestors of ``start`` among ``alive``, ``start`` excluded."""
+    links = graph.succs if forward else graph.preds
+    seen: set[int] = set()
+    stack = [start]
+    while stack:
+        for j in links[stack.pop()]:
+            if j in alive and j not in seen:
+                seen.add(j)
+                stack.append(j)
+    return seen
+
+
+def serial_stages(graph: TaskGraph) -> tuple[list[list[str]], list[list[str]]]:
+    """The serial stages at the start and at the end of ``graph``: ``(head, tail)``, each a list of
+    stages (lists of task names) in execution order.
+
+    A head stage is the set E of tasks with no predecessor left (after removing earlier head stages)
+    such that every other remaining task is a descendant of **every** task of E: nothing else can
+    start until all of E has finished. A tail stage is the mirror image (no successor left, every
+    other task an ancestor of all of it). Peeling stops before it would swallow the whole graph.
+
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> g = TaskGraph([Task(n, 1.0) for n in "sabcdt"],
+    ...               [("s", "a"), ("s", "b"), ("a", "c"), ("b", "d"), ("c", "t"), ("d", "t")])
+    >>> serial_stages(g)
+    ([['s']], [['t']])
+    """
+    graph = as_graph(graph, name="graph")
+    alive = set(range(len(graph.tasks)))
+    found: dict[bool, list[list[int]]] = {True: [], False: []}
+    for forward in (True, False):        # head: entries and their descendants; tail: exits and ancestors
+        inward = graph.preds if forward else graph.succs
+        while True:
+            front = sorted(i for i in alive if not any(j in alive for j in inward[i]))
+            rest = alive.difference(front)
+            if not front or not rest or any(not rest <= _closure(graph, i, alive, forward) for i in front):
+                break
+            found[forward].append(front)
+            alive = rest
+    names = [[[graph.tasks[i].name for i in stage] for stage in found[forward]] for forward in (True, False)]
+    return names[0], names[1][::-1]
+
+
+def _stage_time(graph: TaskGraph, names: Sequence[str], devices: Sequence[Device]) -> float:
+    """Shortest time to run the independent tasks ``names`` on ``devices`` (exact when small)."""
+    from .schedulers import lower_bound, optimal
+
+    tasks = TaskGraph([graph.task(n) for n in names])
+    if len(tasks) <= EXACT_STAGE_TASKS:
+        try:
+            return float(optimal(tasks, devices).makespan)
+        except (ValueError, RuntimeError):      # search budget exceeded: fall back on the plain bound
+            pass
+    return float(lower_bound(tasks, devices))
+
+
+def staged_bound(graph: TaskGraph, devices: Sequence[Device]) -> StagedBound:
+    """A lower bound on the makespan that sees serial stages (transfers ignored).
+
+    While a serial head stage runs, nothing else can run, so devices it leaves idle cannot help:
+    ``T >= sum(head stage times) + LB(middle) + sum(tail stage times)``, where a stage's time is the
+    shortest time to run its (independent) tasks on ``devices`` and ``LB(middle)`` is
+    :func:`hetlab.schedulers.lower_bound` of the tasks between. At least as large as
+    ``lower_bound(graph, devices)`` and equal to it when the graph has no serial stage.
+    """
+    from .schedulers import lower_bound
+
+    graph = as_graph(graph, name="graph")
+    devices = check_devices(devices)
+    if not graph.tasks:
+        raise ValueError("graph must hold at least one task")
+    head, tail = serial_stages(graph)
+    staged = {n for stage in head + tail for n in stage}
+    middle_tasks = [t for t in graph.tasks if t.name not in staged]
+    middle_graph = TaskGraph(middle_tasks, {e: d for e, d in graph.edges.items()
+                                            if e[0] not in staged and e[1] not in staged})
+    middle = float(lower_bound(middle_graph, devices)) if middle_tasks else 0.0
+    return StagedBound(tuple(tuple(s) for s in head), tuple(tuple(s) for s in tail),
+                       sum(_stage_time(graph, s, devices) for s in head), middle,
+                       sum(_stage_time(graph, s, devices) for s in tail),
+                       float(sum(t.work for t in middle_tasks)))
