@@ -22,13 +22,13 @@ import numpy as np
 
 from . import runtime_variance as R
 from . import schedulers as S
-from ._validate import check_nonnegative
+from ._validate import check_nonnegative, check_sequence
 from .devices import Device, check_devices
 from .schedule import Schedule
 from .tasks import Task, TaskGraph, _as_graph, cost_matrix
 
 __all__ = ["dynamic_queue_with_overhead", "OverheadPoint", "overhead_sweep", "break_even_noise",
-           "central_queue_dag", "ForkJoinWins", "fork_join_wins"]
+           "central_queue_dag", "ForkJoinWins", "fork_join_wins", "decision_counts", "crossing_noise"]
 
 
 def _overhead(overhead) -> float:
@@ -198,3 +198,78 @@ def fork_join_wins(seeds: Iterable[int], devices: Sequence[Device], *, depth: in
         cq_st += central < static
         ws_cq += stealing < central
     return ForkJoinWins(len(seeds), ws_st, cq_st, ws_cq)
+
+
+@dataclass(frozen=True)
+class DecisionCount:
+    """Who made how many dispatch decisions in the dynamic queue, with and without a per-decision cost.
+
+    ``base_*`` describe the queue at zero overhead; the others the queue that pays ``overhead`` per
+    decision (one decision per task, paid by the device that takes it).
+    """
+
+    overhead: float
+    decisions: tuple[int, ...]          # per device, with overhead
+    finish: tuple[float, ...]           # per device: when its last task ends, with overhead
+    base_decisions: tuple[int, ...]     # per device, zero overhead
+    base_finish: tuple[float, ...]      # per device, zero overhead
+
+    @property
+    def makespan(self) -> float:
+        return max(self.finish)
+
+    @property
+    def base_makespan(self) -> float:
+        return max(self.base_finish)
+
+    @property
+    def last(self) -> int:
+        """Index of the device that finishes last (with overhead)."""
+        return int(np.argmax(self.finish))
+
+    @property
+    def delay(self) -> float:
+        """Actual lengthening of the makespan caused by the decisions."""
+        return self.makespan - self.base_makespan
+
+    @property
+    def predicted_delay(self) -> float:
+        """``max_j (F_j + n_j * overhead) - max_j F_j`` with the zero-overhead assignment: each device
+        pays its own decisions, the queue is assumed not to re-balance."""
+        return max(f + n * self.overhead for f, n in zip(self.base_finish, self.base_decisions)) - self.base_makespan
+
+
+def decision_counts(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
+                    overhead: float = 0.02) -> DecisionCount:
+    """Per-device decision counts and finish times of the central queue (largest estimate first)
+    on ``graph`` as given (no noise), at zero overhead and at ``overhead`` per decision."""
+    g = _as_graph(graph, "graph")
+    devs = check_devices(devices)
+    overhead = _overhead(overhead)
+    order = _dynamic_order(g, devs)
+
+    def per_device(s: Schedule) -> tuple[tuple[int, ...], tuple[float, ...]]:
+        counts = tuple(int((s.device_of == j).sum()) for j in range(len(devs)))
+        finish = tuple(float(s.end[s.device_of == j].max()) if counts[j] else 0.0 for j in range(len(devs)))
+        return counts, finish
+
+    base = per_device(dynamic_queue_with_overhead(g, devs, order=order))
+    paid = per_device(dynamic_queue_with_overhead(g, devs, order=order, overhead=overhead))
+    return DecisionCount(overhead, paid[0], paid[1], base[0], base[1])
+
+
+def crossing_noise(points: Sequence[OverheadPoint] = ()) -> float | None:
+    """The noise where ``static - dynamic`` first turns positive, linearly interpolated between the
+    two neighbouring points of ``points`` (an :func:`overhead_sweep` result, in increasing noise);
+    the first noise itself if the dynamic queue already wins there; None if it never wins."""
+    items = check_sequence("points", points, empty=True)
+    for k, p in enumerate(items):
+        if not isinstance(p, OverheadPoint):
+            raise TypeError(f"points must hold OverheadPoint records, item {k} is {type(p).__name__}")
+    for k, p in enumerate(items):
+        if p.gap > 0:
+            if k == 0:
+                return p.noise
+            q = items[k - 1]
+            return q.noise + (p.noise - q.noise) * (0 - q.gap) / (p.gap - q.gap)
+    return None

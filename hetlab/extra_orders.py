@@ -19,12 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import schedulers as S
-from ._validate import check_instance, check_int, check_nonnegative, check_positive
+from ._validate import check_choice, check_instance, check_int, check_nonnegative, check_positive
 from .devices import Device, check_devices
 from .schedule import Schedule
 from .tasks import Task, TaskGraph, _as_graph, cost_matrix
 
-__all__ = ["ExtraOrdersRun", "extra_orders"]
+__all__ = ["ExtraOrdersRun", "extra_orders", "speed_rule"]
 
 
 @dataclass(frozen=True)
@@ -34,22 +34,49 @@ class ExtraOrdersRun:
     planned: Schedule   # LPT for the dishes known before the run
     static: Schedule    # plan + extra dishes appended round-robin, each not before it was ordered
     dynamic: Schedule   # one queue: a free cook takes the largest dish ordered so far
+    rule: str = "round-robin"   # the static kitchen's rule for the extra dishes (see extra_orders)
 
     def __post_init__(self) -> None:
         for name in ("planned", "static", "dynamic"):
             check_instance(name, getattr(self, name), Schedule, "a Schedule")
+        check_choice("rule", self.rule, RULES)
 
     def summary_zh(self) -> str:
-        rows = [("计划（只含开工前的菜）", self.planned), ("静态：加菜轮流接在班表末尾", self.static),
+        static = "静态：加菜轮流接在班表末尾" if self.rule == "round-robin" else "静态：加菜按速度比例接在末尾"
+        rows = [("计划（只含开工前的菜）", self.planned), (static, self.static),
                 ("动态：谁空谁取已下单的最大一道", self.dynamic)]
         return "\n".join(f"{name:<18} 完成时间 {s.makespan:6.2f}" for name, s in rows)
 
 
+RULES = ("round-robin", "by-speed")
+
+
+def speed_rule(devices: Sequence[Device], count: int = 4) -> list[str]:
+    """Device names for ``count`` extra dishes under a static rule fixed before the run from the
+    nominal speeds alone: dish k goes to the device with the smallest ``(dishes so far + 1) / speed``
+    (ties: the faster device, then device order), so each device gets dishes in proportion to its
+    speed (speeds 10, 20, 15 give GPU, NPU, GPU, CPU). No run-time information is used."""
+    devs = check_devices(devices)
+    count = check_int("count", count, low=0, high=1000)
+    taken = [0] * len(devs)
+    out = []
+    for _ in range(count):
+        j = min(range(len(devs)), key=lambda j: ((taken[j] + 1) / devs[j].speed, -devs[j].speed, j))
+        taken[j] += 1
+        out.append(devs[j].name)
+    return out
+
+
 def extra_orders(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, count: int = 4,
-                 work: float | None = None, at: float = 1.0) -> ExtraOrdersRun:
+                 work: float | None = None, at: float = 1.0, rule: str = "round-robin") -> ExtraOrdersRun:
     """Plan ``graph`` with LPT, then add ``count`` dishes of ``work`` (default: the median work of
     ``graph``) ordered at time ``at``; run the static rule and the dynamic queue (module docstring).
+
+    ``rule`` is the static kitchen's rule, fixed before the run: ``"round-robin"`` appends the extra
+    dishes to the cooks' lists in turn; ``"by-speed"`` appends them by :func:`speed_rule` (in
+    proportion to nominal speed). Neither looks at run-time state.
     """
+    rule = check_choice("rule", rule, RULES)
     g = _as_graph(graph, "graph")
     devs = check_devices(devices)
     if g.edges:
@@ -70,10 +97,15 @@ def extra_orders(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *
     release = np.array([0.0] * len(g.tasks) + [at] * count)
     planned = S.lpt(g, devs)
     queues = [[full.index[name] for name in planned.tasks_on(d.name)] for d in devs]
-    for k, name in enumerate(extra_names):
-        queues[k % len(devs)].append(full.index[name])
+    if rule == "round-robin":
+        targets = [k % len(devs) for k in range(count)]
+    else:
+        where = {d.name: j for j, d in enumerate(devs)}
+        targets = [where[name] for name in speed_rule(devs, count)]
+    for j, name in zip(targets, extra_names):
+        queues[j].append(full.index[name])
     return ExtraOrdersRun(planned, _run_static(full, devs, costs, queues, release),
-                          _run_dynamic(full, devs, costs, release))
+                          _run_dynamic(full, devs, costs, release), rule)
 
 
 def _run_static(g, devs, costs, queues, release) -> Schedule:

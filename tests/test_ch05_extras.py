@@ -92,3 +92,50 @@ def test_fork_join_wins_counts():
     assert 0 <= wins.stealing_beats_central <= 3 and wins.central_beats_static == 3
     with pytest.raises(ValueError):
         DC.fork_join_wins([], four)
+
+
+def test_decision_counts_fast_device_decides_most_and_predicts_small_overhead():
+    from hetlab import dispatch_cost as DC
+    from hetlab.devices import kitchen
+    from hetlab.workloads import skewed_tasks
+
+    orders, devices = skewed_tasks(24, spread=0.8, seed=7), kitchen()
+    zero = DC.decision_counts(orders, devices, overhead=0.0)
+    assert zero.delay == 0 and zero.predicted_delay == 0 and sum(zero.decisions) == 24
+    d = DC.decision_counts(orders, devices, overhead=0.02)
+    assert d.base_decisions == (4, 12, 8)          # the GPU (fastest) decides 12 times, not n/m = 8
+    assert abs(d.predicted_delay - 12 * 0.02) < 1e-9
+    assert abs(d.delay - d.predicted_delay) < 0.02
+    with pytest.raises(ValueError, match="overhead"):
+        DC.decision_counts(orders, devices, overhead=-1)
+
+
+def test_crossing_noise_interpolates_between_grid_points():
+    from hetlab import dispatch_cost as DC
+
+    pts = [DC.OverheadPoint(0.0, 1.0, 1.2, 0, 1), DC.OverheadPoint(0.1, 1.0, 1.1, 0, 1),
+           DC.OverheadPoint(0.2, 1.3, 1.0, 1, 1)]
+    assert abs(DC.crossing_noise(pts) - (0.1 + 0.1 * 0.1 / 0.4)) < 1e-12
+    assert DC.crossing_noise(pts[:2]) is None and DC.crossing_noise([]) is None
+    assert DC.crossing_noise(pts[2:]) == 0.2
+    with pytest.raises(TypeError, match="points"):
+        DC.crossing_noise([1.0])
+
+
+def test_speed_rule_is_proportional_to_speed_and_beats_round_robin():
+    from hetlab import extra_orders as X
+    from hetlab.devices import kitchen
+    from hetlab.workloads import skewed_tasks
+
+    devices = kitchen()
+    assert X.speed_rule(devices, 4) == ["GPU", "NPU", "GPU", "CPU"]
+    assert X.speed_rule(devices, 0) == []
+    orders = skewed_tasks(24, spread=0.8, seed=7)
+    rr = X.extra_orders(orders, devices, count=4, at=2.0)
+    fast = X.extra_orders(orders, devices, count=4, at=2.0, rule="by-speed")
+    assert rr.rule == "round-robin" and fast.rule == "by-speed"
+    assert fast.static.makespan < rr.static.makespan
+    assert fast.dynamic.makespan == rr.dynamic.makespan
+    assert "按速度" in fast.summary_zh()
+    with pytest.raises(ValueError, match="rule"):
+        X.extra_orders(orders, devices, rule="random")
