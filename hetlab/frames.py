@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ._validate import check_instance, check_int, check_sequence, check_str
-from .devices import Device
+from .devices import Device, transfer_time
 from .schedule import Schedule
 from .tasks import Task, TaskGraph
 
-__all__ = ["stream", "frame_period", "split_placement", "overlap_share"]
+__all__ = ["stream", "frame_period", "split_placement", "overlap_share", "min_energy_placement", "handoffs"]
 
 
 def _devices(devices) -> list[Device]:
@@ -120,3 +120,50 @@ def overlap_share(schedule: Schedule) -> float:
         last = t
         running += delta
     return both / schedule.makespan
+
+
+def min_energy_placement(graph: TaskGraph, devices: Sequence[Device]) -> dict[str, str]:
+    """Each task on the device where *its own* energy, ``work / speed_for(op) * power_watts``, is least
+    (ties: the faster device, then the first listed): an energy-only rule, blind to hand-offs and to time.
+
+    >>> from hetlab.devices import phone_soc
+    >>> from hetlab.workloads import segmentation_model
+    >>> p = min_energy_placement(segmentation_model(), phone_soc())
+    >>> sorted(set(p.values()))
+    ['CPU', 'GPU', 'NPU']
+    """
+    check_instance("graph", graph, TaskGraph)
+    devs = _devices(devices)
+    if not devs:
+        raise ValueError("devices must hold at least one Device, got an empty list")
+    out = {}
+    for t in graph.tasks:
+        best = None
+        for k, d in enumerate(devs):
+            speed = d.speed_for(t.op)
+            if speed <= 0:
+                continue
+            time = t.work / speed
+            key = (time * d.power_watts, time, k)
+            if best is None or key < best[0]:
+                best = (key, d.name)
+        if best is None:
+            raise ValueError(f"devices must include one that can run task {t.name!r} (op {t.op!r}), got none")
+        out[t.name] = best[1]
+    return out
+
+
+def handoffs(schedule: Schedule) -> tuple[int, float]:
+    """``(count, total transfer time)`` of the graph edges whose two tasks run on different devices:
+    each such edge is a hand-off that pays the link latency plus data over bandwidth."""
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule must be a Schedule, got {type(schedule).__name__}")
+    index = {t.name: i for i, t in enumerate(schedule.graph.tasks)}
+    count, total = 0, 0.0
+    for (src, dst), data in schedule.graph.edges.items():
+        a = schedule.devices[schedule.device_of[index[src]]]
+        b = schedule.devices[schedule.device_of[index[dst]]]
+        if a.name != b.name:
+            count += 1
+            total += transfer_time(a, b, data)
+    return count, total

@@ -10,7 +10,10 @@ takes the oldest request of the longest other queue), then generates ``output`` 
   grows with the prompt's tokens); **decode** yields one token per iteration for every running sequence
   (memory-bound: each iteration reads the weights once, so a bigger batch shares that cost). One iteration
   with ``B`` running sequences and ``P`` prompt tokens to prefill takes
-  ``step_base + step_per_sequence * B + prefill_per_token * P``;
+  ``step_base + step_per_sequence * B + prefill_per_token * P`` (``cost="sum"``, the default: reading the
+  weights and the prefill matmuls do not overlap, a conservative bound) or, roofline-style,
+  ``max(step_base + step_per_sequence * B, prefill_per_token * P)`` (``cost="max"``: the weights stream in
+  while the prefill computes, so an iteration takes the longer of memory and compute time);
 - **request-level batching** (``policy="static"``; with ``max_wait > 0`` it is dynamic batching): a free GPU
   takes up to ``max_batch`` queued requests, prefills them together and decodes until the longest is done; no
   request joins or leaves in between and all return at the end (Yu et al. 2022, Orca, section 2);
@@ -43,10 +46,11 @@ import numpy as np
 from ._validate import as_float_array, check_choice, check_int, check_nonnegative, check_positive, check_real
 
 __all__ = ["Workload", "workload", "skewed_workload", "simulate", "ServingResult", "POLICIES", "DISPATCH",
-           "iteration_costs"]
+           "ITERATION_COSTS", "iteration_costs"]
 
 POLICIES = ("static", "continuous")
 DISPATCH = ("round_robin", "least_loaded")
+ITERATION_COSTS = ("sum", "max")   # how an iteration combines weight-read time and prefill compute time
 _MAX_REQUESTS = 10 ** 7
 _MAX_TOKENS = 10 ** 7
 
@@ -269,14 +273,16 @@ def _preprocess(arrivals: np.ndarray, cost: np.ndarray, workers: int) -> np.ndar
 def simulate(arrivals, prompt, output, *, policy: str = "continuous", gpus: int = 1, max_batch: int = 32,
              max_wait: float = 0.0, kv_capacity: int = 100_000, step_base: float = 0.02,
              step_per_sequence: float = 2e-4, prefill_per_token: float = 5e-5, cpu_workers: int = 1,
-             cpu_time: float = 0.0, dispatch: str = "round_robin", steal: bool = False) -> ServingResult:
+             cpu_time: float = 0.0, dispatch: str = "round_robin", steal: bool = False,
+             cost: str = "sum") -> ServingResult:
     """Serve generation requests on ``gpus`` GPUs; see the module docstring for the model.
 
     ``arrivals`` (s, any order), ``prompt`` and ``output`` (tokens, >= 1) give one entry per request.
     ``kv_capacity`` is each GPU's KV cache in tokens; a request needing more than it alone is refused.
     ``max_wait`` (request-level batching only): how long a GPU holding a partial batch waits for more.
     The default costs are illustrative (a 13B-class model on one A100: ~20 ms to read the weights per
-    iteration). Deterministic: the same inputs give the same result.
+    iteration). ``cost`` is ``"sum"`` (memory time + prefill compute time, default) or ``"max"`` (the larger
+    of the two, a roofline-style overlap). Deterministic: the same inputs give the same result.
     """
     arr = as_float_array("arrivals", arrivals, low=0.0)
     if arr.ndim != 1 or arr.size == 0:
@@ -294,6 +300,8 @@ def simulate(arrivals, prompt, output, *, policy: str = "continuous", gpus: int 
         raise ValueError(f"dispatch must be one of {', '.join(DISPATCH)}, got {dispatch!r}")
     if not isinstance(steal, bool):
         raise TypeError(f"steal must be a bool, got {steal!r}")
+    if not isinstance(cost, str) or cost not in ITERATION_COSTS:
+        raise ValueError(f"cost must be one of {', '.join(ITERATION_COSTS)}, got {cost!r}")
     n_gpu = check_int("gpus", gpus, low=1, high=4096)
     max_batch = check_int("max_batch", max_batch, low=1, high=100_000)
     wait = check_nonnegative("max_wait", max_wait)
@@ -319,7 +327,7 @@ def simulate(arrivals, prompt, output, *, policy: str = "continuous", gpus: int 
     ready_order = order[np.argsort(ready_sorted, kind="stable")]   # requests in the order they reach a GPU
 
     sim = _Simulator(ready, p_tok, o_tok, n_gpu, max_batch, wait, kv_cap, base, per_seq, per_tok,
-                     dispatch, steal, policy == "continuous")
+                     dispatch, steal, policy == "continuous", cost == "max")
     sim.run(ready_order)
     return ServingResult(policy, arr, ready, sim.first, sim.finish, sim.gpu_of, p_tok, o_tok,
                          sim.busy, sim.useful, sim.slots, sim.stolen, sim.served)
@@ -333,7 +341,8 @@ class _Simulator:
     READY, BOUNDARY, TIMER, KICK = 0, 1, 2, 3   # at equal times: arrivals first, then boundaries, then starts
 
     def __init__(self, ready, prompt, output, n_gpu, max_batch, wait, kv_cap, base, per_seq, per_tok, dispatch,
-                 steal, continuous):
+                 steal, continuous, roofline=False):
+        self.roofline = roofline
         self.ready_t, self.prompt, self.output = ready, prompt.tolist(), output.tolist()
         self.need = (prompt + output).tolist()
         self.G, self.B, self.wait, self.kv_cap = n_gpu, max_batch, wait, kv_cap
@@ -438,6 +447,12 @@ class _Simulator:
             return q.popleft()
         return None
 
+    def iteration(self, size, prompt_tokens):
+        """Time of one iteration with ``size`` running sequences and ``prompt_tokens`` to prefill."""
+        memory = self.base + self.per_seq * size
+        compute = self.per_tok * prompt_tokens
+        return max(memory, compute) if self.roofline else memory + compute
+
     # -- request-level batching -----------------------------------------------------------------
     def start(self, t, g):
         if self.continuous:
@@ -464,7 +479,7 @@ class _Simulator:
         size = len(batch)
         outs = [self.output[i] for i in batch]
         longest = max(outs)
-        prefill = self.base + self.per_seq * size + self.per_tok * sum(self.prompt[i] for i in batch)
+        prefill = self.iteration(size, sum(self.prompt[i] for i in batch))
         step = self.base + self.per_seq * size
         end = t + prefill + (longest - 1) * step
         for i in batch:
@@ -528,7 +543,7 @@ class _Simulator:
             return
         size = len(run)
         if joined:
-            step = self.base + self.per_seq * size + self.per_tok * sum(self.prompt[i] for i in joined)
+            step = self.iteration(size, sum(self.prompt[i] for i in joined))
             k = 1
         else:
             step = self.base + self.per_seq * size
