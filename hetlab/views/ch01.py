@@ -16,7 +16,8 @@ from ..devices import identical, kitchen
 from ..widgets import Explorer, dropdown, int_slider, slider
 from ..workloads import article_tasks, skewed_tasks
 
-__all__ = ['orchestration', 'orchestration_player', 'kitchen_schedule', 'serial_vs_parallel', 'parallelism_combo']
+__all__ = ['orchestration', 'orchestration_player', 'kitchen_schedule', 'serial_vs_parallel', 'parallelism_combo',
+           'serial_vs_parallel_figure', 'parallelism_figure']
 
 #: Dropdown labels for the policies; only the article's demo policy is taught in chapter 1.
 POLICY_LABELS = {"article demo": ("演示调度（最早空闲）", "demo (earliest free)"),
@@ -90,9 +91,18 @@ class _Chart:
         self.finish_line = ax.lines[-1]            # gantt's dashed makespan line
 
     def title(self, step: int) -> str:
-        n, end, name = len(self.schedule.graph), self.schedule.makespan, _policy_name(self.policy)
-        return P.label(f"{name}：已派出 {step}/{n} 道菜，全部完成于 {end:.2f}",
-                       f"{name}: {step}/{n} dishes dispatched, all done at {end:.2f}")
+        """The frame's title: the latest finish *so far*; the makespan only once every dish is placed
+        (an earlier frame must not give the ending away)."""
+        s, name = self.schedule, _policy_name(self.policy)
+        n = len(s.graph)
+        if step >= n:
+            return P.label(f"{name}：{n} 道菜全部派出，完工时间 {s.makespan:.2f}",
+                           f"{name}: all {n} dishes dispatched, makespan {s.makespan:.2f}")
+        if step == 0:
+            return P.label(f"{name}：已派出 0/{n} 道菜", f"{name}: 0/{n} dishes dispatched")
+        done = float(s.end[self.order[:step]].max())
+        return P.label(f"{name}：已派出 {step}/{n} 道菜，目前最晚出锅于 {done:.2f}",
+                       f"{name}: {step}/{n} dishes dispatched, latest finish so far {done:.2f}")
 
     @property
     def moving(self) -> list:
@@ -281,40 +291,87 @@ def orchestration_player(policy: str = "article demo", *, dpi: int = 120, interv
     return Player(_jshtml(frames, interval), n + 1)
 
 
+def _serial_parallel_draw(ax, tasks: int, spread: float) -> str:
+    """Bars of the dishes' times (one cook each) against the serial sum; returns the readout."""
+    from matplotlib.lines import Line2D
+
+    graph = skewed_tasks(tasks, spread=spread, seed=1)
+    devices = identical(tasks, speed=10.0)
+    serial = S.serial(graph, devices).validate()
+    parallel = S.eft(graph, devices).validate()
+    times = S.cost_matrix(graph, devices)[:, 0]
+    ax.bar([P.label("串行", "serial")], [serial.makespan], color="#4C72B0",
+           label=P.label("串行 = 各道菜用时之和", "serial = sum of the times"))
+    ax.bar([f"t{i}" for i in range(tasks)], times, color="#55A868",
+           label=P.label("每道菜的用时（一位师傅做一道）", "each dish's time (one cook each)"))
+    ax.axhline(parallel.makespan, color="crimson", ls="--", lw=1)
+    handles, _ = ax.get_legend_handles_labels()
+    handles.append(Line2D([], [], color="crimson", ls="--", lw=1,
+                          label=P.label("红色虚线 = 并行时间 = 最大值", "dashed red = parallel time = max")))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    ax.set_ylabel(P.label("时间（时间单位）", "time (time units)"))
+    ax.set_title(P.label(f"串行 = 求和 {serial.makespan:.2f}，并行 = 最大值 {parallel.makespan:.2f}",
+                         f"serial = sum {serial.makespan:.2f}, parallel = max {parallel.makespan:.2f}"))
+    return (f"串行 {serial.makespan:.2f}，并行 {parallel.makespan:.2f}，"
+            f"加速比 {parallel.speedup(serial):.2f} 倍（{tasks} 位师傅）")
+
+
 def serial_vs_parallel() -> Explorer:
     """Serial sum against parallel max for n tasks on n identical cooks (the 4x of chapter 1)."""
-    def draw(ax, tasks: int, spread: float) -> str:
-        graph = skewed_tasks(tasks, spread=spread, seed=1)
-        devices = identical(tasks, speed=10.0)
-        serial = S.serial(graph, devices).validate()
-        parallel = S.eft(graph, devices).validate()
-        times = S.cost_matrix(graph, devices)[:, 0]
-        ax.bar([P.label("串行", "serial")], [serial.makespan], color="#4C72B0")
-        ax.bar([f"T{i}" for i in range(tasks)], times, color="#55A868")
-        ax.axhline(parallel.makespan, color="crimson", ls="--", lw=1)
-        ax.set_ylabel(P.label("时间（时间单位）", "time (time units)"))
-        ax.set_title(P.label(f"串行 = 求和 {serial.makespan:.2f}，并行 = 最大值 {parallel.makespan:.2f}",
-                             f"serial = sum {serial.makespan:.2f}, parallel = max {parallel.makespan:.2f}"))
-        return (f"串行 {serial.makespan:.2f}，并行 {parallel.makespan:.2f}，"
-                f"加速比 {parallel.speedup(serial):.2f} 倍（{tasks} 位师傅）")
+    return Explorer(_serial_parallel_draw, {"tasks": int_slider("菜的数量（= 师傅数）", 1, 8, 4),
+                                            "spread": slider("大小差异 σ", 0.0, 1.0, 0.1, 0.0)},
+                    figsize=(8, 3))
 
-    return Explorer(draw, {"tasks": int_slider("菜的数量（= 师傅数）", 1, 8, 4),
-                           "spread": slider("大小差异 σ", 0.0, 1.0, 0.1, 0.0)},
-                    figsize=(7, 3))
+
+def serial_vs_parallel_figure(tasks: int = 4, spread: float = 0.5, ax=None):
+    """The widget's chart as a static figure (for readers of the HTML or PDF). Returns the axes."""
+    from .._validate import check_int, check_nonnegative
+
+    tasks = check_int("tasks", tasks, low=1, high=8)
+    check_nonnegative("spread", spread)
+    if spread > 1.0:
+        raise ValueError(f"spread must be in [0, 1], got {spread!r}")
+    P.use_cjk_font()
+    ax = P.new_axes(ax, figsize=(8, 3))
+    _serial_parallel_draw(ax, tasks, float(spread))
+    return ax
+
+
+def _combo_draw(ax, data: int, tensor: int, pipeline: int) -> str:
+    """:func:`plotting.parallelism_grid` with stages and replicas numbered from 1, the tensor-parallel
+    ways named, and no empty band above and below the grid; returns the readout."""
+    P.parallelism_grid(data, tensor, pipeline, ax)
+    ax.set_aspect("auto")                       # fill the figure: no empty band above and below
+    ax.set_yticks([pipeline - 1 - s + 0.42 for s in range(pipeline)],
+                  [P.label(f"第 {s + 1} 段", f"stage {s + 1}") for s in range(pipeline)])
+    if data <= 8:
+        ax.set_xticks([d * (tensor + 0.6) + tensor / 2 - 0.05 for d in range(data)],
+                      [P.label(f"副本 {d + 1}", f"replica {d + 1}") for d in range(data)])
+    ax.set_xlabel(P.label(f"每个副本内横排的 {tensor} 个方块 = {tensor} 路张量并行的卡；同一颜色 = 同一段流水线",
+                          f"within a replica, the {tensor} squares side by side = {tensor} tensor-parallel devices"),
+                  fontsize=9)
+    total = data * tensor * pipeline
+    return f"设备数 = 数据并行 {data} × 张量并行 {tensor} × 流水线 {pipeline} 段 = {total}"
 
 
 def parallelism_combo() -> Explorer:
     """Data x tensor x pipeline parallelism: how many devices a combination uses."""
-    def draw(ax, data: int, tensor: int, pipeline: int) -> str:
-        P.parallelism_grid(data, tensor, pipeline, ax)
-        ax.set_yticks([pipeline - 1 - s + 0.42 for s in range(pipeline)],
-                      [P.label(f"第 {s} 段", f"stage {s}") for s in range(pipeline)])
-        total = data * tensor * pipeline
-        return f"设备数 = 数据并行 {data} × 张量并行 {tensor} × 流水线 {pipeline} 段 = {total}"
+    return Explorer(_combo_draw, {"data": int_slider("数据并行路数", 1, 8, 2),
+                                  "tensor": int_slider("张量并行路数", 1, 4, 2),
+                                  "pipeline": int_slider("流水线段数", 1, 4, 4)}, figsize=(8, 2.8))
 
-    return Explorer(draw, {"data": int_slider("数据并行路数", 1, 8, 2),
-                           "tensor": int_slider("张量并行路数", 1, 4, 2),
-                           "pipeline": int_slider("流水线段数", 1, 4, 4)}, figsize=(8, 3.2))
+
+def parallelism_figure(data: int = 8, tensor: int = 4, pipeline: int = 4, ax=None):
+    """The widget's grid as a static figure (for readers of the HTML or PDF). Returns the axes."""
+    from .._validate import check_int
+
+    data = check_int("data", data, low=1, high=8)
+    tensor = check_int("tensor", tensor, low=1, high=4)
+    pipeline = check_int("pipeline", pipeline, low=1, high=4)
+    P.use_cjk_font()
+    ax = P.new_axes(ax, figsize=(8, 2.8))
+    _combo_draw(ax, data, tensor, pipeline)
+    return ax
 
 
 #: (chapter, factory) for each widget of this module.

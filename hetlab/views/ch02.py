@@ -62,27 +62,60 @@ def draw_dag(graph: TaskGraph, ax=None, *, title: str | None = None):
     return ax
 
 
-def critical_gantt(schedule, ax=None, *, title: str | None = None, show_deps: bool = False, xmax=None):
+def _numbered(p: int, prefix: str, speed: float = 1.0) -> list:
+    """``p`` identical devices named from 1 (``"师傅 1"`` ...), as the prose counts them."""
+    from .._validate import check_int
+    from ..devices import Device
+
+    return [Device(f"{prefix} {k + 1}", "CPU", speed) for k in range(check_int("p", p, low=1, high=64))]
+
+
+def _fit_names(ax, schedule) -> None:
+    """Hide a task's name when it is wider than its bar (estimated from the axes' size in inches)."""
+    fig = ax.figure
+    left, right = ax.get_xlim()
+    axes_inches = fig.get_figwidth() * ax.get_position().width * 0.85     # a legend will take some room
+    per_unit = axes_inches / max(right - left, 1e-12)
+    widths = {t.name: (schedule.end[i] - schedule.start[i]) * per_unit for i, t in enumerate(schedule.graph.tasks)}
+    for text in ax.texts:
+        name = text.get_text()
+        if name in widths:
+            text_inches = len(name) * text.get_fontsize() * (1.0 if not name.isascii() else 0.62) / 72
+            text.set_visible(text_inches <= 0.92 * widths[name])
+
+
+def critical_gantt(schedule, ax=None, *, title: str | None = None, show_deps: bool | str = False, xmax=None,
+                   fit_names: bool = False):
     """:func:`plotting.gantt` with tasks on the critical path in orange, the others blue, and dependency
-    arrows (``show_deps``) faint and beneath the task names. Returns the axes; the legend is left to the caller."""
+    arrows faint and beneath the task names: ``show_deps=True`` draws every edge, ``"critical"`` only the
+    edges of the critical path (readable on a dense graph). ``fit_names`` hides names wider than their bar.
+    Returns the axes; the legend is left to the caller."""
     from matplotlib.collections import PolyCollection
 
+    if show_deps not in (True, False, "critical"):
+        raise ValueError(f"show_deps must be True, False or 'critical', got {show_deps!r}")
     ax = P.gantt(schedule, ax, xmax=xmax, title=title)
     if ax.get_legend() is not None:
         ax.get_legend().remove()
     g = schedule.graph
-    on_path = set(critical_path(g)[1]) if g.edges else set()
+    path = critical_path(g)[1] if g.edges else []
+    on_path = set(path)
     bars = next(c for c in ax.collections if isinstance(c, PolyCollection))
     bars.set_facecolors([CRITICAL if t.name in on_path else OTHER for t in g.tasks])
     if show_deps:
         rows = len(schedule.devices)
         y = rows - 1 - schedule.device_of
-        for src, dst in g.edges:
+        edges = list(zip(path, path[1:])) if show_deps == "critical" else g.edges
+        strong = show_deps == "critical"
+        for src, dst in edges:
             a, b = g.index[src], g.index[dst]
             ax.annotate("", xy=(schedule.start[b], y[b]), xytext=(schedule.end[a], y[a]), zorder=1.5,
-                        arrowprops=dict(arrowstyle="->", lw=0.6, color="0.25", alpha=0.35))
+                        arrowprops=dict(arrowstyle="->", lw=1.0 if strong else 0.6,
+                                        color=CRITICAL if strong else "0.25", alpha=0.9 if strong else 0.35))
     for text in ax.texts:
         text.set_zorder(3)
+    if fit_names:
+        _fit_names(ax, schedule)
     return ax
 
 
@@ -117,18 +150,20 @@ def dish_figure(devices: tuple[int, ...] = (2, 3)):
     horizon = max(WS.greedy(graph, identical(p)).makespan for p in devices)
     for k, p in enumerate(devices):
         ax = fig.add_subplot(grid[k, 1])
-        s = WS.greedy(graph, identical(p, prefix="师傅")).validate()
+        s = WS.greedy(graph, _numbered(p, "师傅")).validate()
         critical_gantt(s, ax, xmax=horizon, title=P.label(f"{p} 位师傅：贪心完工时间 {s.makespan:g}",
                                                           f"{p} cooks: greedy makespan {s.makespan:g}"),
                        show_deps=True)
         for text in ax.texts:
             text.set_fontsize(9)
         b = WS.bounds(graph, p)
-        span_line = ax.axvline(d, color="#2ca02c", lw=1.5, ls=":")
+        same = abs(s.makespan - b.lower) < 1e-9
+        ax.axvline(b.lower, color="#2ca02c", lw=2.2 if same else 1.5, ls=":", zorder=0.5 if same else 2)
         extra = [Line2D([], [], color="#2ca02c", lw=1.5, ls=":",
                         label=P.label(f"下界 max(W/P, D) = {b.lower:g}", f"lower bound {b.lower:g}")),
-                 Line2D([], [], color="black", lw=0.8, ls="--", label=P.label("贪心完工时间", "greedy makespan"))]
-        span_line.set_xdata([b.lower, b.lower])
+                 Line2D([], [], color="black", lw=0.8, ls="--",
+                        label=P.label("贪心完工时间（= 下界，两线重合）" if same else "贪心完工时间",
+                                      "greedy makespan (= lower bound)" if same else "greedy makespan"))]
         if k < len(devices) - 1:
             ax.set_xlabel("")
         _critical_legend(ax, extra)
@@ -154,9 +189,9 @@ def tasks_vs_devices() -> Explorer:
         from matplotlib.lines import Line2D
 
         graph = example_graph(shape, tasks)
-        s = WS.greedy(graph, identical(devices, speed=SPEED, prefix="P")).validate()
+        s = WS.greedy(graph, _numbered(devices, "设备", SPEED)).validate()
         b = WS.bounds(graph, devices, speed=SPEED)
-        critical_gantt(s, ax, xmax=b.upper, show_deps=shape == "dag",
+        critical_gantt(s, ax, xmax=b.upper, show_deps="critical" if shape == "dag" else False, fit_names=True,
                        title=P.label(f"{tasks} 个任务、{devices} 台设备：贪心调度 {s.makespan:.2f}",
                                      f"{tasks} tasks, {devices} devices: greedy {s.makespan:.2f}"))
         lower = ax.axvline(b.lower, color="#2ca02c", lw=1.5, ls=":", label=P.label("下界 max(W/P, D)", "lower"))
@@ -165,7 +200,7 @@ def tasks_vs_devices() -> Explorer:
         _critical_legend(ax, [lower, done, upper], with_path=shape == "dag")
         return (f"工作量 W = {b.work:.2f}，跨度 D = {b.span:.2f}，平均并行度 W/D = {b.parallelism:.2f}，"
                 f"峰值宽度 {WS.peak_width(graph)}\n"
-                f"下界 max(W/P, D) = {b.lower:.2f} ≤ 贪心 T_P = {s.makespan:.2f} ≤ 上界 W/P + D = {b.upper:.2f}")
+                f"下界 max(W/P, D) = {b.lower:.2f} ≤ 贪心完工时间 = {s.makespan:.2f} ≤ 上界 W/P + D = {b.upper:.2f}")
 
     shapes = [("互不依赖的任务", "independent"), ("有依赖的任务图", "dag")]
     return Explorer(draw, {"tasks": int_slider("任务数 n", 1, 16, 8),
@@ -199,7 +234,7 @@ def scaling_figure(shape: str = "dag", tasks: int = 16, p_max: int = 8, ax=None)
         ax.axvline(peak, color="#DD8452", lw=1, ls="--")
         ax.text(peak, ax.get_ylim()[1] * 0.80, P.label(f" 峰值宽度 = {peak}", f" peak width = {peak}"),
                 color="#DD8452", fontsize=8, va="top")
-    ax.set_title(P.label(f"{tasks} 个任务的任务图：P 超过 W/D 后收益迅速递减，T_P 止于 D",
+    ax.set_title(P.label(f"{tasks} 个任务的任务图：P 超过 W/D 后收益迅速递减，完工时间止于 D",
                          f"{tasks}-task graph: returns fade beyond P = W/D; T_P stops at D"))
     ax.legend(fontsize=8, frameon=False)
     return ax
