@@ -14,7 +14,8 @@ from .schedule import Schedule
 from .tasks import TaskGraph, as_graph
 from .workloads import article_tasks, heft_paper_example
 
-__all__ = ["DemoReport", "compare_policies", "trace_article_demo", "article_tasks", "heft_paper_example"]
+__all__ = ["DemoReport", "compare_policies", "trace_article_demo", "preference_kitchen", "article_tasks",
+           "heft_paper_example"]
 
 @dataclass(frozen=True)
 class DemoReport:
@@ -90,3 +91,26 @@ def trace_article_demo(graph: TaskGraph | None = None, devices: list[Device] | N
     graph = article_tasks() if graph is None else _graph(graph)
     devices = kitchen() if devices is None else check_devices(devices)
     return article_demo(graph, devices).info["trace"]
+
+
+def preference_kitchen(factor: float = 2.0) -> tuple[TaskGraph, list[Device]]:
+    """The article's eight dishes and three cooks, where a preference really changes the run time.
+
+    Each dish's operation kind is its preferred cook's kind (``Task.op == Task.kind``) and each
+    cook runs its own kind ``factor`` times faster (``Device.affinity == {kind: factor}``): on its
+    preferred cook a dish of work ``w`` takes ``w / (factor * speed)``, elsewhere ``w / speed``
+    (a work discount of ``1 / factor``). ``factor=1`` gives the plain kitchen's run times.
+
+    >>> graph, cooks = preference_kitchen(2.0)
+    >>> [round(graph.tasks[0].work / c.speed_for(graph.tasks[0].op), 3) for c in cooks]   # t0 prefers the CPU
+    [0.5, 0.5, 0.667]
+    """
+    from .tasks import Task
+    from .workloads import ARTICLE_TASKS
+
+    factor = check_positive("factor", factor)
+    if factor < 1.0:
+        raise ValueError(f"factor must be at least 1 (a preference speeds its cook up), got {factor!r}")
+    graph = TaskGraph(Task(f"t{i}", work, kind, op=kind) for i, (work, kind) in enumerate(ARTICLE_TASKS))
+    cooks = [Device(d.name, d.kind, d.speed, {d.kind: factor}) for d in kitchen()]
+    return graph, cooks

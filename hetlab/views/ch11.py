@@ -7,7 +7,8 @@ from ..widgets import Explorer, dropdown, int_slider
 from ..workloads import article_tasks
 from .ch01 import _kitchen_schedule, _preference_legend
 
-__all__ = ['article_policies', 'policy_readout', 'LABELS', 'POLICY_DEFINITIONS', 'policy_table', 'demo_gantts']
+__all__ = ['article_policies', 'policy_readout', 'LABELS', 'POLICY_DEFINITIONS', 'policy_table', 'demo_gantts',
+           'AFFINITY_POLICIES', 'affinity_table']
 
 #: The policies the chapter compares, in the order the dropdown lists them.
 NAMES = ["article demo", "round-robin", "by affinity", "EFT", "LPT", "work stealing", "HEFT", "optimal"]
@@ -84,6 +85,7 @@ def demo_gantts(policies: tuple[str, ...] = ("article demo", "LPT", "optimal"), 
     """A static grid of Gantt charts: one row per policy, one column per GPU speed; bars are coloured
     by the dish's preferred device (the row is the device that made it). Returns the figure."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     for name in policies:
         if name not in NAMES:
@@ -101,11 +103,68 @@ def demo_gantts(policies: tuple[str, ...] = ("article demo", "LPT", "optimal"), 
             P.gantt(s, ax, xmax=xmax, xlabel="" if r < len(policies) - 1 else None, title=P.label(
                 f"{LABELS[name]}，GPU 速度 {speed:g}：完成 {s.makespan:.3f}",
                 f"{name}, GPU speed {speed:g}: makespan {s.makespan:.3f}"))
-            if c < len(gpu_speeds) - 1 or r > 0:
-                ax.get_legend().remove()
-            else:
+            if r == 0 and c == len(gpu_speeds) - 1:
                 _preference_legend(ax)
+                legend = ax.get_legend()
+                handles = list(legend.legend_handles) + [Line2D([], [], color="black", lw=0.8, ls="--")]
+                labels = [t.get_text() for t in legend.get_texts()] + [P.label("完成时间", "makespan")]
+            ax.get_legend().remove()
+    _drop_clipped_labels(fig)
+    # One legend for every panel, outside the grid: the colours and the dashed makespan line.
+    fig.legend(handles, labels, loc="outside right upper", fontsize=8, frameon=False)
     return fig
+
+
+def _drop_clipped_labels(fig) -> None:
+    """Remove the task names :func:`plotting.gantt` wrote on bars too narrow to hold them."""
+    from matplotlib.collections import PolyCollection
+
+    renderer = fig.canvas.get_renderer()   # text extents need a renderer; no full draw
+    for ax in fig.axes:
+        _drop_on(ax, renderer, PolyCollection)
+
+
+def _drop_on(ax, renderer, PolyCollection) -> None:
+    bars = [p for coll in ax.collections if isinstance(coll, PolyCollection) for p in coll.get_paths()]
+    for text in list(ax.texts):
+        x, y = text.get_position()
+        box = text.get_window_extent(renderer)
+        for path in bars:
+            xs, ys = path.vertices[:, 0], path.vertices[:, 1]
+            if xs.min() <= x <= xs.max() and ys.min() <= y <= ys.max():
+                left, right = ax.transData.transform([(xs.min(), y), (xs.max(), y)])[:, 0]
+                if box.width > 0.92 * (right - left):
+                    text.remove()
+                break
+
+
+#: The policies of :func:`affinity_table`, in column order.
+AFFINITY_POLICIES = ["article demo", "by affinity", "EFT", "LPT", "optimal"]
+
+
+def affinity_table(factors=(1, 1.5, 2, 3, 4)) -> str:
+    """Markdown table: makespans when each dish runs ``factor`` times faster on its preferred cook
+    (:func:`hetlab.demo.preference_kitchen`), for the demo, by-affinity, EFT, LPT and the optimum,
+    with the gaps of the demo and of by-affinity to the optimum and the demo's re-routing count."""
+    from ..demo import preference_kitchen
+
+    if isinstance(factors, (str, bytes)) or not hasattr(factors, "__iter__"):
+        raise TypeError(f"factors must be a sequence of numbers >= 1, got {type(factors).__name__} {factors!r}")
+    factors = list(factors)
+    if not factors:
+        raise ValueError("factors must hold at least one number >= 1, got an empty sequence")
+    head = ["偏好设备上的加速倍数"] + [LABELS[n] for n in AFFINITY_POLICIES] + ["演示程序距最优", "按专长距最优",
+                                                                              "演示程序的改派次数"]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+    for f in factors:
+        graph, cooks = preference_kitchen(f)
+        runs = {n: S.POLICIES[n](graph, cooks).validate() for n in AFFINITY_POLICIES}
+        best = runs["optimal"].makespan
+        gap = {n: (runs[n].makespan - best) / best for n in ("article demo", "by affinity")}
+        rows.append(f"| {f:g}× | " + " | ".join(f"{runs[n].makespan:.3f}" for n in AFFINITY_POLICIES)
+                    + f" | {gap['article demo']:.1%} | {gap['by affinity']:.1%} | "
+                    f"{runs['article demo'].info['preference_reroutes']} |")
+    return "\n".join(rows)
 
 
 #: (chapter, factory) for each widget of this module.
