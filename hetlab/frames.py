@@ -15,7 +15,8 @@ from .devices import Device, transfer_time
 from .schedule import Schedule
 from .tasks import Task, TaskGraph
 
-__all__ = ["stream", "frame_period", "split_placement", "overlap_share", "min_energy_placement", "handoffs"]
+__all__ = ["stream", "frame_period", "split_placement", "overlap_share", "min_energy_placement", "handoffs",
+           "energy_aware_choice"]
 
 
 def _devices(devices) -> list[Device]:
@@ -167,3 +168,30 @@ def handoffs(schedule: Schedule) -> tuple[int, float]:
             count += 1
             total += transfer_time(a, b, data)
     return count, total
+
+
+def energy_aware_choice(graph: TaskGraph, devices: Sequence[Device], placements: Mapping[str, object], fps: float,
+                        frames: int = 20) -> tuple[str, float, float] | None:
+    """Energy-aware selection among candidate placements: of those whose pipelined steady-state period
+    (:func:`frame_period`) meets ``fps``, the one with the least energy per frame. Returns
+    ``(name, period, energy per frame)`` or ``None`` when no candidate is fast enough.
+
+    Energy per frame is the streamed schedule's energy over ``frames`` frames divided by ``frames``;
+    idle and static power are not counted (they do not depend on the placement in this model)."""
+    check_instance("graph", graph, TaskGraph)
+    devs = _devices(devices)
+    check_instance("placements", placements, Mapping, "a mapping name -> placement")
+    if not placements:
+        raise ValueError("placements must hold at least one candidate, got an empty mapping")
+    if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= 1e6:
+        raise ValueError(f"fps must be a number in (0, 1e6], got {fps!r}")
+    frames = check_int("frames", frames, low=2, high=1000)
+    best = None
+    for name, placement in placements.items():
+        _, period = frame_period(graph, devs, placement, frames=frames)
+        if period > 1000.0 / fps + 1e-9:      # times are in ms
+            continue
+        energy = stream(graph, devs, placement, frames).energy / frames
+        if best is None or energy < best[2]:
+            best = (str(name), period, energy)
+    return best

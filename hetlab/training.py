@@ -25,7 +25,7 @@ from typing import Any
 from ._validate import check_fields, check_finite_result, check_int, check_nonnegative, check_positive, check_real
 
 __all__ = ["memory_per_device", "activation_memory", "ring_allreduce", "bubble_fraction", "step_time",
-           "micro_batch_options", "TrainingStep", "SCHEDULES", "RECOMPUTE"]
+           "micro_batch_options", "TrainingStep", "SCHEDULES", "RECOMPUTE", "kernel_efficiency"]
 
 #: Pipeline schedules understood by :func:`bubble_fraction` and :func:`step_time`.
 SCHEDULES = ("gpipe", "1f1b", "interleaved")
@@ -246,6 +246,16 @@ class TrainingStep:
             return f"{head}：不可行——{self.reason}"
         return (f"{head}：每步 {self.time:.2f} s，加速 {self.speedup:.1f} 倍，"
                 f"显存 {self.memory['total'] / 1e9:.1f} GB/卡")
+
+
+def kernel_efficiency(tokens: float, peak_efficiency: float = 0.5, half_tokens: float = 256.0) -> float:
+    """Share of peak that :func:`step_time` assumes for a GEMM with ``tokens`` rows (micro-batch x sequence):
+    ``peak_efficiency * tokens / (tokens + half_tokens)`` (an illustrative assumption)."""
+    tokens = check_positive("tokens", tokens)
+    peak = check_positive("peak_efficiency", peak_efficiency)
+    if peak > 1:
+        raise ValueError(f"peak_efficiency must be in (0, 1], got {peak:g}")
+    return _kernel_efficiency(tokens, peak, check_positive("half_tokens", half_tokens))
 
 
 def _kernel_efficiency(tokens: float, peak_efficiency: float, half_tokens: float) -> float:

@@ -57,3 +57,26 @@ def test_handoffs_count_cross_device_edges():
         FR.handoffs("x")
     with pytest.raises(ValueError, match="devices must not be empty"):
         FR.min_energy_placement(graph, [])
+
+
+def test_energy_aware_choice_picks_least_energy_that_meets_the_rate():
+    graph, soc = segmentation_model(), phone_soc()
+    heft = S.heft(graph, soc)
+    cands = {"affinity": FR.min_energy_placement(graph, soc), "HEFT": heft}
+    name, period, energy = FR.energy_aware_choice(graph, soc, cands, fps=30)
+    assert name == "affinity" and period <= 1000 / 30
+    name, period, _ = FR.energy_aware_choice(graph, soc, cands, fps=69)      # only HEFT streams at 69 fps
+    assert name == "HEFT" and period <= 1000 / 69
+    assert FR.energy_aware_choice(graph, soc, cands, fps=500) is None
+    with pytest.raises(ValueError, match="fps must be"):
+        FR.energy_aware_choice(graph, soc, cands, fps=0)
+    with pytest.raises(ValueError, match="placements must hold"):
+        FR.energy_aware_choice(graph, soc, {}, fps=30)
+
+
+def test_kernel_efficiency_matches_the_chapter_formula():
+    from hetlab import training as T
+    assert T.kernel_efficiency(2048) == pytest.approx(0.5 * 2048 / (2048 + 256))
+    assert T.kernel_efficiency(4096) > T.kernel_efficiency(2048)
+    with pytest.raises(ValueError, match="peak_efficiency"):
+        T.kernel_efficiency(10, peak_efficiency=2)

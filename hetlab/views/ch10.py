@@ -16,7 +16,7 @@ from ..workloads import segmentation_model
 
 __all__ = ['training', 'serving', 'phone', 'serving_workload', 'split_placement', 'TRAINING_CASE', 'SERVING', 'SPLIT',
            'SPLIT_CUT', 'FRAMES', 'PLACEMENTS', 'clamp_micro_batches', 'COSTS', 'GPU_COSTS', 'SERVING_MODEL',
-           'training_figure', 'serving_figure', 'phone_figure']
+           'training_figure', 'serving_figure', 'phone_figure', 'POLICY_COLOURS']
 
 #: The seed's training case: a 70B LLaMA-shaped model (80 layers, hidden 8192, 64 heads; Touvron et al. 2023)
 #: on 512 A100 80 GB (NVIDIA datasheet: 312 TFLOP/s BF16 dense), 1024 sequences of 2048 tokens per step.
@@ -71,7 +71,7 @@ def training() -> Explorer:
         ax.set_xscale("log", base=2)
         ax.set_ylim(0, 512)
         ax.set_xlabel(P.label("微批次数 m（每个数据并行副本）", "micro-batches m per replica"))
-        ax.set_ylabel(P.label("相对一张卡的加速", "speed-up over one GPU"))
+        ax.set_ylabel(P.label("相对假想单卡（50% 峰值）的加速", "speed-up over a hypothetical GPU at 50% of peak"))
         ax.set_title(P.label(f"70B，512 张 A100：DP {dp} × TP {tp} × PP {pp}，{recompute}",
                              f"70B on 512 A100: DP {dp} x TP {tp} x PP {pp}, {_RECOMPUTE[recompute]}"))
         ax.legend(fontsize=8, loc="upper left")
@@ -92,6 +92,11 @@ def serving_workload(rate: int, seed: int = 0) -> SV.Workload:
     return SV.workload(rate, 600.0, burst_factor=10.0, burst_share=0.1, mean_burst=2.0, seed=seed)
 
 
+#: One colour code for the serving figure and widget: red = request-level, blue = continuous batching
+#: (solid = TTFT, dashed = whole request, black dotted = 200 ms, grey = P99).
+POLICY_COLOURS = {"static": "#C44E52", "continuous": "#4C72B0"}
+
+
 def serving() -> Explorer:
     """Time to first token and request latency under a 10x burst, request-level vs continuous batching."""
     art: dict = {}
@@ -104,10 +109,13 @@ def serving() -> Explorer:
         r = SV.simulate(w.arrivals, w.prompt, w.output, policy=names[policy], **options)
         ttft = np.quantile(r.ttft, share) * 1e3
         lat = np.quantile(r.latency, share) * 1e3
+        colour = POLICY_COLOURS[names[policy]]
         if not art:
-            art["ttft"], = ax.plot(ttft, share, color="#55A868", label=P.label("首字延迟 TTFT", "TTFT"))
-            art["lat"], = ax.plot(lat, share, color="#4C72B0", label=P.label("整个请求的延迟", "request latency"))
-            ax.axvline(200, color="crimson", ls="--", lw=0.8, label="200 ms")
+            art["ttft"], = ax.plot(ttft, share, color=colour, label=P.label("首字延迟 TTFT（实线）", "TTFT (solid)"))
+            art["lat"], = ax.plot(lat, share, color=colour, ls="--",
+                                  label=P.label("整个请求的延迟（虚线）", "request latency (dashed)"))
+            ax.axvline(200, color="0.3", ls=":", lw=1, label="200 ms")
+            ax.axhline(0.99, color="0.6", lw=0.6)
             ax.set_xscale("log")
             ax.set_xlim(10, 3e5)
             ax.set_ylim(0, 1.02)
@@ -116,6 +124,9 @@ def serving() -> Explorer:
             ax.legend(fontsize=8, loc="lower right")
         art["ttft"].set_data(ttft, share)
         art["lat"].set_data(lat, share)
+        for line in (art["ttft"], art["lat"]):
+            line.set_color(colour)
+        ax.legend(fontsize=8, loc="lower right")
         ax.set_title(P.label(f"{len(w)} 个请求，4 张 GPU，{policy}，最大批 {max_batch}",
                              f"{len(w)} requests, 4 GPUs, {names[policy]}, max batch {max_batch}"))
         return r.summary() + f"，窃取 {r.stolen} 次"
@@ -200,7 +211,8 @@ def serving_figure(rate: int = 3):
     ax = P.new_axes(figsize=(7.5, 3.4))
     w = serving_workload(rate)
     share = np.linspace(0, 1, 300)
-    for policy, zh, colour in [("static", "请求级批处理", "#C44E52"), ("continuous", "连续批处理", "#4C72B0")]:
+    for policy, zh in [("static", "请求级批处理"), ("continuous", "连续批处理")]:
+        colour = POLICY_COLOURS[policy]
         r = SV.simulate(w.arrivals, w.prompt, w.output, policy=policy, **SERVING)
         ax.plot(np.quantile(r.ttft, share) * 1e3, share, color=colour,
                 label=P.label(f"{zh}：首字延迟", f"{policy}: TTFT"))
