@@ -36,7 +36,8 @@ from .devices import Device
 
 __all__ = ["ComputeEngine", "Memory", "ENGINES", "MEMORIES", "flops_per_cycle", "peak_flops", "entry",
            "memory", "systolic_peak", "systolic_utilisation", "specialised_kitchen", "VendorFigure",
-           "NPU_PEAKS", "TPU_V1", "npu_peak", "offload_times"]
+           "NPU_PEAKS", "TPU_V1", "npu_peak", "offload_times", "A100_THREADS_PER_SM", "dram_bandwidth",
+           "PHONE_LPDDR5", "dense_layer_intensity"]
 
 
 def _check_text(name: str, value) -> None:
@@ -275,3 +276,48 @@ def offload_times(n_elements: int, *, bytes_per_element: float = 12.0, flops_per
     kernel = kernel_time(n * f, n * b, entry("A100", precision).peak, mem.bandwidth)
     copy = n * b / wire.bandwidth
     return {"kernel": kernel, "copy": copy, "ratio": copy / kernel, "bytes": n * b}
+
+
+#: Most resident threads per A100 SM (compute capability 8.0: 64 warps of 32 threads; NVIDIA A100
+#: architecture whitepaper, 2020).
+A100_THREADS_PER_SM = 2048
+
+
+def dram_bandwidth(transfers_per_s: float, bus_bits: int) -> float:
+    """Peak bandwidth in bytes/s of a DRAM interface: ``transfers_per_s * bus_bits / 8``.
+
+    >>> dram_bandwidth(6400e6, 64) / 1e9      # 64-bit LPDDR5-6400
+    51.2
+    """
+    rate = check_positive("transfers_per_s", transfers_per_s)
+    if rate > 1e12:
+        raise ValueError(f"transfers_per_s must be in (0, 1e12], got {rate:g}")
+    bits = check_int("bus_bits", bus_bits, low=8, high=65536)
+    if bits % 8:
+        raise ValueError(f"bus_bits must be a multiple of 8, got {bits}")
+    return rate * bits / 8
+
+
+#: An illustrative phone memory: LPDDR5 at its top JEDEC data rate (JESD209-5, 2019: 6400 MT/s) on a
+#: 64-bit interface (an assumption typical of flagship phone SoCs; vendors do not publish the width).
+PHONE_LPDDR5 = Memory("phone LPDDR5-6400 x64", "device", "LPDDR5-6400, 64-bit", 8e9,
+                      dram_bandwidth(6400e6, 64),
+                      "JEDEC JESD209-5 LPDDR5 standard (2019): 6400 MT/s; 64-bit bus assumed")
+
+
+def dense_layer_intensity(k: int, n: int, batch: int = 1, bytes_per_value: float = 1.0) -> float:
+    """Operations per byte of a fully connected layer ``y = x W`` with ``W`` of shape ``k x n`` on
+    ``batch`` input rows: ``2 batch k n`` operations over ``(k n + batch k + batch n) * bytes_per_value``
+    bytes (weights, inputs and outputs each moved once). A 1x1 convolution on an ``h x w`` image is the
+    same layer with ``batch = h * w``. Default one byte per value (INT8).
+
+    >>> round(dense_layer_intensity(4096, 4096), 2)          # batch 1: each weight used once
+    2.0
+    """
+    k = check_int("k", k, low=1, high=10**9)
+    n = check_int("n", n, low=1, high=10**9)
+    batch = check_int("batch", batch, low=1, high=10**12)
+    b = check_positive("bytes_per_value", bytes_per_value)
+    if b > 64:
+        raise ValueError(f"bytes_per_value must be in (0, 64], got {b:g}")
+    return 2 * batch * k * n / ((k * n + batch * k + batch * n) * b)

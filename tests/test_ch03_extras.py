@@ -38,3 +38,39 @@ def test_peak_table_columns_align_in_display_width():
 def test_tpu_v1_paper_figure_is_the_formula_rounded():
     assert H.systolic_peak(256, 256, 0.7e9) == pytest.approx(H.TPU_V1.value, rel=0.01)
     assert H.TPU_V1.precision == "INT8"
+
+
+def test_dram_bandwidth_and_phone_lpddr5():
+    assert H.dram_bandwidth(6400e6, 64) == pytest.approx(51.2e9)
+    assert H.dram_bandwidth(3.2e9, 64) * 8 == pytest.approx(H.memory("EPYC 7763 DDR4").bandwidth)
+    assert H.PHONE_LPDDR5.bandwidth == pytest.approx(51.2e9) and "JESD209-5" in H.PHONE_LPDDR5.source
+    with pytest.raises(ValueError, match="bus_bits"):
+        H.dram_bandwidth(6400e6, 12)
+    with pytest.raises(ValueError, match="transfers_per_s"):
+        H.dram_bandwidth(0, 64)
+
+
+def test_dense_layer_intensity():
+    assert H.dense_layer_intensity(4096, 4096) == pytest.approx(2 * 4096**2 / (4096**2 + 2 * 4096))
+    # a 1x1 convolution is a dense layer with batch = pixels; FP32 (4 bytes) quarters the intensity
+    conv = H.dense_layer_intensity(64, 64, batch=3136)
+    assert conv == pytest.approx(2 * 3136 * 64 * 64 / (64 * 64 + 2 * 3136 * 64))
+    assert H.dense_layer_intensity(64, 64, batch=3136, bytes_per_value=4) == pytest.approx(conv / 4)
+    with pytest.raises(ValueError, match="batch"):
+        H.dense_layer_intensity(4, 4, batch=0)
+    with pytest.raises(ValueError, match="bytes_per_value"):
+        H.dense_layer_intensity(4, 4, bytes_per_value=0)
+
+
+def test_a100_resident_threads():
+    assert H.A100_THREADS_PER_SM * H.entry("A100", "FP32").cores == 221_184
+
+
+def test_static_figures_have_chinese_titles_and_units():
+    from hetlab import plotting
+    plotting.setup_notebook()
+    ax = ch03.roofline_figure()
+    assert "TFLOP/s" in ax.get_ylabel() and ax.get_xscale() == "log"
+    assert len(ax.get_legend().get_texts()) == 5
+    ax = ch03.peak_bars_figure()
+    assert len(ax.patches) == 8 and "TFLOP/s" in ax.get_xlabel()

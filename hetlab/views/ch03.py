@@ -8,7 +8,7 @@ from .. import plotting as P
 from .. import roofline as R
 from ..widgets import Explorer, dropdown, int_slider, slider
 
-__all__ = ['peak_compute', 'roofline', 'peak_table']
+__all__ = ['peak_compute', 'roofline', 'peak_table', 'roofline_figure', 'peak_bars_figure']
 
 _DECADES = [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0]
 
@@ -29,7 +29,7 @@ def peak_table() -> str:
     by display width (CJK characters count two)."""
     engine_name = {"vector": "向量单元", "tensor": "张量核心"}
     clock_name = {"base": "基础", "boost": "加速"}
-    head = ["芯片", "精度", "单元", "核心/SM", "频率 GHz", "每周期", "算得峰值", "手册峰值"]
+    head = ["芯片", "精度", "单元", "核心/SM", "频率 GHz", "每核(SM)每周期 FLOP", "算得峰值", "手册峰值"]
     rows = []
     for e in H.ENGINES:
         unit = "TOPS" if e.precision == "INT8" else "TFLOP/s"
@@ -46,7 +46,7 @@ def _reference(precision: str) -> list[tuple[str, float]]:
     """Datasheet chips at one precision (tensor cores listed separately: FP64 ones, or FP16/BF16 next to FP32)."""
     tensor = "FP64" if precision == "FP64" else "FP16/BF16"
     return [("EPYC 7763", H.entry("EPYC 7763", precision).peak),
-            (P.label("A100 CUDA 核心", "A100 CUDA cores"), H.entry("A100", precision).peak),
+            (P.label("A100 向量单元", "A100 vector units"), H.entry("A100", precision).peak),
             (P.label("A100 张量核心", "A100 tensor cores"), H.entry("A100", tensor, "tensor").peak)]
 
 
@@ -124,7 +124,7 @@ def roofline() -> Explorer:
                                         xytext=(-4 if last else 4, -12), ha="right" if last else "left", fontsize=7)
                             for last, k, p in zip([False, False, True], KERNELS, points)]
             art["mine"], = ax.plot([i], [mine], "o", mfc="none", mec="crimson", mew=2, ms=11,
-                                   label=P.label("你的内核", "your kernel"))
+                                   label=P.label("你的算子", "your kernel"))
             ax.set_xlabel(P.label("算术强度 I（FLOP/字节，对数轴）", "arithmetic intensity I (FLOP/byte, log)"))
             ax.set_ylabel(P.label("可达性能（TFLOP/s）", "attainable (TFLOP/s)"))
             ax.set_title(P.label("屋顶线模型：可达 = min(峰值, I × 带宽)", "roofline: min(peak, I x bandwidth)"))
@@ -146,6 +146,67 @@ def roofline() -> Explorer:
                                                fmt=".0f"),
                            "peak": slider("峰值 TFLOP/s", 1.0, 320.0, 0.5, 19.5, fmt=".1f")},
                     figsize=(7.5, 3.6), clear=False)
+
+
+def roofline_figure(ax=None):
+    """Static figure: the FP32 rooflines of the A100 40GB (HBM2) and the EPYC 7763 (8 x DDR4-3200) on one
+    log-log plot, the book's three kernels on each roof and both ridge points marked."""
+    ax = P.new_axes(ax, figsize=(7.5, 4.2))
+    grid = np.logspace(-2, 3, 300)
+    chips = [("A100 40GB", "A100 40GB", H.entry("A100", "FP32").peak, H.memory("A100 40GB HBM2").bandwidth,
+              "#4C72B0"),
+             ("EPYC 7763", "EPYC 7763", H.entry("EPYC 7763", "FP32").peak, H.memory("EPYC 7763 DDR4").bandwidth,
+              "#C44E52")]
+    markers = ["o", "s", "^"]
+    for zh, en, peak, bw, colour in chips:
+        ridge = R.ridge_point(peak, bw)
+        ax.plot(grid, R.attainable(grid, peak, bw) / 1e12, color=colour, lw=2,
+                label=P.label(f"{zh}（FP32 {peak / 1e12:.1f} TFLOP/s，{bw / 1e9:.0f} GB/s）",
+                              f"{en} (FP32 {peak / 1e12:.1f} TFLOP/s, {bw / 1e9:.0f} GB/s)"))
+        ax.axvline(ridge, color=colour, ls=":", lw=1)
+        left = colour == chips[0][4]
+        ax.annotate(P.label(f"屋脊点 {ridge:.1f}", f"ridge {ridge:.1f}"), (ridge, 2e-3),
+                    textcoords="offset points", xytext=(-3 if left else 3, 0), ha="right" if left else "left",
+                    fontsize=8, color=colour)
+        for (kzh, ken, i), m in zip(KERNELS, markers):
+            ax.plot([i], [R.attainable(i, peak, bw) / 1e12], m, color=colour, ms=7, mec="black", mew=0.5)
+    for (kzh, ken, i), m in zip(KERNELS, markers):
+        ax.plot([], [], m, color="0.7", mec="black", mew=0.5, label=P.label(kzh, ken))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(grid[0], grid[-1])
+    ax.set_ylim(1e-3, 100)
+    ax.set_xlabel(P.label("算术强度 I（FLOP/字节，对数轴）", "arithmetic intensity I (FLOP/byte, log)"))
+    ax.set_ylabel(P.label("可达性能（TFLOP/s，对数轴）", "attainable (TFLOP/s, log)"))
+    ax.set_title(P.label("FP32 屋顶线：A100 与 EPYC 7763（同一精度）", "FP32 rooflines: A100 vs EPYC 7763"))
+    ax.legend(fontsize=7.5, loc="upper left", frameon=False)
+    return ax
+
+
+def peak_bars_figure(ax=None):
+    """Static horizontal bars of the datasheet engines grouped by precision (FP64, FP32 next to the tensor
+    formats), vector units and tensor cores coloured apart, log axis in TFLOP/s (TOPS for INT8)."""
+    ax = P.new_axes(ax, figsize=(7.5, 3.8))
+    rows = [("EPYC 7763", "FP64", "vector"), ("A100", "FP64", "vector"), ("A100", "FP64", "tensor"),
+            ("EPYC 7763", "FP32", "vector"), ("A100", "FP32", "vector"), ("A100", "TF32", "tensor"),
+            ("A100", "FP16/BF16", "tensor"), ("A100", "INT8", "tensor")]
+    colours = {("EPYC 7763", "vector"): "#C44E52", ("A100", "vector"): "#4C72B0", ("A100", "tensor"): "#8172B2"}
+    unit = {"vector": ("向量单元", "vector"), "tensor": ("张量核心", "tensor")}
+    values = [H.entry(c, p, e).peak / 1e12 for c, p, e in rows]
+    y = np.arange(len(rows)) + np.array([0, 0, 0, 0.5, 0.5, 0.5, 0.5, 0.5])
+    ax.barh(y, values, color=[colours[(c, e)] for c, _, e in rows])
+    names = [P.label(f"{c} {p} {unit[e][0]}", f"{c} {p} {unit[e][1]}") for c, p, e in rows]
+    ax.set_yticks(y, names, fontsize=8)
+    for yy, v, (c, p, e) in zip(y, values, rows):
+        ax.text(v * 1.08, yy, f"{v:.3g}" + (" TOPS" if p == "INT8" else ""), va="center", fontsize=8)
+    ax.axhline(2.75, color="0.6", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlim(1, 3000)
+    ax.invert_yaxis()
+    ax.set_xlabel(P.label("稠密峰值（TFLOP/s，INT8 为 TOPS；对数轴）", "dense peak (TFLOP/s; TOPS for INT8; log)"))
+    ax.set_title(P.label("同一精度才可比：上组 FP64，下组 FP32 及张量核心的低精度格式",
+                         "compare at one precision: FP64 above, FP32 and tensor formats below"), fontsize=10)
+    return ax
 
 
 #: (chapter, factory) for each widget of this module.

@@ -87,7 +87,7 @@ def _width(text: str) -> int:
 def sweep_table(graph, counts) -> str:
     """The device sweep of ``device_sweep.device_sweep`` as a table whose columns line up in display width."""
     head = ["设备数 N", "完成时间", "吞吐量（任务/单位时间）", "加速比 S", "平均利用率 U", "效率 E=S/N", "闲忙比 R"]
-    rows = [[str(r.n_devices), f"{r.makespan:.2f}", f"{r.throughput:.2f}", f"{r.speedup:.2f}x",
+    rows = [[str(r.n_devices), f"{r.makespan:.2f}", f"{r.throughput:.2f}", f"{r.speedup:.2f} 倍",
              f"{r.utilisation:.0%}", f"{r.efficiency:.0%}", f"{r.idle_busy:.2f}"]
             for r in D.device_sweep(graph, counts)]
     widths = [max(_width(x[k]) for x in rows + [head]) for k in range(len(head))]
@@ -114,7 +114,8 @@ def throughput_utilisation_figure(tasks: int = 32, spread: float = 0.5, ax=None)
     ax.set_ylim(0, tasks / floor * 1.15)
     ax.set_xlim(0, 33)
     ax.legend(handles=[a, b, c], fontsize=8, loc="lower center")
-    ax.set_title(P.label(f"{tasks} 个任务：吞吐量走平时利用率开始下滑", f"{tasks} tasks: throughput vs utilisation"))
+    ax.set_title(P.label(f"{tasks} 个任务：吞吐量碰到上限后，利用率按 1/N 下滑",
+                         f"{tasks} tasks: once throughput hits its ceiling, utilisation falls as 1/N"))
     return ax
 
 
@@ -147,14 +148,27 @@ def split_figure(ax=None):
 
 
 def efficiency_figure(p_values=(0.5, 0.9, 0.99), n_max: int = 4096, ax=None):
-    """Amdahl efficiency curves with E = 0.5 and each half-efficiency point N_1/2 = (2 - p)/(1 - p) marked."""
-    ax = P.efficiency_curve(list(p_values), n_max=n_max, ax=ax)
+    """Amdahl efficiency E = 1/(N(1-p)+p) as continuous curves (N real, 400 points on a log grid) with the
+    integer device counts 1, 2, 4, ... marked, E = 0.5 and each half-efficiency point N_1/2 = (2 - p)/(1 - p)."""
+    ax = P.new_axes(ax, figsize=(7, 4))
+    grid = np.geomspace(1, n_max, 400)
+    powers = 2.0 ** np.arange(0, int(np.log2(n_max)) + 1)
+    curves = [ax.plot(grid, F.amdahl_efficiency(p, grid), label=f"p = {p:g}")[0] for p in p_values]
+    for k, (line, p) in enumerate(zip(curves, p_values)):
+        ax.plot(powers, F.amdahl_efficiency(p, powers), ".", color=line.get_color(), ms=5,
+                label=P.label("整数 N = 1, 2, 4, … 的取值", "integer N = 1, 2, 4, ...") if k == 0 else None)
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel(P.label("设备数 N（对数轴）", "devices N (log axis)"))
+    ax.set_ylabel(P.label("并行效率 E", "efficiency E"))
+    ax.set_title(P.label("并行效率随设备数下降（Amdahl 模型）", "Efficiency falls as devices are added"))
     ax.axhline(0.5, color="0.4", ls="--", lw=1)
-    for line, p in zip(ax.get_lines(), p_values):
+    for line, p in zip(curves, p_values):
         half = (2 - p) / (1 - p)
         ax.plot([half], [0.5], "o", color=line.get_color(), ms=5)
         ax.annotate(f"N½ = {half:.0f}", (half, 0.5), textcoords="offset points", xytext=(4, 6), fontsize=8,
                     color=line.get_color())
+    ax.legend(fontsize=8)
     return ax
 
 
