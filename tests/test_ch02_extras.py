@@ -45,3 +45,48 @@ def test_dish_figure_and_critical_gantt():
     plt.close(axes[0].figure)
     with pytest.raises(ValueError, match="devices"):
         views.dish_figure(devices=(0,))
+
+
+def test_transformer_layer_is_almost_a_chain():
+    from hetlab.opgraphs import transformer_layer
+    from hetlab.tasks import critical_path
+
+    g = transformer_layer()
+    assert len(g) == 14
+    assert WS.peak_width(g) == 3                       # Q, K, V side by side
+    assert 1.0 < WS.parallelism(g) < 1.3
+    assert WS.greedy(g, identical(2)).makespan == pytest.approx(WS.span(g))
+    assert critical_path(g)[1][-3:] == ["GELU", "FC2", "add2"]
+    # FC1 (s x h x 4h) costs four times a projection (s x h x h)
+    assert g.task("FC1").work == pytest.approx(4 * g.task("Q").work, rel=1e-3)
+
+
+def test_transformer_layer_validates():
+    from hetlab.opgraphs import transformer_layer
+
+    with pytest.raises(ValueError, match="heads"):
+        transformer_layer(hidden=100, heads=3)
+    with pytest.raises(ValueError, match="tflops"):
+        transformer_layer(tflops=0)
+    with pytest.raises(TypeError, match="sequence"):
+        transformer_layer(sequence=2.5)
+
+
+def test_critical_gantt_draws_only_the_critical_path_on_request():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from hetlab import views
+
+    g = views.example_graph("dag", 16)
+    s = WS.greedy(g, identical(3, speed=10.0))
+    ax = views.critical_gantt(s, show_deps="critical", fit_names=True)
+    from hetlab.tasks import critical_path
+
+    arrows = [a for a in ax.texts if getattr(a, "arrow_patch", None) is not None]
+    assert len(arrows) == len(critical_path(g)[1]) - 1
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="show_deps"):
+        views.critical_gantt(s, show_deps="some")
