@@ -8,7 +8,7 @@ from ..devices import kitchen
 from ..widgets import Explorer, dropdown, int_slider, slider
 from ..workloads import skewed_tasks
 
-__all__ = ['policies', 'variance', 'POLICY_NAMES', 'gantt_legend']
+__all__ = ['policies', 'variance', 'POLICY_NAMES', 'gantt_legend', 'break_even_figure', 'steal_report']
 
 #: Chinese labels of the policies (HEFT, EFT and LPT keep their names).
 POLICY_NAMES = {"round-robin": "轮转", "block": "分块", "by affinity": "按专长", "earliest free": "最早空闲",
@@ -38,6 +38,52 @@ def gantt_legend(ax, *, identical: bool = False):
     ax.legend(handles=handles, labels=texts, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
               frameon=False, title=P.label("任务偏好设备", "preferred device"), title_fontsize=8)
     return ax
+
+
+def break_even_figure(sweeps: dict, ax=None):
+    """``static - dynamic`` mean makespan against the noise σ, one line per dispatch cost O_s.
+
+    ``sweeps`` maps O_s to an :func:`hetlab.dispatch_cost.overhead_sweep` result; the interpolated
+    break-even σ* (:func:`hetlab.dispatch_cost.crossing_noise`) is marked on each line.
+    """
+    import matplotlib.pyplot as plt
+
+    from .. import dispatch_cost as DC
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+    for overhead, points in sweeps.items():
+        noise = [q.noise for q in points]
+        line, = ax.plot(noise, [q.gap for q in points], marker=".", label=f"O_s = {overhead:g}")
+        star = DC.crossing_noise(points)
+        if star is not None:
+            ax.plot([star], [0.0], marker="o", markersize=8, markerfacecolor="white", color=line.get_color())
+            ax.annotate(f"σ*≈{star:.2f}", (star, 0.0), textcoords="offset points", xytext=(4, 8), fontsize=8,
+                        color=line.get_color())
+    ax.axhline(0.0, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel(P.label("耗时波动 σ", "run-time noise σ"))
+    ax.set_ylabel(P.label("静态 − 动态 完成时间差（时间单位）", "static − dynamic makespan (time units)"))
+    ax.set_title(P.label("正值：动态更快；空心圆为分界点 σ*（插值）", "positive: dynamic faster; circles: σ*"))
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    return ax
+
+
+def steal_report(ws, graph, devices, *, after: float = 5.2) -> str:
+    """Chinese summary of a work-stealing run: per-device counts and busy time, the last task, and
+    the steal log after time ``after``."""
+    import numpy as np
+    lines = []
+    for j, d in enumerate(devices):
+        mine = ws.device_of == j
+        lines.append(f"{d.name}: {mine.sum():>2} 道菜，忙碌 {ws.busy[j]:.2f}，最后一道在 {ws.end[mine].max():.2f} 做完")
+    last = int(np.argmax(ws.end))
+    task = graph.tasks[last]
+    fastest = max(devices, key=lambda d: d.speed)
+    lines.append(f"最后完成的是 {task.name}（工作量 {task.work:.2f}），在 {devices[ws.device_of[last]].name} 上从 "
+                 f"{ws.start[last]:.2f} 做到 {ws.end[last]:.2f}；"
+                 f"若交给 {fastest.name} 只需 {task.work / fastest.speed:.2f}")
+    lines.append(f"{after} 之后的偷取记录（时刻 = 偷取结果揭晓的时刻）：")
+    lines += [f"  {e.time:.2f}  {e.thief} 偷 {e.victim}：{e.task or '扑空'}" for e in ws.log if e.time > after]
+    return "\n".join(lines)
 
 
 def policies() -> Explorer:
