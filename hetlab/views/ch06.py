@@ -4,12 +4,27 @@ from __future__ import annotations
 import numpy as np
 
 from .. import barrier_model as BM
+from .. import comm_scaling as CS
 from .. import formulas as F
 from .. import plotting as P
 from .. import sync
-from ..widgets import Explorer, int_slider, slider
+from ..widgets import Explorer, dropdown, int_slider, slider
 
-__all__ = ['amdahl', 'barrier', 'lock']
+__all__ = ['amdahl', 'barrier', 'lock', 'comm_peak', 'decimal_log_ticks']
+
+POWERS = [2 ** k for k in range(13)]     # 1, 2, 4, ..., 4096
+
+
+def decimal_log_ticks(ax, *, x: bool = True, y: bool = True, top: int = 4096):
+    """Label log-2 axes 1, 4, 16, ..., ``top`` in plain decimal instead of 2^k."""
+    from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
+    ticks = [4 ** k for k in range(8) if 4 ** k <= top]
+    for on, axis in ((x, ax.xaxis), (y, ax.yaxis)):
+        if on:
+            axis.set_major_locator(FixedLocator(ticks))
+            axis.set_major_formatter(ScalarFormatter())
+            axis.set_minor_locator(NullLocator())
+    return ax
 
 
 def amdahl() -> Explorer:
@@ -29,13 +44,14 @@ def amdahl() -> Explorer:
         ax.set_ylim(1, 4096)
         ax.set_xlabel(P.label("设备数 N", "devices N"))
         ax.set_ylabel(P.label("加速比 S", "speed-up S"))
+        decimal_log_ticks(ax)
         ax.legend(fontsize=8, loc="upper left")
         ax.set_title(P.label("Amdahl 定律", "Amdahl's law"))
         ceiling = f"{F.amdahl_limit(p):.3f}" if p < 1 else "无上限"
         return f"S = 1/((1-p) + p/N) = {s:.3f}；设备无限多时的上限 1/(1-p) = {ceiling}"
 
     return Explorer(draw, {"p": slider("可并行比例 p", 0.0, 1.0, 0.01, 0.95),
-                           "N": int_slider("设备数 N", 1, 4096, 1024)}, figsize=(7, 3.6))
+                           "N": dropdown("设备数 N", [(str(n), n) for n in POWERS], 1024)}, figsize=(7, 3.6))
 
 
 def barrier() -> Explorer:
@@ -51,8 +67,8 @@ def barrier() -> Explorer:
         ax.set_xticks(x, [str(i) for i in x])
         ax.set_xlabel(P.label("设备编号", "device"))
         ax.set_ylabel(P.label("时间（时间单位）", "time (time units)"))
-        ax.set_ylim(0, max(2.5, run.phase_times[k] * 1.15))
-        ax.legend(fontsize=8, loc="upper right")
+        ax.set_ylim(0, max(2.5, run.phase_times[k] * 1.45))     # head-room: the legend sits above the bars
+        ax.legend(fontsize=8, loc="upper left", ncol=2)
         ax.set_title(P.label(f"示例：第 1 个阶段（共 20 个），最慢者用时 {run.phase_times[k]:.2f}",
                              f"example: phase 1 of 20, slowest takes {run.phase_times[k]:.2f}"))
         return (f"20 个阶段共用时 {run.total:.2f}（若不需要屏障 {run.total_without_barriers:.2f}）；"
@@ -93,5 +109,35 @@ def lock() -> Explorer:
                            "noise": slider("耗时波动 σ", 0.0, 1.0, 0.05, 0.2)}, figsize=(7, 3.4), clear=False)
 
 
+def comm_peak() -> Explorer:
+    """Amdahl with the ring all-reduce in the step time (:mod:`hetlab.comm_scaling`) against plain Amdahl,
+    with the peak device count N* marked; sliders for p and the per-hop latency alpha."""
+    def draw(ax, p: float, latency_ms: float) -> str:
+        n = np.arange(1, 4097)
+        alpha = latency_ms * 1e-3
+        s = CS.amdahl_with_allreduce(p, n, latency=alpha)
+        best = int(n[np.argmax(s)])
+        ax.plot(n, F.amdahl(p, n), color="0.5", ls="--",
+                label=P.label("Amdahl（不计通信）", "Amdahl (no communication)"))
+        ax.plot(n, s, label=P.label("Amdahl + 环形全归约", "Amdahl + ring all-reduce"))
+        ax.plot([best], [s.max()], "o", color="crimson",
+                label=P.label(f"峰值 N* = {best}，S = {s.max():.1f}", f"peak N* = {best}, S = {s.max():.1f}"))
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ax.set_ylim(1, 128)
+        decimal_log_ticks(ax, top=4096)
+        ax.set_xlabel(P.label("设备数 N", "devices N"))
+        ax.set_ylabel(P.label("加速比 S", "speed-up S"))
+        ax.set_title(P.label(f"C = 64 s，梯度 1 GB，带宽 10 GB/s，每跳延迟 α = {latency_ms:g} ms",
+                             f"C = 64 s, 1 GB gradients, 10 GB/s, alpha = {latency_ms:g} ms"))
+        ax.legend(fontsize=8, loc="upper left")
+        return (f"峰值在 N = {best}（公式 √((Cp − 2G/B)/(2α)) = {CS.peak_devices(p, latency=alpha):.1f}），"
+                f"加速比 {s.max():.2f}；N = 4096 时 {s[-1]:.2f}，Amdahl 给 {F.amdahl(p, 4096):.2f}")
+
+    alphas = [(f"{a:g}", a) for a in (0.1, 0.3, 1.0, 3.0, 10.0)]
+    return Explorer(draw, {"p": slider("可并行比例 p", 0.9, 0.999, 0.001, 0.99, fmt=".3f"),
+                           "latency_ms": dropdown("每跳延迟 α（ms）", alphas, 1.0)}, figsize=(7, 3.6))
+
+
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(6, amdahl), (6, barrier), (6, lock)]
+VIEWS = [(6, amdahl), (6, barrier), (6, lock), (6, comm_peak)]
