@@ -10,7 +10,7 @@ from .. import plotting as P
 from .. import sync
 from ..widgets import Explorer, dropdown, int_slider, slider
 
-__all__ = ['amdahl', 'barrier', 'lock', 'comm_peak', 'decimal_log_ticks']
+__all__ = ['amdahl', 'barrier', 'lock', 'comm_peak', 'comm_peak_figure', 'decimal_log_ticks']
 
 POWERS = [2 ** k for k in range(13)]     # 1, 2, 4, ..., 4096
 
@@ -107,6 +107,32 @@ def lock() -> Explorer:
 
     return Explorer(draw, {"critical_share": slider("临界区占比 h", 0.02, 0.5, 0.01, 0.1),
                            "noise": slider("耗时波动 σ", 0.0, 1.0, 0.05, 0.2)}, figsize=(7, 3.4), clear=False)
+
+
+def comm_peak_figure(p: float = 0.99, latencies_ms=(1.0, 10.0), ax=None):
+    """Plain Amdahl against Amdahl + ring all-reduce (C = 64 s, 1 GB, 10 GB/s) for each per-hop latency,
+    each curve's peak N* marked."""
+    import matplotlib.pyplot as plt
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+    n = np.arange(1, 4097)
+    ax.plot(n, F.amdahl(p, n), color="0.5", ls="--", label=P.label(f"Amdahl，p = {p:g}（不计通信）",
+                                                                  f"Amdahl, p = {p:g} (no communication)"))
+    for ms in latencies_ms:
+        s = CS.amdahl_with_allreduce(p, n, latency=ms * 1e-3)
+        best = int(n[np.argmax(s)])
+        line, = ax.plot(n, s, label=P.label(f"+ 全归约，α = {ms:g} ms：峰值 N* = {best}",
+                                            f"+ all-reduce, alpha = {ms:g} ms: peak N* = {best}"))
+        ax.plot([best], [s.max()], "o", color=line.get_color())
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_ylim(1, 128)
+    decimal_log_ticks(ax, top=4096)
+    ax.set_xlabel(P.label("设备数 N", "devices N"))
+    ax.set_ylabel(P.label("加速比 S", "speed-up S"))
+    ax.set_title(P.label("把全归约放进 Amdahl：加速比先升后降", "Amdahl with the all-reduce: speed-up peaks"))
+    ax.legend(fontsize=8, loc="upper left")
+    return ax
 
 
 def comm_peak() -> Explorer:
