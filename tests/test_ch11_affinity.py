@@ -68,3 +68,15 @@ def test_demo_gantts_has_one_legend_with_the_makespan_line():
     assert any("完成时间" in x or "makespan" in x for x in labels)
     assert len(labels) == 4
     matplotlib.pyplot.close(fig)
+
+
+def test_demo_gantts_drops_names_that_do_not_fit():
+    # A narrow figure: the short bars (t3, t7 on the fast GPU) cannot hold their names.
+    import matplotlib.pyplot as plt
+
+    wide = ch11.demo_gantts(("LPT",), (40,))
+    narrow_before = sum(len(ax.texts) for ax in wide.axes)
+    wide.set_size_inches(2.0, 1.5)
+    ch11._drop_clipped_labels(wide)
+    assert sum(len(ax.texts) for ax in wide.axes) < narrow_before
+    plt.close(wide)

@@ -119,12 +119,15 @@ def _drop_clipped_labels(fig) -> None:
     """Remove the task names :func:`plotting.gantt` wrote on bars too narrow to hold them."""
     from matplotlib.collections import PolyCollection
 
-    renderer = fig.canvas.get_renderer()   # text extents need a renderer; no full draw
+    # Text extents need a renderer but no full draw. The axes are measured before constrained layout
+    # shrinks them a little, hence the margin in _drop_on (a label must fill at most 70% of its bar).
+    renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
         _drop_on(ax, renderer, PolyCollection)
 
 
 def _drop_on(ax, renderer, PolyCollection) -> None:
+    """On one Gantt axes, remove each task name wider than 70% of the bar it sits on."""
     bars = [p for coll in ax.collections if isinstance(coll, PolyCollection) for p in coll.get_paths()]
     for text in list(ax.texts):
         x, y = text.get_position()
@@ -133,7 +136,7 @@ def _drop_on(ax, renderer, PolyCollection) -> None:
             xs, ys = path.vertices[:, 0], path.vertices[:, 1]
             if xs.min() <= x <= xs.max() and ys.min() <= y <= ys.max():
                 left, right = ax.transData.transform([(xs.min(), y), (xs.max(), y)])[:, 0]
-                if box.width > 0.92 * (right - left):
+                if box.width > 0.7 * (right - left):
                     text.remove()
                 break
 
