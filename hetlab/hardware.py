@@ -300,9 +300,8 @@ def dram_bandwidth(transfers_per_s: float, bus_bits: int) -> float:
 
 #: An illustrative phone memory: LPDDR5 at its top JEDEC data rate (JESD209-5, 2019: 6400 MT/s) on a
 #: 64-bit interface (an assumption typical of flagship phone SoCs; vendors do not publish the width).
-PHONE_LPDDR5 = Memory("phone LPDDR5-6400 x64", "device", "LPDDR5-6400, 64-bit", 8e9,
-                      dram_bandwidth(6400e6, 64),
-                      "JEDEC JESD209-5 LPDDR5 standard (2019): 6400 MT/s; 64-bit bus assumed")
+PHONE_LPDDR5 = Memory("phone LPDDR5-6400 x64", "device", "LPDDR5-6400 x64", 8e9,
+                      dram_bandwidth(6400e6, 64), "JEDEC JESD209-5 LPDDR5 standard (2019): 6400 MT/s")
 
 
 def dense_layer_intensity(k: int, n: int, batch: int = 1, bytes_per_value: float = 1.0) -> float:

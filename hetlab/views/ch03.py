@@ -168,9 +168,9 @@ def roofline_figure(ax=None):
         ax.annotate(P.label(f"屋脊点 {ridge:.1f}", f"ridge {ridge:.1f}"), (ridge, 2e-3),
                     textcoords="offset points", xytext=(-3 if left else 3, 0), ha="right" if left else "left",
                     fontsize=8, color=colour)
-        for (kzh, ken, i), m in zip(KERNELS, markers):
+        for (_zh, _en, i), m in zip(KERNELS, markers):
             ax.plot([i], [R.attainable(i, peak, bw) / 1e12], m, color=colour, ms=7, mec="black", mew=0.5)
-    for (kzh, ken, i), m in zip(KERNELS, markers):
+    for (kzh, ken, _i), m in zip(KERNELS, markers):
         ax.plot([], [], m, color="0.7", mec="black", mew=0.5, label=P.label(kzh, ken))
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -197,7 +197,7 @@ def peak_bars_figure(ax=None):
     ax.barh(y, values, color=[colours[(c, e)] for c, _, e in rows])
     names = [P.label(f"{c} {p} {unit[e][0]}", f"{c} {p} {unit[e][1]}") for c, p, e in rows]
     ax.set_yticks(y, names, fontsize=8)
-    for yy, v, (c, p, e) in zip(y, values, rows):
+    for yy, v, (_c, p, _e) in zip(y, values, rows):
         ax.text(v * 1.08, yy, f"{v:.3g}" + (" TOPS" if p == "INT8" else ""), va="center", fontsize=8)
     ax.axhline(2.75, color="0.6", lw=0.8)
     ax.set_xscale("log")
