@@ -130,8 +130,10 @@ def workflow_policies() -> Explorer:
         s, cp, area, bound = _run(workflow, policy, bandwidth)
         title = P.label(f"{_LABEL[policy]}：完成时间 {s.makespan:.0f} 秒", f"{policy}: makespan {s.makespan:.0f} s")
         P.gantt(s, ax, show_names=False, xmax=_run(workflow, "round-robin", 10)[0].makespan, title=title)
-        ax.axvline(cp, color="crimson", ls=":", lw=1, label=P.label(f"关键路径 {cp:.0f} 秒", f"critical path {cp:.0f} s"))
-        ax.axvline(bound, color="0.3", ls="-.", lw=1, label=P.label(f"下界 {bound:.0f} 秒", f"lower bound {bound:.0f} s"))
+        ax.axvline(cp, color="crimson", ls=":", lw=1,
+                   label=P.label(f"关键路径 {cp:.0f} 秒", f"critical path {cp:.0f} s"))
+        ax.axvline(bound, color="0.3", ls="-.", lw=1,
+                   label=P.label(f"下界 {bound:.0f} 秒", f"lower bound {bound:.0f} s"))
         ax.set_xlabel(P.label("时间（秒）", "time (s)"))
         handles, _ = ax.get_legend_handles_labels()
         ax.legend(handles=handles + [_makespan_handle(s.makespan, "s")], loc="upper left",
@@ -245,7 +247,8 @@ def workflow_gantts(workflow: str = "montage", policies: tuple[str, ...] = ("HEF
         P.gantt(s, ax, show_names=False, xmax=xmax, title=P.label(
             f"{workflow.capitalize()}，{_LABEL[policy]}：完成时间 {s.makespan:.0f} 秒",
             f"{workflow.capitalize()}, {policy}: makespan {s.makespan:.0f} s"))
-        ax.axvline(cp, color="crimson", ls=":", lw=1, label=P.label(f"关键路径 {cp:.0f} 秒", f"critical path {cp:.0f} s"))
+        ax.axvline(cp, color="crimson", ls=":", lw=1,
+                   label=P.label(f"关键路径 {cp:.0f} 秒", f"critical path {cp:.0f} s"))
         ax.axvline(bound, color="tab:blue", ls="-.", lw=1.2,
                    label=P.label(f"下界 {bound:.0f} 秒", f"lower bound {bound:.0f} s"))
         handles, _ = ax.get_legend_handles_labels()
