@@ -90,3 +90,16 @@ def test_critical_gantt_draws_only_the_critical_path_on_request():
     plt.close(ax.figure)
     with pytest.raises(ValueError, match="show_deps"):
         views.critical_gantt(s, show_deps="some")
+
+
+def test_transformer_figure_names_the_span():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from hetlab import views
+
+    ax = views.transformer_figure()
+    assert "D = 2842.3" in ax.get_title() and "W/D = 1.16" in ax.get_title()
+    plt.close(ax.figure)

@@ -10,7 +10,7 @@ from ..tasks import Task, TaskGraph, critical_path, independent_tasks, random_da
 from ..widgets import Explorer, dropdown, int_slider
 
 __all__ = ['tasks_vs_devices', 'scaling_figure', 'example_graph', 'dish_graph', 'dish_figure', 'draw_dag',
-           'critical_gantt']
+           'critical_gantt', 'transformer_figure']
 
 SPEED = 10.0
 #: Colours of tasks on and off the critical path.
@@ -24,12 +24,12 @@ def dish_graph() -> TaskGraph:
                      [("洗", x) for x in side] + [(x, "装盘") for x in side])
 
 
-def draw_dag(graph: TaskGraph, ax=None, *, title: str | None = None):
+def draw_dag(graph: TaskGraph, ax=None, *, title: str | None = None, figsize=(4, 3)):
     """A small task graph drawn in layers (a task's layer = most edges on a path into it), left to right;
     each node shows the task's name and time, the critical path is thick and orange."""
     from matplotlib.patches import FancyArrowPatch
 
-    ax = P.new_axes(ax, figsize=(4, 3))
+    ax = P.new_axes(ax, figsize=figsize)
     n = len(graph.tasks)
     if n > 30:
         raise ValueError(f"graph must have at most 30 tasks to be drawn, got {n}")
@@ -169,6 +169,20 @@ def dish_figure(devices: tuple[int, ...] = (2, 3)):
         _critical_legend(ax, extra)
         axes.append(ax)
     return axes
+
+
+def transformer_figure(**layer):
+    """The operator graph of one Transformer layer (:func:`hetlab.opgraphs.transformer_layer`, keyword
+    arguments passed on), drawn in layers with each operator's time in microseconds and the critical path
+    in orange. Returns the axes."""
+    from ..opgraphs import transformer_layer
+
+    graph = transformer_layer(**layer)
+    d, w = WS.span(graph), WS.work(graph)
+    P.use_cjk_font()
+    return draw_dag(graph, figsize=(11, 2.8), title=P.label(
+        f"一层 Transformer 的算子图（时长单位：微秒）：关键路径（橙色）D = {d:.1f}，W = {w:.1f}，W/D = {w / d:.2f}",
+        f"one Transformer layer (microseconds): critical path (orange) D = {d:.1f}, W = {w:.1f}, W/D = {w / d:.2f}"))
 
 
 @lru_cache(maxsize=64)
