@@ -38,14 +38,19 @@ def pipeline_figure(schedule, ax=None, title: str | None = None):
 
 
 def pipeline_pair_figure(stages: int = 4, micro_batches: int = 6):
-    """GPipe (top) and 1F1B (bottom) on the same equal stages, each stage's peak activations written at its end."""
+    """GPipe (top) and 1F1B (bottom) on the same equal stages; each box names its micro-batch (F3 = forward of
+    micro-batch 3, from 0), each stage's peak activations are written at its end."""
     import matplotlib.pyplot as plt
 
     P.use_cjk_font()
-    fig, axes = plt.subplots(2, 1, figsize=(8.5, 4.8), layout="constrained", sharex=True)
+    fig, axes = plt.subplots(2, 1, figsize=(9.5, 4.8), layout="constrained", sharex=True)
     for ax, method in zip(axes, ["gpipe", "1f1b"]):
         s = sim.pipeline_schedule(np.ones(stages), micro_batches, method=method).validate()
         pipeline_figure(s, ax)
+        for i, task in enumerate(s.graph.tasks):          # "F3@S0": micro-batch 3 on stage 0
+            kind, mb = task.name[0], task.name[1:].split("@")[0]
+            ax.text((s.start[i] + s.end[i]) / 2, stages - 1 - int(s.device_of[i]), f"{kind}{mb}",
+                    ha="center", va="center", fontsize=6.5 if kind == "F" else 7.5, color="white")
         if ax is axes[0]:
             ax.set_xlabel("")
         for stage, peak in enumerate(s.info["peak_activations"]):
