@@ -243,7 +243,7 @@ def gustafson_to_amdahl_fraction(p: Any, N: Any) -> Any:
         return _out(pp * n / ((1.0 - pp) + pp * n), p=p, N=N)
 
 
-def fraction_after_speedup(p: Any, factor: Any) -> Any:
+def fraction_after_speedup(p: Any, factor: float) -> Any:
     """The parallel fraction after only the parallel part gets ``factor`` times faster (e.g. a faster
     accelerator while the serial part stays on the host CPU): ``(p / k) / ((1 - p) + p / k)``.
 
@@ -254,7 +254,7 @@ def fraction_after_speedup(p: Any, factor: Any) -> Any:
     0.6923
     """
     pp = _arr("p", p, low=0.0, high=1.0)
-    k = _arr("factor", factor, low=0.0, low_open=True)
+    k = check_positive("factor", factor)     # one speed-up factor; p may be an array
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         out = np.where(pp == 0.0, 0.0, (pp / k) / ((1.0 - pp) + pp / k))
     return _out(out, p=p, factor=factor)
