@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ._validate import check_instance, check_int, check_sequence, check_str
+from ._validate import check_instance, check_int, check_positive, check_sequence, check_str
 from .devices import Device, transfer_time
 from .schedule import Schedule
 from .tasks import Task, TaskGraph
@@ -170,26 +170,34 @@ def handoffs(schedule: Schedule) -> tuple[int, float]:
     return count, total
 
 
-def energy_aware_choice(graph: TaskGraph, devices: Sequence[Device], placements: Mapping[str, object], fps: float,
+def energy_aware_choice(graph: TaskGraph, devices: Sequence[Device], fps: float,
+                        placements: Mapping[str, object] | None = None,
                         frames: int = 20) -> tuple[str, float, float] | None:
     """Energy-aware selection among candidate placements: of those whose pipelined steady-state period
-    (:func:`frame_period`) meets ``fps``, the one with the least energy per frame. Returns
+    (:func:`frame_period`, in ms) meets ``fps``, the one with the least energy per frame. Returns
     ``(name, period, energy per frame)`` or ``None`` when no candidate is fast enough.
 
-    Energy per frame is the streamed schedule's energy over ``frames`` frames divided by ``frames``;
-    idle and static power are not counted (they do not depend on the placement in this model)."""
+    ``placements`` maps a name to a placement (a Schedule or task -> device name); by default the candidates
+    are the energy-only rule (:func:`min_energy_placement`) and HEFT's time-only placement. Energy per frame
+    is the streamed schedule's energy over ``frames`` frames divided by ``frames``; idle and static power are
+    not counted (they do not depend on the placement in this model)."""
     check_instance("graph", graph, TaskGraph)
     devs = _devices(devices)
+    rate = check_positive("fps", fps)
+    if rate > 1e6:
+        raise ValueError(f"fps must be in (0, 1e6], got {rate:g}")
+    frames = check_int("frames", frames, low=2, high=1000)
+    if placements is None:
+        from .schedulers import heft
+
+        placements = {"min energy": min_energy_placement(graph, devs), "HEFT": heft(graph, devs)}
     check_instance("placements", placements, Mapping, "a mapping name -> placement")
     if not placements:
         raise ValueError("placements must hold at least one candidate, got an empty mapping")
-    if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= 1e6:
-        raise ValueError(f"fps must be a number in (0, 1e6], got {fps!r}")
-    frames = check_int("frames", frames, low=2, high=1000)
     best = None
     for name, placement in placements.items():
         _, period = frame_period(graph, devs, placement, frames=frames)
-        if period > 1000.0 / fps + 1e-9:      # times are in ms
+        if period > 1000.0 / rate + 1e-9:      # times are in ms
             continue
         energy = stream(graph, devs, placement, frames).energy / frames
         if best is None or energy < best[2]:

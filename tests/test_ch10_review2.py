@@ -63,15 +63,16 @@ def test_energy_aware_choice_picks_least_energy_that_meets_the_rate():
     graph, soc = segmentation_model(), phone_soc()
     heft = S.heft(graph, soc)
     cands = {"affinity": FR.min_energy_placement(graph, soc), "HEFT": heft}
-    name, period, energy = FR.energy_aware_choice(graph, soc, cands, fps=30)
+    name, period, energy = FR.energy_aware_choice(graph, soc, 30, cands)
     assert name == "affinity" and period <= 1000 / 30
-    name, period, _ = FR.energy_aware_choice(graph, soc, cands, fps=69)      # only HEFT streams at 69 fps
+    name, period, _ = FR.energy_aware_choice(graph, soc, 69, cands)      # only HEFT streams at 69 fps
     assert name == "HEFT" and period <= 1000 / 69
-    assert FR.energy_aware_choice(graph, soc, cands, fps=500) is None
-    with pytest.raises(ValueError, match="fps must be"):
-        FR.energy_aware_choice(graph, soc, cands, fps=0)
+    assert FR.energy_aware_choice(graph, soc, 500, cands) is None
+    assert FR.energy_aware_choice(graph, soc, 30)[0] == "min energy"      # default candidates
+    with pytest.raises(ValueError, match="fps"):
+        FR.energy_aware_choice(graph, soc, 0, cands)
     with pytest.raises(ValueError, match="placements must hold"):
-        FR.energy_aware_choice(graph, soc, {}, fps=30)
+        FR.energy_aware_choice(graph, soc, 30, {})
 
 
 def test_kernel_efficiency_matches_the_chapter_formula():
