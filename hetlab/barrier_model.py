@@ -21,7 +21,7 @@ import numpy as np
 from scipy import integrate
 
 from . import sync
-from ._validate import check_int, check_nonnegative
+from ._validate import check_bool, check_int, check_nonnegative
 
 _ROOT_2PI, _SQRT2 = math.sqrt(2 * math.pi), math.sqrt(2)
 
@@ -69,6 +69,7 @@ def predicted_idle_fraction(workers: int, sigma: float, *, exact: bool = True) -
     ``1 - exp(sigma**2/2 - sigma * m_N)`` (clipped at 0).
     """
     n, s = _workers(workers), _sigma(sigma)
+    exact = check_bool("exact", exact)
     mean = math.exp(s * s / 2)
     if exact:
         return 1.0 - mean / expected_max_lognormal(n, s)

@@ -22,13 +22,19 @@ import numpy as np
 
 from . import runtime_variance as R
 from . import schedulers as S
-from ._validate import check_nonnegative, check_sequence
+from ._validate import as_float_array, check_fields, check_int, check_nonnegative, check_seed, check_sequence
 from .devices import Device, check_devices
 from .schedule import Schedule
 from .tasks import Task, TaskGraph, _as_graph, cost_matrix
 
 __all__ = ["dynamic_queue_with_overhead", "OverheadPoint", "overhead_sweep", "break_even_noise",
            "central_queue_dag", "ForkJoinWins", "fork_join_wins", "decision_counts", "crossing_noise"]
+
+#: Most simulated runs one :func:`overhead_sweep` may make (noise levels x seeds, two schedules each);
+#: a few seconds on a laptop.
+MAX_SWEEP_RUNS = 20_000
+#: Most fork-join trees one :func:`fork_join_wins` call may compare.
+MAX_TREES = 1_000
 
 
 def _overhead(overhead) -> float:
@@ -78,6 +84,12 @@ class OverheadPoint:
     dynamic_wins: int
     seeds: int
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+        check_nonnegative("noise", self.noise, high=3.0)
+        check_int("seeds", self.seeds, low=1)
+        check_int("dynamic_wins", self.dynamic_wins, low=0, high=self.seeds)
+
     @property
     def gap(self) -> float:
         """static - dynamic (positive: the dynamic queue is faster on average)."""
@@ -91,13 +103,17 @@ def overhead_sweep(graph: TaskGraph | Sequence[Task], devices: Sequence[Device],
     g = _as_graph(graph, "graph")
     devs = check_devices(devices)
     overhead = _overhead(overhead)
-    if not isinstance(seeds, int) or isinstance(seeds, bool) or not 1 <= seeds <= 1000:
-        raise ValueError(f"seeds must be an integer in [1, 1000], got {seeds!r}")
+    seeds = check_int("seeds", seeds, low=1, high=1000)
+    levels = as_float_array("noises", check_sequence("noises", noises, limit=MAX_SWEEP_RUNS), low=0.0, high=3.0,
+                            empty=False)
+    if levels.size * seeds > MAX_SWEEP_RUNS:
+        raise ValueError(f"noises x seeds must be at most {MAX_SWEEP_RUNS:,} runs, got {levels.size:,} noise levels "
+                         f"x seeds={seeds} = {levels.size * seeds:,}")
     order = _dynamic_order(g, devs)
     plan_schedule = S.lpt(g, devs)
     plan = {d.name: plan_schedule.tasks_on(d.name) for d in devs}
     out = []
-    for noise in noises:
+    for noise in levels.tolist():
         st, dy = [], []
         for k in range(seeds):
             actual = R.actual_graph(g, devs, noise=noise, seed=k)
@@ -176,6 +192,12 @@ class ForkJoinWins:
     central_beats_static: int
     stealing_beats_central: int
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+        trees = check_int("trees", self.trees, low=1)
+        for name in ("stealing_beats_static", "central_beats_static", "stealing_beats_central"):
+            check_int(name, getattr(self, name), low=0, high=trees)
+
 
 def fork_join_wins(seeds: Iterable[int], devices: Sequence[Device], *, depth: int = 5, work: float = 64.0,
                    skew: float = 0.6, steal_latency: float = 0.05) -> ForkJoinWins:
@@ -183,8 +205,8 @@ def fork_join_wins(seeds: Iterable[int], devices: Sequence[Device], *, depth: in
     made on the estimates and executed on the actual tree, work stealing (all work starts on the
     first device, steal seed 0) and :func:`central_queue_dag`, all on the actual tree."""
     devs = check_devices(devices)
-    steal_latency = check_nonnegative("steal_latency", steal_latency)
-    seeds = list(seeds)
+    steal_latency = check_nonnegative("steal_latency", steal_latency, high=1e6)
+    seeds = [check_seed("seeds", seed) for seed in check_sequence("seeds", seeds, empty=True, limit=MAX_TREES)]
     if not seeds:
         raise ValueError("seeds must name at least one tree, got an empty sequence")
     ws_st = cq_st = ws_cq = 0

@@ -33,6 +33,7 @@ from ._validate import (
     check_instance,
     check_int,
     check_nonnegative,
+    check_positive,
     check_str,
     describe,
 )
@@ -41,6 +42,12 @@ from .schedule import Schedule
 from .tasks import TaskGraph, as_graph
 
 __all__ = ["RealRun", "run_graph", "timed_call", "makespan_error", "run_plan", "Attribution", "attribute"]
+
+#: Most seconds of loop work one :func:`run_plan` call may ask for (planned durations in seconds, summed).
+MAX_PLAN_SECONDS = 10.0
+#: Most loop steps one :func:`run_plan` call may run in all (10 s at 1e8 steps/s, faster than any CPython
+#: loop), so that a wrong ``steps_per_second`` cannot keep a pool busy for minutes.
+MAX_PLAN_STEPS = 10**9
 
 
 def timed_call(fn: Callable, *args: Any) -> tuple[Any, float, float, str]:
@@ -251,10 +258,17 @@ def run_plan(plan: Schedule, seconds_per_unit: float, *, executor: str = "proces
     if steps_per_second is None:
         from .measure import loop_rate
         steps_per_second = loop_rate()
-    rate = check_nonnegative("steps_per_second", steps_per_second)
-    planned = (plan.end - plan.start) * scale
-    if planned.sum() > 10.0:
-        raise ValueError(f"seconds_per_unit makes the plan's work {planned.sum():.1f} s; at most 10 s is allowed")
+    rate = check_positive("steps_per_second", steps_per_second, high=1e9)
+    with np.errstate(over="ignore", invalid="ignore"):
+        planned = (plan.end - plan.start) * scale
+        total = float(planned.sum())
+    if not total <= MAX_PLAN_SECONDS:
+        raise ValueError(f"seconds_per_unit={scale:g} makes the plan's work {total:.1f} s; at most "
+                         f"{MAX_PLAN_SECONDS:g} s is allowed")
+    if total * rate > MAX_PLAN_STEPS:
+        raise ValueError(f"steps_per_second={rate:g} and seconds_per_unit={scale:g} make {total * rate:.3g} loop "
+                         f"steps; at most {MAX_PLAN_STEPS:.0e} are allowed (steps_per_second is the loop rate, "
+                         "measured by hetlab.measure.loop_rate())")
     lanes = [[i for i in np.argsort(plan.start, kind="stable") if plan.device_of[i] == d]
              for d in range(len(plan.devices))]
     pool_type = ProcessPoolExecutor if executor == "process" else ThreadPoolExecutor

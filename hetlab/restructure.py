@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ._validate import check_int
+from ._validate import check_fields, check_int, check_sequence, check_strings
 from .devices import Device, check_devices
 from .tasks import Task, TaskGraph, as_graph, critical_path, execution_time
 
@@ -101,6 +101,13 @@ class StagedBound:
     middle: float
     tail_time: float
     middle_work: float
+
+    def __post_init__(self) -> None:
+        for name in ("head", "tail"):
+            stages = tuple(check_strings(f"{name} (stage {k})", stage)
+                           for k, stage in enumerate(check_sequence(name, getattr(self, name), empty=True)))
+            object.__setattr__(self, name, stages)
+        check_fields(self)
 
     @property
     def total(self) -> float:

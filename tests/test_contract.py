@@ -84,10 +84,12 @@ INF_OK = {"formulas.amdahl_limit"}
 SIGNED_OK = {"formulas.karp_flatt", "execute.makespan_error"}
 #: Parameters where a negative number is meaningful: (callable, parameter).
 NEGATIVE_OK = {("widgets.slider", "lo"), ("widgets.slider", "hi"), ("widgets.slider", "value"),
-               ("widgets.int_slider", "lo"), ("widgets.int_slider", "hi"), ("widgets.int_slider", "value")}
+               ("widgets.int_slider", "lo"), ("widgets.int_slider", "hi"), ("widgets.int_slider", "value"),
+               ("execute.Attribution", "implied_overhead")}   # below zero when the run beat its plan
 
 #: Containers where empty is a valid value: (callable, parameter).
-EMPTY_OK = {("tasks.TaskGraph", "tasks")}   # an empty graph: ch01's animation draws one before the first dispatch
+EMPTY_OK = {("tasks.TaskGraph", "tasks"),    # an empty graph: ch01's animation draws one before the first dispatch
+            ("restructure.StagedBound", "head"), ("restructure.StagedBound", "tail")}   # no serial stage
 
 TIME_LIMIT_S = 5.0
 #: Calls allowed longer than TIME_LIMIT_S, with the reason (a documented one-off cost, not a size problem).
@@ -306,7 +308,26 @@ OVERRIDES.update({
     "training.memory_per_device": {"params": 1e9, "layers": 8, "hidden": 1024, "sequence": 512, "heads": 16},
     "training.step_time": _TRAINING,
     "training.TrainingStep": _fields_of(lambda: _mod("training").step_time(**_TRAINING)),
+    "dispatch_cost.overhead_sweep": {"noises": lambda: [0.0, 0.5], "seeds": 2},
+    "dispatch_cost.break_even_noise": {"noises": lambda: [0.0, 0.5], "seeds": 2},
+    "dispatch_cost.fork_join_wins": {"seeds": lambda: [0, 1], "depth": 3},
+    "dispatch_cost.OverheadPoint": {"noise": 0.1, "static": 2.0, "dynamic": 1.5, "dynamic_wins": 3, "seeds": 4},
+    "dispatch_cost.ForkJoinWins": {"trees": 4, "stealing_beats_static": 3, "central_beats_static": 2,
+                                   "stealing_beats_central": 1},
+    "execute.run_plan": {"plan": lambda: _fixtures()["schedule"], "seconds_per_unit": 1e-3, "executor": "thread",
+                         "steps_per_second": 1e6},
+    "execute.Attribution": _fields_of(lambda: _mod("execute").attribute(_fixtures()["schedule"],
+                                                                        _fixtures()["schedule"])),
+    "restructure.StagedBound": _fields_of(lambda: _mod("restructure").staged_bound(_staged_graph(),
+                                                                                   _fixtures()["devices"])),
 })
+
+
+def _staged_graph():
+    """A graph with a serial head stage and a serial tail stage (s before a and b, t after both)."""
+    from hetlab.tasks import Task, TaskGraph
+
+    return TaskGraph([Task(n, 1.0) for n in "sabt"], [("s", "a"), ("s", "b"), ("a", "t"), ("b", "t")])
 
 _MISSING = object()
 
