@@ -308,6 +308,7 @@ OVERRIDES.update({
     "training.memory_per_device": {"params": 1e9, "layers": 8, "hidden": 1024, "sequence": 512, "heads": 16},
     "training.step_time": _TRAINING,
     "training.TrainingStep": _fields_of(lambda: _mod("training").step_time(**_TRAINING)),
+    "hardware.dram_bandwidth": {"transfers_per_s": 6400e6, "bus_bits": 64},
     "dispatch_cost.overhead_sweep": {"noises": lambda: [0.0, 0.5], "seeds": 2},
     "dispatch_cost.break_even_noise": {"noises": lambda: [0.0, 0.5], "seeds": 2},
     "dispatch_cost.fork_join_wins": {"seeds": lambda: [0, 1], "depth": 3},
