@@ -121,6 +121,36 @@ def time_pools(jobs: int = 8, size: int = 300_000, workers: int | None = None) -
     return PoolTiming(jobs, workers, serial, threads, processes)
 
 
+def time_pools_repeated(jobs: int = 8, size: int = 300_000, workers: int | None = None,
+                        repeats: int = 3) -> list[PoolTiming]:
+    """Like :func:`time_pools`, but ``repeats`` rounds, each timing serial, threads and processes
+    one after another (interleaved), so drift in the machine's load hits all three alike. The
+    process pool is started once, before any timing. Returns one :class:`PoolTiming` per round."""
+    jobs = check_int("jobs", jobs, low=1, high=64)
+    size = check_int("size", size, low=1, high=5_000_000)
+    repeats = check_int("repeats", repeats, low=1, high=10)
+    workers = _workers(workers)
+    if jobs * size * repeats > MAX_LOOP:
+        raise ValueError(f"jobs x size x repeats must be at most {MAX_LOOP:,} loop steps (each is run three "
+                         f"times), got jobs={jobs} x size={size:,} x repeats={repeats} = {jobs * size * repeats:,}")
+    rounds: list[PoolTiming] = []
+    with ThreadPoolExecutor(workers) as tpool, ProcessPoolExecutor(workers) as ppool:
+        list(ppool.map(busy_loop, [1] * workers))  # start the workers before timing
+        for _ in range(repeats):
+            t = time.perf_counter()
+            for _ in range(jobs):
+                busy_loop(size)
+            serial = time.perf_counter() - t
+            t = time.perf_counter()
+            list(tpool.map(busy_loop, [size] * jobs))
+            threads = time.perf_counter() - t
+            t = time.perf_counter()
+            list(ppool.map(busy_loop, [size] * jobs))
+            processes = time.perf_counter() - t
+            rounds.append(PoolTiming(jobs, workers, serial, threads, processes))
+    return rounds
+
+
 def split_matmul(n: int = 1000, pieces=(1, 4, 16, 64, 256, 1000), workers: int | None = None,
                  repeat: int = 3) -> dict[int, float]:
     """Seconds to compute an ``n x n`` matrix product split into row blocks, one pool task per

@@ -28,7 +28,8 @@ from ._validate import (
     check_str,
 )
 
-__all__ = ["load_note", "pool_verdict", "split_verdict", "amdahl_p_for", "round_trip_us"]
+__all__ = ["load_note", "pool_verdict", "split_verdict", "amdahl_p_for", "round_trip_us", "pool_spread_verdict",
+           "offload_crossover", "best_cards"]
 
 #: Runnable processes per CPU above which a timing is flagged as taken on a busy machine.
 BUSY = 0.5
@@ -158,3 +159,89 @@ def round_trip_us(nbytes: float = 2e6, bandwidth: float = 25e9, launch: float = 
     bw = check_positive("bandwidth", bandwidth, high=1e15)
     lat = check_nonnegative("launch", launch, high=1e3)
     return float(check_finite_result(2.0 * (lat + b / bw) * 1e6, nbytes=b, bandwidth=bw, launch=lat))
+
+
+def pool_spread_verdict(serial: Any = (1.0, 1.0, 1.0), threads: Any = (1.0, 1.0, 1.0),
+                        processes: Any = (0.5, 0.5, 0.5), cores: int = 2, workers: int = 8,
+                        load: float | None = None) -> str:
+    """Read interleaved repeats of serial / thread-pool / process-pool timings (seconds, one
+    entry per round). Prints median and min-max of each; calls the thread-pool difference
+    "noise" only when the thread interval overlaps the serial one. Returns Chinese lines.
+
+    >>> print(pool_spread_verdict((1.0, 1.1, 0.9), (1.05, 0.95, 1.0), (0.5, 0.6, 0.55), load=0.1).splitlines()[1])
+    线程池相对串行 1.00x：两者的区间重叠，差别在重复测量的波动之内，符合 GIL 的预期（同一时刻只有一个线程执行 Python 字节码）。
+    """
+    arrays = []
+    for name, xs in (("serial", serial), ("threads", threads), ("processes", processes)):
+        a = as_float_array(name, xs)
+        if a.ndim != 1 or a.size < 1 or not np.all(np.isfinite(a)) or np.any(a <= 0):
+            raise ValueError(f"{name} must be a non-empty 1-D sequence of positive finite seconds, got {xs!r}")
+        arrays.append(a)
+    s, t, pr = arrays
+    if not s.size == t.size == pr.size:
+        raise ValueError(f"serial, threads and processes must have the same length, got {s.size}, {t.size}, {pr.size}")
+    c = check_int("cores", cores, low=1, high=4096)
+    w = check_int("workers", workers, low=1, high=4096)
+    busy = load is not None and check_nonnegative("load", load, high=1e6) > BUSY
+    ms, mt, mp = (float(np.median(a)) for a in (s, t, pr))
+    head = (f"重复 {s.size} 轮（三种方式交替计时），中位数 [最小–最大]：串行 {ms:.3f} [{s.min():.3f}–{s.max():.3f}] 秒，"
+            f"线程池 {mt:.3f} [{t.min():.3f}–{t.max():.3f}] 秒，进程池 {mp:.3f} [{pr.min():.3f}–{pr.max():.3f}] 秒")
+    st, sp, bound = ms / mt, ms / mp, min(w, c)
+    overlap = t.min() <= s.max() and s.min() <= t.max()
+    if overlap:
+        line_t = (f"线程池相对串行 {st:.2f}x：两者的区间重叠，差别在重复测量的波动之内，符合 GIL 的预期"
+                  "（同一时刻只有一个线程执行 Python 字节码）。")
+    elif st > 1:
+        line_t = (f"线程池相对串行 {st:.2f}x：超出了重复测量的波动，不符合带 GIL 的预期；多半是串行那几轮恰好被"
+                  "别的程序打断，也可能这个 Python 是无 GIL 构建。在空闲时重跑再下结论。")
+    else:
+        line_t = (f"线程池相对串行 {st:.2f}x：比串行还慢，超出了重复测量的波动：线程轮流抢 GIL、来回切换的代价"
+                  "（或测量时机器负载的变化）。它同样说明线程没有带来并行。")
+    if bound == 1:
+        line_p = f"进程池 {sp:.2f}x：只有 1 个可用核，进程池不可能快过串行。"
+    elif sp >= 0.75 * bound:
+        line_p = f"进程池 {sp:.2f}x：接近上限 min(工作者数, 核数) = {bound}，几个进程真的在不同的核上同时计算。"
+    elif sp > 1.1:
+        why = "机器此刻很忙，工作者抢不到全部空闲的核" if busy else "传递参数、结果和进程切换吃掉了一部分收益"
+        line_p = f"进程池 {sp:.2f}x：快于串行，但离上限 {bound} 还远：{why}。"
+    else:
+        why = ("机器此刻很忙，别的程序占着核，多出来的进程没有空闲的核可用"
+               if busy else "任务太小，进程间传递参数和结果的开销盖过了计算")
+        line_p = f"进程池 {sp:.2f}x：没有快过串行（上限本应是 {bound}）：{why}。"
+    return "\n".join([head, line_t, line_p, load_note(load)])
+
+
+def offload_crossover(cpu_flops: float = 1e12, gpu_flops: float = 15e12, bandwidth: float = 25e9,
+                      launch: float = 1e-5, copies: int = 3, max_n: int = 8192) -> int:
+    """Smallest ``n`` (>= 1) at which the GPU with ``copies`` host-device copies beats the CPU in
+    :func:`hetlab.formulas.matmul_offload_ms`; ``max_n + 1`` if it never does up to ``max_n``.
+
+    >>> offload_crossover()
+    373
+    >>> offload_crossover(cpu_flops=100e9) < 373     # a slower CPU: the GPU wins sooner
+    True
+    """
+    from .formulas import matmul_offload_ms
+
+    max_n = check_int("max_n", max_n, low=1, high=100_000)
+    sizes = np.arange(1, max_n + 1)
+    cpu, gpu, _ = matmul_offload_ms(sizes, cpu_flops=cpu_flops, gpu_flops=gpu_flops, bandwidth=bandwidth,
+                                    launch=launch, copies=copies)
+    wins = np.asarray(gpu) < np.asarray(cpu)
+    return int(sizes[np.argmax(wins)]) if wins.any() else max_n + 1
+
+
+def best_cards(p: float, grad_bytes: float = 0.5e9, bandwidth: float = 25e9, latency: float = 20e-6,
+               max_n: int = 1024) -> tuple[int, float]:
+    """The card count in [1, max_n] with the highest speed-up under Amdahl plus a ring all-reduce
+    (one-second single-card step), and that speed-up: the reference for exercise 12.1.
+
+    >>> best_cards(0.95)
+    (151, 9.80...)
+    """
+    from . import strong_scaling as ss
+
+    max_n = check_int("max_n", max_n, low=1, high=1_000_000)
+    link = dict(grad_bytes=grad_bytes, bandwidth=bandwidth, latency=latency)
+    best = ss.best_device_count(p, max_devices=max_n, **link)
+    return best, float(ss.speedup_with_allreduce(p, best, **link))

@@ -1,0 +1,40 @@
+"""Tests for the chapter-12 additions: interleaved pool repeats, spread verdict, crossover, best cards."""
+import pytest
+
+from hetlab import measure
+from hetlab import misconceptions as M
+
+
+def test_time_pools_repeated_shape():
+    rounds = measure.time_pools_repeated(jobs=2, size=1000, workers=2, repeats=2)
+    assert len(rounds) == 2 and all(r.jobs == 2 and r.workers == 2 for r in rounds)
+    with pytest.raises(ValueError, match="repeats"):
+        measure.time_pools_repeated(repeats=0)
+    with pytest.raises(ValueError, match="loop steps"):
+        measure.time_pools_repeated(jobs=64, size=5_000_000, repeats=10)
+
+
+def test_pool_spread_verdict_noise_only_when_overlapping():
+    overlap = M.pool_spread_verdict((1.0, 1.1, 0.9), (1.05, 0.95, 1.0), (0.5, 0.6, 0.55), load=0.1)
+    assert "波动之内" in overlap
+    apart = M.pool_spread_verdict((1.4, 1.5, 1.45), (1.0, 1.05, 1.02), (0.7, 0.75, 0.72), load=0.1)
+    assert "超出了重复测量的波动" in apart and "波动之内" not in apart
+    slower = M.pool_spread_verdict((1.0, 1.02, 1.01), (1.3, 1.35, 1.32), (0.5, 0.52, 0.51), load=0.1)
+    assert "比串行还慢" in slower
+    with pytest.raises(ValueError, match="same length"):
+        M.pool_spread_verdict((1.0,), (1.0, 1.0), (1.0,))
+    with pytest.raises(ValueError, match="serial"):
+        M.pool_spread_verdict((), (1.0,), (1.0,))
+
+
+def test_offload_crossover_moves_down_with_slower_cpu():
+    assert M.offload_crossover() == 373
+    assert M.offload_crossover(cpu_flops=100e9) < M.offload_crossover()
+    assert M.offload_crossover(cpu_flops=1e15, max_n=100) == 101
+
+
+def test_best_cards_matches_chapter():
+    assert M.best_cards(0.95)[0] == 151
+    assert M.best_cards(0.95, latency=2e-6)[0] == 477
+    assert M.best_cards(0.95, grad_bytes=0)[0] == 154
+    assert M.best_cards(0.95, grad_bytes=0, latency=0, max_n=64)[0] == 64
