@@ -29,7 +29,7 @@ from ._validate import check_positive
 from .devices import Device, check_devices
 from .tasks import Task, TaskGraph, as_graph, total_work
 
-__all__ = ["speed_weighted_efficiency", "hetero_metrics"]   # HeteroMetrics: the result type, built by hetero_metrics
+__all__ = ["speed_weighted_efficiency", "hetero_metrics", "conflict_start", "batch_latency"]   # HeteroMetrics: the result type, built by hetero_metrics
 
 
 def speed_weighted_efficiency(t_fast: float, makespan: float, devices: Sequence[Device]) -> float:
@@ -107,3 +107,61 @@ def hetero_metrics(graph: TaskGraph | Sequence[Task], devices: Sequence[Device],
                          n_devices=len(devices), capacity=sum(speeds) / max(speeds),
                          utilisation=float(sched.busy.sum() / (len(devices) * sched.makespan)),
                          busy=tuple(float(b) for b in sched.busy), speeds=tuple(float(v) for v in speeds))
+
+
+def conflict_start(graph: TaskGraph | Sequence[Task]) -> float:
+    """Device count where the throughput/utilisation conflict starts on identical devices: ``T_1 / t_max``.
+
+    The makespan obeys ``T_N >= max(T_1 / N, t_max)`` (``T_1``: total work, ``t_max``: the largest task, both
+    on one device; the speed cancels). Below ``N = T_1 / t_max`` the first bound rules and throughput grows
+    about linearly; above it the largest task rules, so extra devices add only a little throughput (LPT
+    packing) while utilisation falls, until the makespan reaches ``t_max`` and throughput stops rising.
+
+    >>> from hetlab.tasks import independent_tasks
+    >>> conflict_start(independent_tasks([4.0, 1.0, 1.0, 2.0]))
+    2.0
+    """
+    try:
+        graph = as_graph(graph)
+    except (TypeError, ValueError) as err:
+        raise type(err)(f"graph: {err}") from None
+    works = [t.work for t in graph.tasks]
+    if not works or max(works) <= 0:
+        raise ValueError(f"graph must contain a task with positive work, got works={works!r}")
+    return total_work(graph) / max(works)
+
+
+@dataclass(frozen=True)
+class BatchPoint:
+    """One batch size: ``latency`` is the time from a request's start to its answer (all requests of the
+    batch answer together), ``throughput`` requests per time unit."""
+
+    batch: int
+    latency: float
+    throughput: float
+
+
+def batch_latency(batch_sizes: Sequence[int], setup: float, per_item: float) -> list[BatchPoint]:
+    """Latency versus throughput when a device serves requests in batches.
+
+    A batch of ``b`` requests costs ``setup + b * per_item`` (``setup``: fixed cost per batch, e.g. a kernel
+    launch and reading the weights once; ``per_item``: extra cost per request). Every request of the batch
+    waits for the whole batch, so its latency is ``setup + b * per_item`` (not counting the time spent
+    waiting for the batch to fill), and the device finishes ``b / (setup + b * per_item)`` requests per
+    time unit. Larger batches raise throughput towards ``1 / per_item`` and raise latency linearly.
+
+    >>> [(p.batch, p.latency, round(p.throughput, 3)) for p in batch_latency([1, 8], 8.0, 1.0)]
+    [(1, 9.0, 0.111), (8, 16.0, 0.5)]
+    """
+    setup = check_positive("setup", setup)
+    per_item = check_positive("per_item", per_item)
+    sizes = list(batch_sizes)
+    if not sizes:
+        raise ValueError("batch_sizes must not be empty")
+    out = []
+    for b in sizes:
+        if isinstance(b, bool) or not isinstance(b, int) or b < 1:
+            raise ValueError(f"batch_sizes entries must be integers >= 1, got {b!r}")
+        t = setup + b * per_item
+        out.append(BatchPoint(batch=b, latency=t, throughput=b / t))
+    return out

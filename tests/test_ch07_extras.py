@@ -49,3 +49,26 @@ def test_static_figures_draw():
 def test_metrics_readout_when_still_rising():
     text = ch07.metrics().update(tasks=96, spread=0.5)
     assert "尚未走平" in text and "只剩" not in text
+
+
+def test_conflict_start_matches_sweep():
+    from hetlab import device_sweep as D
+    jobs = skewed_tasks(32, spread=0.5, seed=1)
+    n_star = M.conflict_start(jobs)
+    assert n_star == pytest.approx(float(jobs.work.sum() / jobs.work.max()))
+    rows = D.device_sweep(jobs, range(1, 33))
+    t_max = jobs.work.max() / 10
+    assert all(r.makespan > t_max + 1e-9 for r in rows if r.n_devices <= n_star)
+    with pytest.raises(ValueError, match="graph"):
+        M.conflict_start([])
+
+
+def test_batch_latency_tradeoff():
+    pts = M.batch_latency([1, 4, 16, 64], setup=8.0, per_item=1.0)
+    assert [p.latency for p in pts] == [9.0, 12.0, 24.0, 72.0]
+    thr = [p.throughput for p in pts]
+    assert thr == sorted(thr) and thr[-1] < 1.0
+    with pytest.raises(ValueError, match="batch_sizes"):
+        M.batch_latency([0], 1.0, 1.0)
+    with pytest.raises(ValueError, match="setup"):
+        M.batch_latency([1], 0.0, 1.0)
