@@ -141,7 +141,7 @@ class BatchPoint:
     throughput: float
 
 
-def batch_latency(batch_sizes: Sequence[int], setup: float, per_item: float) -> list[BatchPoint]:
+def batch_latency(batch_sizes: Sequence[int] = (1, 4, 16, 64), setup: float = 8.0, per_item: float = 1.0) -> list[BatchPoint]:
     """Latency versus throughput when a device serves requests in batches.
 
     A batch of ``b`` requests costs ``setup + b * per_item`` (``setup``: fixed cost per batch, e.g. a kernel
@@ -155,13 +155,17 @@ def batch_latency(batch_sizes: Sequence[int], setup: float, per_item: float) -> 
     """
     setup = check_positive("setup", setup)
     per_item = check_positive("per_item", per_item)
+    if isinstance(batch_sizes, (str, bytes)) or not isinstance(batch_sizes, Sequence):
+        raise TypeError(f"batch_sizes must be a sequence of integers >= 1, got {batch_sizes!r}")
     sizes = list(batch_sizes)
+    if len(sizes) > 10_000:
+        raise ValueError(f"batch_sizes must have at most 10000 entries, got {len(sizes)}")
     if not sizes:
         raise ValueError("batch_sizes must not be empty")
     out = []
     for b in sizes:
-        if isinstance(b, bool) or not isinstance(b, int) or b < 1:
-            raise ValueError(f"batch_sizes entries must be integers >= 1, got {b!r}")
+        if isinstance(b, bool) or not isinstance(b, int) or not 1 <= b <= 10**9:
+            raise ValueError(f"batch_sizes entries must be integers in [1, 1e9], got {b!r}")
         t = setup + b * per_item
         out.append(BatchPoint(batch=b, latency=t, throughput=b / t))
     return out

@@ -86,7 +86,7 @@ def _width(text: str) -> int:
 
 def sweep_table(graph, counts) -> str:
     """The device sweep of ``device_sweep.device_sweep`` as a table whose columns line up in display width."""
-    head = ["设备数 N", "完成时间", "吞吐量（任务/单位时间）", "加速比 S", "平均利用率 U", "效率 E=S/N", "闲忙比 R"]
+    head = ["设备数 N", "完成时间", "吞吐量（任务/时间单位）", "加速比 S", "平均利用率 U", "效率 E=S/N", "闲忙比 R"]
     rows = [[str(r.n_devices), f"{r.makespan:.2f}", f"{r.throughput:.2f}", f"{r.speedup:.2f} 倍",
              f"{r.utilisation:.0%}", f"{r.efficiency:.0%}", f"{r.idle_busy:.2f}"]
             for r in D.device_sweep(graph, counts)]
