@@ -224,21 +224,24 @@ def makespan_error(simulated: Schedule, measured: Schedule) -> float:
     return (simulated.makespan - measured.makespan) / measured.makespan
 
 
-def _lane(steps: list[int]) -> list[tuple[float, float, str]]:
+def _lane(steps: list[int]) -> list[tuple[float, float, str, float]]:
     """Run pure-Python loops of the given step counts one after another (one device's lane of a plan);
-    the loop holds the GIL, so lanes on a thread pool cannot overlap."""
+    the loop holds the GIL, so lanes on a thread pool cannot overlap. Each record is (start, end,
+    worker id, CPU seconds this thread spent on the loop, from ``time.thread_time()``)."""
     out = []
     for n in steps:
         start = time.time()
+        cpu = time.thread_time()
         total = 0
         for i in range(n):
             total += i * i % 7
-        out.append((start, time.time(), f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"))
+        cpu = time.thread_time() - cpu
+        out.append((start, time.time(), f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}", cpu))
     return out
 
 
 def run_plan(plan: Schedule, seconds_per_unit: float, *, executor: str = "process",
-             steps_per_second: float | None = None) -> RealRun:
+             steps_per_second: float | None = None, sequential: bool = False) -> RealRun:
     """Execute a simulated plan of independent tasks for real: one pool worker per device runs that
     device's tasks in the planned order, each a pure-Python loop sized to last
     ``(end - start) * seconds_per_unit`` seconds on an idle core, so the simulated device speeds become
@@ -246,9 +249,13 @@ def run_plan(plan: Schedule, seconds_per_unit: float, *, executor: str = "proces
 
     ``executor="process"`` gives every lane its own interpreter; ``"thread"`` runs the lanes as threads
     of this process, which the GIL serialises. ``steps_per_second`` is the loop rate
-    (:func:`hetlab.measure.loop_rate` when None). The returned Schedule keeps the plan's devices and
-    placement; its times are measured seconds from the start, and ``info`` holds ``planned_seconds``
-    (each task's planned duration in seconds) and ``steps_per_second``.
+    (:func:`hetlab.measure.loop_rate` when None). ``sequential=True`` runs the same loops one after
+    another on a single thread (one lane, in planned start order): the baseline with no concurrency.
+    The returned Schedule keeps the plan's devices and placement; its times are measured seconds from
+    the start, and ``info`` holds ``planned_seconds`` (each task's planned duration in seconds),
+    ``steps_per_second``, ``cpu_seconds`` (each task's CPU seconds on its worker thread) and
+    ``parallelism`` (sum of CPU seconds / wall seconds: how many loops ran at once on average; at most
+    1 for threads under the GIL, at most min(cores, lanes) for processes, whatever the machine's load).
     """
     check_instance("plan", plan, Schedule)
     if plan.graph.edges:
@@ -269,8 +276,13 @@ def run_plan(plan: Schedule, seconds_per_unit: float, *, executor: str = "proces
         raise ValueError(f"steps_per_second={rate:g} and seconds_per_unit={scale:g} make {total * rate:.3g} loop "
                          f"steps; at most {MAX_PLAN_STEPS:.0e} are allowed (steps_per_second is the loop rate, "
                          "measured by hetlab.measure.loop_rate())")
+    if not isinstance(sequential, bool):
+        raise TypeError(f"sequential must be a bool, got {sequential!r}")
     lanes = [[i for i in np.argsort(plan.start, kind="stable") if plan.device_of[i] == d]
              for d in range(len(plan.devices))]
+    if sequential:
+        lanes = [[int(i) for i in np.argsort(plan.start, kind="stable")]]
+        executor = "thread"
     pool_type = ProcessPoolExecutor if executor == "process" else ThreadPoolExecutor
     with pool_type(len(lanes)) as pool:
         list(pool.map(time.sleep, [0.05] * len(lanes)))   # every worker exists before the clock starts
@@ -280,12 +292,15 @@ def run_plan(plan: Schedule, seconds_per_unit: float, *, executor: str = "proces
         wall = time.time() - t0
     start = np.zeros(len(plan.graph.tasks))
     end = np.zeros(len(plan.graph.tasks))
+    cpu = np.zeros(len(plan.graph.tasks))
     for lane, recs in zip(lanes, records):
-        for i, (s, e, _) in zip(lane, recs):
-            start[i], end[i] = s - t0, e - t0
-    policy = "process pool" if executor == "process" else "thread pool"
+        for i, (s, e, _, c) in zip(lane, recs):
+            start[i], end[i], cpu[i] = s - t0, e - t0, c
+    policy = "sequential" if sequential else ("process pool" if executor == "process" else "thread pool")
     schedule = Schedule(plan.graph, plan.devices, plan.device_of, np.maximum(start, 0.0), np.maximum(end, 0.0),
-                        policy, info={"planned_seconds": planned.tolist(), "steps_per_second": rate})
+                        policy, info={"planned_seconds": planned.tolist(), "steps_per_second": rate,
+                                      "cpu_seconds": cpu.tolist(),
+                                      "parallelism": float(cpu.sum()) / wall if wall > 0 else 0.0})
     return RealRun({}, schedule, wall)
 
 

@@ -104,3 +104,18 @@ def test_attribution_text_reads_a_run():
         a1.attribution_text(plan, plan, 0.0, 1e-4)
     with pytest.raises(ValueError, match="scale"):
         a1.demo_for_real(scale=0.0)
+
+
+def test_run_plan_records_cpu_time_and_sequential_baseline():
+    plan = S.POLICIES["article demo"](article_tasks(), kitchen())
+    rate = measure.loop_rate(0.01)
+    seq = run_plan(plan, 0.002, executor="process", steps_per_second=rate, sequential=True).schedule
+    assert seq.policy == "sequential"
+    assert len(seq.info["cpu_seconds"]) == len(plan.graph.tasks)
+    order = np.argsort(seq.start)
+    assert np.all(np.diff(seq.start[order]) >= 0)
+    assert np.all(seq.start[order][1:] >= seq.end[order][:-1] - 1e-9)     # one after another
+    thread = run_plan(plan, 0.002, executor="thread", steps_per_second=rate).schedule
+    assert 0 < thread.info["parallelism"] <= 1.25                        # the GIL: one loop at a time
+    with pytest.raises(TypeError, match="sequential"):
+        run_plan(plan, 0.001, steps_per_second=1e6, sequential="yes")
