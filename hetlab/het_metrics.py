@@ -29,7 +29,8 @@ from ._validate import check_positive
 from .devices import Device, check_devices
 from .tasks import Task, TaskGraph, as_graph, total_work
 
-__all__ = ["speed_weighted_efficiency", "hetero_metrics", "conflict_start", "batch_latency"]   # HeteroMetrics: the result type, built by hetero_metrics
+# HeteroMetrics and BatchPoint: result types, built by hetero_metrics and batch_latency
+__all__ = ["speed_weighted_efficiency", "hetero_metrics", "conflict_start", "batch_latency"]
 
 
 def speed_weighted_efficiency(t_fast: float, makespan: float, devices: Sequence[Device]) -> float:
@@ -141,7 +142,8 @@ class BatchPoint:
     throughput: float
 
 
-def batch_latency(batch_sizes: Sequence[int] = (1, 4, 16, 64), setup: float = 8.0, per_item: float = 1.0) -> list[BatchPoint]:
+def batch_latency(batch_sizes: Sequence[int] = (1, 4, 16, 64), setup: float = 8.0,
+                  per_item: float = 1.0) -> list[BatchPoint]:
     """Latency versus throughput when a device serves requests in batches.
 
     A batch of ``b`` requests costs ``setup + b * per_item`` (``setup``: fixed cost per batch, e.g. a kernel
