@@ -41,7 +41,8 @@ from .devices import Device
 from .schedule import Schedule
 from .tasks import TaskGraph, as_graph
 
-__all__ = ["RealRun", "run_graph", "timed_call", "makespan_error", "run_plan", "Attribution", "attribute"]
+__all__ = ["RealRun", "run_graph", "timed_call", "makespan_error", "run_plan", "Attribution", "attribute",
+           "task_gaps"]
 
 #: Most seconds of loop work one :func:`run_plan` call may ask for (planned durations in seconds, summed).
 MAX_PLAN_SECONDS = 10.0
@@ -356,3 +357,18 @@ def attribute(plan: Schedule, measured: Schedule, *, seconds_per_unit: float = 1
     implied = (measured.makespan - plan_span) * workers / max(1, len(g.tasks))
     return Attribution(plan_span, measured.makespan, stretch, plan_span * stretch, gaps, implied, workers,
                        len(g.tasks))
+
+
+def task_gaps(measured: Schedule) -> np.ndarray:
+    """Each task's gap in a measured run (seconds, in graph order): its measured start minus the
+    moment it could have started on its worker (the latest of its predecessors' ends and the end of
+    the previous task on that worker, or 0). The sum is :class:`Attribution`'s ``gaps``."""
+    check_instance("measured", measured, Schedule)
+    g = measured.graph
+    free = np.zeros(len(measured.devices))
+    out = np.zeros(len(g.tasks))
+    for i in np.argsort(measured.start, kind="stable"):
+        ready = max([free[measured.device_of[i]]] + [measured.end[p] for p in g.preds[i]])
+        out[i] = max(0.0, float(measured.start[i]) - float(ready))
+        free[measured.device_of[i]] = measured.end[i]
+    return out

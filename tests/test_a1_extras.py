@@ -99,7 +99,7 @@ def test_attribution_text_reads_a_run():
     from hetlab.views import a1
     plan = S.eft(article_tasks(), kitchen())
     text = a1.attribution_text(plan, plan, 1e-4, 2e-4)
-    assert "模拟误差 +0.0%（在 ±15% 之内）" in text and "拉长倍数（中位数）1.00" in text
+    assert "偏差（实测 − 模拟）/ 模拟 = +0.0%（在 ±15% 之内）" in text and "拉长倍数（中位数）1.00" in text
     with pytest.raises(ValueError, match="process_os"):
         a1.attribution_text(plan, plan, 0.0, 1e-4)
     with pytest.raises(ValueError, match="scale"):
@@ -119,3 +119,17 @@ def test_run_plan_records_cpu_time_and_sequential_baseline():
     assert 0 < thread.info["parallelism"] <= 1.25                        # the GIL: one loop at a time
     with pytest.raises(TypeError, match="sequential"):
         run_plan(plan, 0.001, steps_per_second=1e6, sequential="yes")
+
+
+def test_task_gaps_sum_to_attribution_gaps():
+    from hetlab.execute import task_gaps
+    g = TaskGraph([Task("a", 1.0), Task("b", 1.0), Task("c", 1.0)], [("a", "b")])
+    plan = S.eft(g, [Device("w0", "CPU", 1.0), Device("w1", "CPU", 1.0)])
+    import dataclasses
+    late = dataclasses.replace(plan, start=plan.start + np.array([0.0, 0.5, 0.25]),
+                               end=plan.end + np.array([0.0, 0.5, 0.25]))
+    gaps = task_gaps(late)
+    assert gaps.sum() == pytest.approx(attribute(plan, late).gaps)
+    assert gaps[0] == 0.0 and gaps[1] == pytest.approx(0.5)
+    with pytest.raises(TypeError, match="measured"):
+        task_gaps("x")
