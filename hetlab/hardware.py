@@ -37,7 +37,7 @@ from .devices import Device
 __all__ = ["ComputeEngine", "Memory", "ENGINES", "MEMORIES", "flops_per_cycle", "peak_flops", "entry",
            "memory", "systolic_peak", "systolic_utilisation", "specialised_kitchen", "VendorFigure",
            "NPU_PEAKS", "TPU_V1", "npu_peak", "offload_times", "A100_THREADS_PER_SM", "dram_bandwidth",
-           "PHONE_LPDDR5", "dense_layer_intensity"]
+           "PHONE_LPDDR5", "dense_layer_intensity", "gpu_occupancy", "bytes_in_flight"]
 
 
 def _check_text(name: str, value) -> None:
@@ -320,3 +320,69 @@ def dense_layer_intensity(k: int, n: int, batch: int = 1, bytes_per_value: float
     if b > 64:
         raise ValueError(f"bytes_per_value must be in (0, 64], got {b:g}")
     return 2 * batch * k * n / ((k * n + batch * k + batch * n) * b)
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    """How a 1-D launch of ``threads`` threads in blocks of ``block_size`` lands on the SMs (one block per SM
+    while blocks are fewer than SMs, as the block scheduler spreads them)."""
+
+    blocks: int
+    sms_used: int
+    warps_per_used_sm: float      # resident warps on an SM that got work (average)
+    warp_slots: int               # resident-warp capacity of one SM
+
+
+def gpu_occupancy(threads: int = 10_000, block_size: int = 256, sms: int = 108,
+                  threads_per_sm: int = A100_THREADS_PER_SM) -> Occupancy:
+    """Blocks, SMs that receive a block, and resident warps per such SM for a 1-D launch (A100 defaults).
+
+    Simplification: blocks are spread evenly (round robin) over the SMs, and the only occupancy limit is the
+    resident-thread limit (registers and shared memory are ignored).
+
+    >>> o = gpu_occupancy(10_000, 256)
+    >>> (o.blocks, o.sms_used, o.warps_per_used_sm, o.warp_slots)
+    (40, 40, 8.0, 64)
+    """
+    threads = check_int("threads", threads, low=1, high=10**12)
+    block_size = check_int("block_size", block_size, low=32, high=1024)
+    sms = check_int("sms", sms, low=1, high=100_000)
+    threads_per_sm = check_int("threads_per_sm", threads_per_sm, low=32, high=65536)
+    if block_size % 32:
+        raise ValueError(f"block_size must be a multiple of 32 (a warp), got {block_size}")
+    if block_size > threads_per_sm:
+        raise ValueError(f"block_size must be <= threads_per_sm={threads_per_sm}, got {block_size}")
+    blocks = -(-threads // block_size)
+    used = min(blocks, sms)
+    resident_blocks = min(blocks, used * (threads_per_sm // block_size))
+    return Occupancy(blocks=blocks, sms_used=used,
+                     warps_per_used_sm=resident_blocks * (block_size // 32) / used,
+                     warp_slots=threads_per_sm // 32)
+
+
+@dataclass(frozen=True)
+class InFlight:
+    """Little's law for memory: bytes that must be in flight to sustain ``bandwidth`` at ``latency``."""
+
+    total_bytes: float
+    per_sm_bytes: float
+    warp_loads_per_sm: float      # outstanding warp-wide loads per SM needed (each ``bytes_per_warp_load``)
+
+
+def bytes_in_flight(bandwidth: float = 1555e9, latency_s: float = 500e-9, sms: int = 108,
+                    bytes_per_warp_load: float = 128.0) -> InFlight:
+    """Little's law: in-flight bytes = bandwidth x latency, split over ``sms`` SMs and counted in warp loads.
+
+    Defaults: A100 40GB HBM2 bandwidth; ``latency_s`` = 500 ns is an illustrative DRAM load latency (the
+    real value depends on the chip and access pattern); a warp load of 32 threads x 4 bytes = 128 bytes.
+
+    >>> f = bytes_in_flight()
+    >>> round(f.total_bytes), round(f.per_sm_bytes), round(f.warp_loads_per_sm)
+    (777500, 7199, 56)
+    """
+    bandwidth = check_positive("bandwidth", bandwidth)
+    latency_s = check_positive("latency_s", latency_s, high=1.0)
+    sms = check_int("sms", sms, low=1, high=100_000)
+    bytes_per_warp_load = check_positive("bytes_per_warp_load", bytes_per_warp_load)
+    total = bandwidth * latency_s
+    return InFlight(total_bytes=total, per_sm_bytes=total / sms, warp_loads_per_sm=total / sms / bytes_per_warp_load)

@@ -74,3 +74,22 @@ def test_static_figures_have_chinese_titles_and_units():
     assert len(ax.get_legend().get_texts()) == 5
     ax = ch03.peak_bars_figure()
     assert len(ax.patches) == 8 and "TFLOP/s" in ax.get_xlabel()
+
+
+def test_gpu_occupancy_and_littles_law():
+    import pytest as _pt
+
+    from hetlab import hardware as _H
+    o = _H.gpu_occupancy(10_000, 256)
+    assert (o.blocks, o.sms_used, o.warps_per_used_sm, o.warp_slots) == (40, 40, 8.0, 64)
+    o = _H.gpu_occupancy(10_000, 128)
+    assert (o.blocks, o.sms_used, o.warps_per_used_sm) == (79, 79, 4.0)
+    big = _H.gpu_occupancy(10**7, 256)
+    assert big.sms_used == 108 and big.warps_per_used_sm == 64
+    f = _H.bytes_in_flight(1555e9, 500e-9)
+    assert f.total_bytes == _pt.approx(777_500) and f.per_sm_bytes == _pt.approx(777_500 / 108)
+    assert f.warp_loads_per_sm == _pt.approx(777_500 / 108 / 128)
+    with _pt.raises(ValueError, match="block_size"):
+        _H.gpu_occupancy(100, 100)
+    with _pt.raises(ValueError, match="latency_s"):
+        _H.bytes_in_flight(1e9, 0.0)
