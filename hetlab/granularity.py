@@ -31,7 +31,7 @@ import numpy as np
 from ._validate import as_float_array, check_fields, check_finite_result, check_int, check_positive
 
 __all__ = ["total_time_on", "optimal_task_count", "derivation_zh", "Overhead", "OVERHEADS", "GrainLevel",
-           "GRAIN_LEVELS", "greedy_makespan"]
+           "GRAIN_LEVELS", "greedy_makespan", "overhead_reading_zh"]
 
 _MODELS = ("ideal", "rounds")
 
@@ -183,3 +183,34 @@ GRAIN_LEVELS: tuple[GrainLevel, ...] = (
     GrainLevel("算子级", "一次 CUDA 核函数，或张量并行的一个分片", 100e-6, "CUDA 核函数启动", 5e-6),
     GrainLevel("指令级", "一条乘加指令（约 3 个时钟周期，3 GHz）", 1e-9, "线程池任务（最便宜的软件派发）", 12e-6),
 )
+
+
+def overhead_reading_zh(thread: float, process: float, table_thread: float = 12e-6,
+                        table_process: float = 120e-6, busy: bool = False) -> str:
+    """Compare a measured thread-pool and process-pool dispatch overhead (seconds) with the
+    table's typical idle-machine magnitudes, in absolute terms and as a ratio. Chinese lines.
+
+    >>> print(overhead_reading_zh(13e-6, 110e-6).splitlines()[0])
+    线程池 Os 是上表典型值（12 µs）的 1.1 倍，进程池是上表（120 µs）的 0.92 倍：与上表的量级一致。
+    """
+    t = check_positive("thread", thread, high=10.0)
+    pr = check_positive("process", process, high=10.0)
+    tt = check_positive("table_thread", table_thread, high=10.0)
+    tp = check_positive("table_process", table_process, high=10.0)
+    rt, rp = t / tt, pr / tp
+    head = (f"线程池 Os 是上表典型值（{tt * 1e6:.0f} µs）的 {rt:.2g} 倍，"
+            f"进程池是上表（{tp * 1e6:.0f} µs）的 {rp:.2g} 倍：")
+    if max(rt, rp) <= 2.5 and min(rt, rp) >= 0.4:
+        head += "与上表的量级一致。"
+    elif min(rt, rp) > 2.5:
+        head += ("都明显更大；测量时机器在忙（见下面的负载），派发者和工作者都在排队等核。"
+                 if busy else "都明显更大；这台机器的派发比典型值慢，或测量时有别的程序短暂占用了核。")
+    elif max(rt, rp) < 0.4:
+        head += "都明显更小：这台机器比上表假设的典型机器快。"
+    else:
+        head += "一个在上表的量级内、一个偏离较多；偏离的那个受这次测量条件的影响更大。"
+    ratio = pr / t
+    tail = (f"进程池是线程池的 {ratio:.1f} 倍（上表约 {tp / tt:.0f} 倍）："
+            + ("进程池明显更贵，与上表的结论相同。" if ratio >= 3 else
+               "差距比上表小：机器忙时线程池的数字也会被拖大，空闲时重测一次。"))
+    return head + "\n" + tail

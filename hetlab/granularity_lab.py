@@ -124,8 +124,9 @@ def split_matmul_timing(n: int = 600, pieces=(1, 2, 4, 16, 64, 150, 300, 600), *
     return SplitTiming(n, workers, blas_threads, counts, tuple(pool_t), tuple(kernel_t), tuple(dispatch_t))
 
 
-def plot_split_timing(timing: SplitTiming, ax=None):
-    """The three measured curves and the model against the piece count (log-log)."""
+def plot_split_timing(timing: SplitTiming, ax=None, model_label: tuple[str, str] | None = None):
+    """The three measured curves and the model against the piece count (log-log). ``model_label``
+    is an optional (Chinese, English) legend text for the model line."""
     from . import plotting as P
 
     if not isinstance(timing, SplitTiming):
@@ -139,7 +140,7 @@ def plot_split_timing(timing: SplitTiming, ax=None):
     ax.plot(timing.pieces, ms(timing.dispatch), "^:", color="#8C8C8C",
             label=P.label("派发开销（空任务）", "dispatch only (empty tasks)"))
     ax.plot(timing.pieces, ms(timing.model()), "-", color="#C44E52", lw=1, alpha=0.8,
-            label=P.label("模型：派发 + 计算 / min(N, P)", "model: dispatch + kernel / min(N, P)"))
+            label=P.label(*(model_label or ("模型：派发 + 计算 / min(N, P)", "model: dispatch + kernel / min(N, P)"))))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(P.label("块数 N（对数轴）", "pieces N (log)"))

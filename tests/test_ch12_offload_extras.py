@@ -38,3 +38,13 @@ def test_best_cards_matches_chapter():
     assert M.best_cards(0.95, latency=2e-6)[0] == 477
     assert M.best_cards(0.95, grad_bytes=0)[0] == 154
     assert M.best_cards(0.95, grad_bytes=0, latency=0, max_n=64)[0] == 64
+
+
+def test_overhead_reading_zh_branches():
+    from hetlab import granularity as G
+    assert "量级一致" in G.overhead_reading_zh(13e-6, 110e-6)
+    assert "机器在忙" in G.overhead_reading_zh(86e-6, 1043e-6, busy=True)
+    assert "更小" in G.overhead_reading_zh(3e-6, 30e-6)
+    assert "差距比上表小" in G.overhead_reading_zh(100e-6, 150e-6)
+    with pytest.raises(ValueError, match="thread"):
+        G.overhead_reading_zh(0.0, 1e-4)

@@ -32,13 +32,13 @@ def granularity() -> Explorer:
             art["devices"], = ax.plot([], [], color="tab:purple", lw=1.8, ls=(0, (5, 2)),
                                       label=P.label("P 台设备、完美摊开：N·Os + W/min(N, P)",
                                                     "P devices, ideal: N·Os + W/min(N, P)"))
-            art["rounds"], = ax.plot([], [], color="tab:green", lw=1.0, marker=".", ms=3,
-                                     label=P.label("P 台设备、按轮执行：N·Os + ceil(N/P)·W/N",
-                                                   "P devices, rounds: N·Os + ceil(N/P)·W/N"))
+            art["rounds"], = ax.plot([], [], color="tab:green", lw=1.2,
+                                     label=P.label(r"P 台设备、按轮执行：$N O_s + \lceil N/P \rceil\, W/N$",
+                                                   r"P devices, rounds: $N O_s + \lceil N/P \rceil\, W/N$"))
             art["best"], = ax.plot([], [], "s", color="tab:purple", zorder=3,
                                    label=P.label("P 台设备时的最优整数 N", "best integer N on P devices"))
             ax.set_ylabel(P.label("时间（与 W 同单位）", "time (same unit as W)"))
-            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+            ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
         art["total"].set_data(n, F.total_time(n, W, Os))
         art["overhead"].set_data(n, n * Os)
         art["work"].set_data(n, W / n)
@@ -49,7 +49,9 @@ def granularity() -> Explorer:
         art["note"].xy = (max(n_star, 1.0), t_star)
         art["note"].set_text(f"N* = {n_star:.1f}\nT = {t_star:.1f}")
         ax.set_xlim(1, n[-1])
-        ax.set_ylim(0, min(float(F.total_time(1, W, Os)), max(4 * t_star, 1.5 * t_k)) * 1.05)
+        right = whole >= min(max(n_star, 1.0), P_devices)          # keep the P-device curves on screen
+        tail = float(np.max(G.total_time_on(whole[right], W, Os, P_devices, model="rounds")))
+        ax.set_ylim(0, min(float(F.total_time(1, W, Os)), max(4 * t_star, 1.5 * t_k, tail)) * 1.05)
         ax.set_title(P.label(f"粒度 U 形曲线：W = {W:g}, Os = {Os:g}, P = {P_devices}",
                              f"Granularity U-curve: W = {W:g}, Os = {Os:g}, P = {P_devices}"))
         m = 3 * P_devices // 2
@@ -60,7 +62,7 @@ def granularity() -> Explorer:
 
     return Explorer(draw, {"W": slider("总工作量 W", 100.0, 100000.0, 100.0, 10000.0, fmt=".0f"),
                            "Os": slider("调度开销 Os", 0.1, 10.0, 0.1, 1.0, fmt=".1f"),
-                           "P_devices": int_slider("设备数 P", 1, 256, 32)}, figsize=(9, 3.8), clear=False)
+                           "P_devices": int_slider("设备数 P", 1, 256, 32)}, figsize=(9, 4.8), clear=False)
 
 
 #: (chapter, factory) for each widget of this module.
