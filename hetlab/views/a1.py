@@ -181,7 +181,9 @@ def demo_for_real(scale: float = 0.1, band: float = 0.15):
                  f"之比 {ratio:.2f}——{verdict}")
     share = runs["单线程依次执行"].info["parallelism"]
     lines.append(f"单线程依次执行的 CPU 秒 ÷ 墙钟秒 = {share:.2f}：这是一个线程此刻在本机实际分到的核份额"
-                 f"（空闲时接近 1）；按它归一，线程池 {par_t / share:.2f}，进程池 {par_p / share:.2f}")
+                 f"（空闲时接近 1）；按它归一，线程池 {par_t / share:.2f}，进程池 {par_p / share:.2f}"
+                 + ("——一个线程都分不到 0.8 个核，整台机器已经饱和，进程池也无从并行，本次只能检验“线程池 ≤ 1”这条上界"
+                    if share < 0.8 else ""))
     t_serial = runs["串行（全在 CPU 上）"].makespan
     lines.append(f"相对“全在 CPU 上串行”的实测加速比：进程池 {t_serial / runs['进程池'].makespan:.2f}x，线程池 "
                  f"{t_serial / t_thr:.2f}x，单线程依次执行 {t_serial / t_seq:.2f}x"
