@@ -197,6 +197,8 @@ def overhead_reading_zh(thread: float, process: float, table_thread: float = 12e
     pr = check_positive("process", process, high=10.0)
     tt = check_positive("table_thread", table_thread, high=10.0)
     tp = check_positive("table_process", table_process, high=10.0)
+    if not isinstance(busy, (bool, np.bool_)):
+        raise TypeError(f"busy must be True or False, got {type(busy).__name__} {busy!r}")
     rt, rp = t / tt, pr / tp
     head = (f"线程池 Os 是上表典型值（{tt * 1e6:.0f} µs）的 {rt:.2g} 倍，"
             f"进程池是上表（{tp * 1e6:.0f} µs）的 {rp:.2g} 倍：")

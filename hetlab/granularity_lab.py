@@ -131,6 +131,9 @@ def plot_split_timing(timing: SplitTiming, ax=None, model_label: tuple[str, str]
 
     if not isinstance(timing, SplitTiming):
         raise TypeError(f"timing must be a SplitTiming, got {type(timing).__name__}")
+    if model_label is not None and (not isinstance(model_label, (tuple, list)) or len(model_label) != 2
+                                    or not all(isinstance(x, str) for x in model_label)):
+        raise TypeError(f"model_label must be None or a (Chinese, English) pair of strings, got {model_label!r}")
     ax = P.new_axes(ax, figsize=(7, 3.4))
     ms = lambda values: np.asarray(values) * 1e3  # noqa: E731
     ax.plot(timing.pieces, ms(timing.pool), "o-", color="#4C72B0",

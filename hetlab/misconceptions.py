@@ -168,8 +168,8 @@ def pool_spread_verdict(serial: Any = (1.0, 1.0, 1.0), threads: Any = (1.0, 1.0,
     entry per round). Prints median and min-max of each; calls the thread-pool difference
     "noise" only when the thread interval overlaps the serial one. Returns Chinese lines.
 
-    >>> print(pool_spread_verdict((1.0, 1.1, 0.9), (1.05, 0.95, 1.0), (0.5, 0.6, 0.55), load=0.1).splitlines()[1])
-    线程池相对串行 1.00x：两者的区间重叠，差别在重复测量的波动之内，符合 GIL 的预期（同一时刻只有一个线程执行 Python 字节码）。
+    >>> print(pool_spread_verdict((1.0, 1.1, 0.9), (1.05, 0.95, 1.0), (0.5, 0.6, 0.55), load=0.1).splitlines()[1][:34])
+    线程池相对串行 1.00x：两者的区间重叠，差别在重复测量的波动之内
     """
     arrays = []
     for name, xs in (("serial", serial), ("threads", threads), ("processes", processes)):
@@ -184,7 +184,8 @@ def pool_spread_verdict(serial: Any = (1.0, 1.0, 1.0), threads: Any = (1.0, 1.0,
     w = check_int("workers", workers, low=1, high=4096)
     busy = load is not None and check_nonnegative("load", load, high=1e6) > BUSY
     ms, mt, mp = (float(np.median(a)) for a in (s, t, pr))
-    head = (f"重复 {s.size} 轮（三种方式交替计时），中位数 [最小–最大]：串行 {ms:.3f} [{s.min():.3f}–{s.max():.3f}] 秒，"
+    head = (f"重复 {s.size} 轮（三种方式交替计时），中位数 [最小–最大]："
+            f"串行 {ms:.3f} [{s.min():.3f}–{s.max():.3f}] 秒，"
             f"线程池 {mt:.3f} [{t.min():.3f}–{t.max():.3f}] 秒，进程池 {mp:.3f} [{pr.min():.3f}–{pr.max():.3f}] 秒")
     st, sp, bound = ms / mt, ms / mp, min(w, c)
     overlap = t.min() <= s.max() and s.min() <= t.max()
