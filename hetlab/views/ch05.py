@@ -53,12 +53,12 @@ def break_even_figure(sweeps: dict, ax=None):
         _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
     for overhead, points in sweeps.items():
         noise = [q.noise for q in points]
-        line, = ax.plot(noise, [q.gap for q in points], marker=".", label=f"O_s = {overhead:g}")
         star = DC.crossing_noise(points)
+        # σ* goes into the legend rather than next to the circle, so no label sits on a neighbouring line
+        mark = f"（σ*≈{star:.2f}）" if star is not None else ""
+        line, = ax.plot(noise, [q.gap for q in points], marker=".", label=f"$O_s$ = {overhead:g}{mark}")
         if star is not None:
             ax.plot([star], [0.0], marker="o", markersize=8, markerfacecolor="white", color=line.get_color())
-            ax.annotate(f"σ*≈{star:.2f}", (star, 0.0), textcoords="offset points", xytext=(4, 8), fontsize=8,
-                        color=line.get_color())
     ax.axhline(0.0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel(P.label("耗时波动 σ", "run-time noise σ"))
     ax.set_ylabel(P.label("静态 − 动态 完成时间差（时间单位）", "static − dynamic makespan (time units)"))
