@@ -51,13 +51,28 @@ def scaling_whiteboard() -> Explorer:
         ax.plot(_N, amdahl(p, _N), color="#4C72B0", label=P.label("Amdahl（无通信）", "Amdahl (no communication)"))
         ax.plot(_N, speedup_with_allreduce(p, _N, **link), color="#C44E52",
                 label=P.label("加上环形全归约", "with ring all-reduce"))
+        ceiling = amdahl_limit(p)
+        ax.axhline(ceiling, color="#4C72B0", lw=0.8, ls=":")
+        ax.annotate(P.label(f"上限 1/(1-p) = {ceiling:.3g}x", f"ceiling 1/(1-p) = {ceiling:.3g}x"),
+                    (1024, ceiling), xytext=(0, 3), textcoords="offset points", fontsize=8, color="#4C72B0",
+                    ha="right")
         best = best_device_count(p, max_devices=1024, **link)
-        ax.plot([best], [speedup_with_allreduce(p, best, **link)], "o", color="#C44E52")
+        top = float(speedup_with_allreduce(p, best, **link))
+        end = float(speedup_with_allreduce(p, 1024, **link))
+        ax.plot([best], [top], "o", color="#C44E52")
+        left = best < 16  # near the left edge the label goes to the right of the dot
+        ax.annotate(P.label(f"N* = {best}，{top:.2f}x", f"N* = {best}, {top:.2f}x"), (best, top),
+                    xytext=(8 if left else -10, 8), textcoords="offset points", fontsize=8, color="#C44E52",
+                    ha="left" if left else "right")
+        ax.plot([1024], [end], "s", color="#C44E52", ms=4)
+        ax.annotate(f"{end:.2f}x", (1024, end), xytext=(5, -3), textcoords="offset points", fontsize=8,
+                    color="#C44E52", ha="left")
         ax.set_xscale("log", base=2)
-        ax.set_xlim(1, 1024)
-        ax.set_ylim(0, max(2.0, min(amdahl_limit(p), 1024) * 1.05))
-        ax.set_xlabel(P.label("设备数 N", "devices N"))
-        ax.set_ylabel(P.label("加速比", "speed-up"))
+        ax.set_xlim(1, 1024 * 1.6)
+        ax.set_xticks([1, 4, 16, 64, 256, 1024], ['1', '4', '16', '64', '256', '1024'])
+        ax.set_ylim(0, max(2.0, min(ceiling, 1024) * 1.12))
+        ax.set_xlabel(P.label("设备数 N（对数刻度）", "devices N (log scale)"))
+        ax.set_ylabel(P.label("加速比（相对单卡）", "speed-up over one device"))
         ax.set_title(P.label("加卡为什么会停止变快", "why adding devices stops helping"))
         ax.legend(loc="upper left", fontsize=8)
         return scaling_readout(p, grad_gb, bandwidth_gbs, latency_us)
