@@ -66,7 +66,7 @@ def training() -> Explorer:
             m = min(ms[ok], key=lambda k: (abs(np.log2(k / m)), -k))
             note += f"（该 m 显存放不下，改取最近的可行值 {m}）"
         chosen = runs[options.index(int(m))]
-        ax.plot([m], [chosen.speedup], "o", mfc="none", mec="black", ms=13)
+        ax.plot([m], [chosen.speedup], "o", mfc="none", mec="black", ms=13, label=P.label("当前选择", "current choice"))
         ax.axhline(40, color="0.4", ls=":", lw=1, label=P.label("案例中的“约 40 倍”", "the case's 40x"))
         ax.set_xscale("log", base=2)
         ax.set_ylim(0, 512)
@@ -225,7 +225,8 @@ def serving_figure(rate: int = 3):
     ax.set_ylim(0, 1.02)
     ax.set_xlabel(P.label("毫秒（对数轴）", "ms (log)"))
     ax.set_ylabel(P.label("累计比例", "cumulative share"))
-    ax.set_title(P.label(f"{len(w)} 个请求、10 倍突发、4 张 GPU：延迟的累计分布（灰线为 P99）",
+    ax.set_title(P.label(f"{len(w)} 个请求、10 倍突发、4 张 GPU：延迟的累计分布\n"
+                         "（灰色横线：累计比例 0.99，与各曲线的交点即 P99）",
                          f"{len(w)} requests, 10x bursts, 4 GPUs: latency CDF"))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     return ax.figure
@@ -262,7 +263,8 @@ def phone_figure(frames: int = FRAMES):
         placement = split_placement() if policy == SPLIT else _phone("HEFT")[0]
         shown = FR.stream(graph, devices, placement, frames)
         blocks = _frame_blocks(shown)
-        ax.barh([len(devices) - 1 - b[0] for b in blocks], [b[3] - b[2] for b in blocks], left=[b[2] for b in blocks],
+        widths = [max(b[3] - b[2], 0.4) for b in blocks]  # keep short CPU/GPU blocks visible
+        ax.barh([len(devices) - 1 - b[0] for b in blocks], widths, left=[b[2] for b in blocks],
                 height=0.6, color=[colours[b[1] % 10] for b in blocks], edgecolor="white", linewidth=0.4)
         for device, frame, lo, hi in blocks:
             if hi - lo > 4:
@@ -274,7 +276,8 @@ def phone_figure(frames: int = FRAMES):
         ax.set_title(P.label(f"{name}：{frames} 帧流水共 {shown.makespan:.1f} ms，"
                              f"至少两个处理器同时计算的时间占 {FR.overlap_share(shown):.0%}",
                              f"{policy}: {frames} frames in {shown.makespan:.1f} ms"), fontsize=10)
-    axes[1].set_xlabel(P.label("时间（毫秒）；颜色与数字表示第几帧（从 0 起）", "time (ms); colour = frame"))
+    axes[1].set_xlabel(P.label("时间（毫秒）；颜色与数字表示第几帧（从 0 起）；虚线 = 最后一帧完成",
+                                "time (ms); colour = frame; dashed = last frame done"))
     return fig
 
 
