@@ -6,7 +6,7 @@ import numpy as np
 from .. import formulas as F
 from .. import plotting as P
 from .. import strong_scaling as SS
-from ..widgets import Explorer, slider
+from ..widgets import Explorer, int_slider, slider
 
 __all__ = ["scaling_reality", "transfer_cost"]
 
@@ -45,7 +45,7 @@ def scaling_reality() -> Explorer:
 
     return Explorer(draw, {"p": slider("并行比例 p", 0.5, 0.999, 0.001, 0.95, fmt=".3f"),
                            "grad_gb": slider("梯度量 (GB)", 0.0, 4.0, 0.1, 0.5, fmt=".1f"),
-                           "alpha_us": slider("每步延迟 α (µs)", 0.0, 50.0, 1.0, 20.0, fmt=".0f"),
+                           "alpha_us": slider("每轮链路延迟 α (µs)", 0.0, 50.0, 1.0, 20.0, fmt=".0f"),
                            "log2_n": slider("log2 卡数", 0.0, 10.0, 1.0, 10.0, fmt=".0f")},
                     figsize=(7, 3.2), clear=False)
 
@@ -55,33 +55,49 @@ def transfer_cost() -> Explorer:
     sizes = 2.0 ** np.arange(4, 13.01, 0.25)
     art: dict = {}
     sizes_fine = np.arange(8, 8193)
-    cpu_fine, gpu_fine, _ = F.matmul_offload_ms(sizes_fine)
 
-    def draw(ax, log2_n: float) -> str:
+    def draw(ax, log2_n: float, cpu_gflops: float, copies: int) -> str:
         n = 2.0 ** log2_n
+        copies = int(copies)
+        knobs = dict(cpu_flops=cpu_gflops * 1e9, copies=copies)
+        cpu, gpu, copy = F.matmul_offload_ms(sizes, **knobs)
+        cpu_fine, gpu_fine, _ = F.matmul_offload_ms(sizes_fine, **knobs)
+        faster = gpu_fine < cpu_fine
+        cross = float(sizes_fine[np.argmax(faster)]) if faster.any() else float("nan")
         if not art:
-            cpu, gpu, copy = F.matmul_offload_ms(sizes)
-            ax.plot(sizes, cpu, label="CPU")
-            ax.plot(sizes, gpu, label=P.label("GPU（含拷贝）", "GPU incl. copies"))
-            ax.plot(sizes, copy, ls=":", label=P.label("其中拷贝", "of which copies"))
+            art["cpu"], = ax.plot(sizes, cpu, label="CPU")
+            art["gpu"], = ax.plot(sizes, gpu, label=P.label("GPU（含拷贝）", "GPU incl. copies"))
+            art["copy"], = ax.plot(sizes, np.maximum(copy, 1e-9), ls=":",
+                                   label=P.label("其中拷贝", "of which copies"))
             art["now"] = ax.axvline(n, color="crimson", lw=0.8,
                                     label=P.label("当前边长 n（滑块）", "current n (slider)"))
-            cross = float(sizes_fine[np.argmax(gpu_fine < cpu_fine)])
-            ax.axvline(cross, color="gray", lw=0.8, ls="--",
-                       label=P.label(f"交叉点 n ≈ {cross:.0f}", f"crossover n = {cross:.0f}"))
+            art["cross"] = ax.axvline(cross, color="gray", lw=0.8, ls="--",
+                                      label=P.label("交叉点（GPU 开始更快）", "crossover (GPU faster)"))
             ax.set_xscale("log", base=2)
             ax.set_xlim(sizes[0], sizes[-1])
             ax.set_yscale("log")
-            ax.set_title(P.label("一次 FP32 矩阵乘：留在 CPU，还是搬到 GPU", "One FP32 matmul: stay on CPU or offload"))
+            ax.set_ylim(1e-6, 1e5)
             ax.set_xlabel(P.label("矩阵边长 n", "matrix size n"))
             ax.set_ylabel(P.label("时间（毫秒）", "time (ms)"))
             ax.legend(fontsize=8, loc="upper left")
+        art["cpu"].set_ydata(cpu)
+        art["gpu"].set_ydata(gpu)
+        art["copy"].set_ydata(np.maximum(copy, 1e-9))
+        art["copy"].set_visible(copies > 0)
+        art["cross"].set_xdata([cross, cross])
         art["now"].set_xdata([n, n])
-        c, g, k = F.matmul_offload_ms(n)
+        ax.set_title(P.label(f"一次 FP32 矩阵乘：CPU {cpu_gflops:.0f} GFLOP/s，{copies} 次拷贝",
+                             f"One FP32 matmul: CPU {cpu_gflops:.0f} GFLOP/s, {copies} copies"))
+        c, g, k = F.matmul_offload_ms(n, **knobs)
         winner = "GPU" if g < c else "CPU"
-        return f"n = {n:.0f}：CPU {c:.4f} 毫秒，GPU {g:.4f} 毫秒（其中拷贝 {k:.4f} 毫秒）：{winner} 更快"
+        where = f"交叉点 n ≈ {cross:.0f}" if faster.any() else "n ≤ 8192 内 GPU 都不更快"
+        return (f"n = {n:.0f}：CPU {c:.3g} 毫秒，GPU {g:.3g} 毫秒（其中拷贝 {k:.3g} 毫秒）：{winner} 更快；"
+                f"{where}（不含约 5 µs 的核函数启动）")
 
-    return Explorer(draw, {"log2_n": slider("log2 矩阵边长", 4.0, 13.0, 0.25, 6.0)}, figsize=(7, 3.2), clear=False)
+    return Explorer(draw, {"log2_n": slider("log2 矩阵边长", 4.0, 13.0, 0.25, 6.0),
+                           "cpu_gflops": slider("CPU 持续算力 (GFLOP/s)", 50.0, 2000.0, 50.0, 1000.0, fmt=".0f"),
+                           "copies": int_slider("拷贝次数", 0, 3, 3)},
+                    figsize=(7, 3.4), clear=False)
 
 
 #: (chapter, factory) for each widget of this module.
