@@ -42,8 +42,11 @@ def _makespan_handle(makespan: float, unit: str = ""):
 def heft_paper_table():
     """The HEFT paper's example as one table (Topcuoglu, Hariri & Wu 2002, Table 1 and Fig. 2): each
     task's run time on P1-P3, its mean, and its successors with the edge's communication cost.
-    Returns a pandas DataFrame indexed by task."""
-    import pandas as pd
+    Returns a pandas DataFrame indexed by task (pandas comes with the ``book`` extra)."""
+    try:
+        import pandas as pd
+    except ImportError as exc:  # the core library does not depend on pandas
+        raise ImportError("heft_paper_table needs pandas: pip install 'hetlab[book]'") from exc
 
     from ..workloads import HEFT_PAPER_EXAMPLE as EX
 
