@@ -317,6 +317,9 @@ class Attribution:
     latest) and its measured start: dispatch and bookkeeping time.
     ``implied_overhead``: ``(measured - planned) * workers / tasks``, the extra wall time per task
     that would explain the whole difference.
+    ``planned_busy`` / ``measured_busy``: total planned / measured task time (sum over tasks), so
+    ``measured_busy - planned_busy`` is the extra busy time, long tail included (the median hides it).
+    ``long_tasks``: tasks that took at least twice their planned duration.
     """
 
     planned: float
@@ -327,6 +330,20 @@ class Attribution:
     implied_overhead: float
     workers: int
     tasks: int
+    planned_busy: float = 0.0
+    measured_busy: float = 0.0
+    long_tasks: int = 0
+
+    @property
+    def extra_busy(self) -> float:
+        """Total measured task time minus total planned task time (seconds; negative if faster)."""
+        return self.measured_busy - self.planned_busy
+
+    @property
+    def total_estimate(self) -> float:
+        """(total measured task time + total gaps) / workers: the makespan if the workers had been
+        perfectly balanced (seconds)."""
+        return (self.measured_busy + self.gaps) / max(1, self.workers)
 
     def __post_init__(self) -> None:
         check_fields(self, signed=("implied_overhead",))
@@ -355,8 +372,9 @@ def attribute(plan: Schedule, measured: Schedule, *, seconds_per_unit: float = 1
     workers = len(measured.devices)
     plan_span = plan.makespan * scale
     implied = (measured.makespan - plan_span) * workers / max(1, len(g.tasks))
+    long_tasks = int(np.sum(took[positive] >= 2 * planned[positive]))
     return Attribution(plan_span, measured.makespan, stretch, plan_span * stretch, gaps, implied, workers,
-                       len(g.tasks))
+                       len(g.tasks), float(planned.sum()), float(took.sum()), long_tasks)
 
 
 def task_gaps(measured: Schedule) -> np.ndarray:

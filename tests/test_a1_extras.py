@@ -99,7 +99,8 @@ def test_attribution_text_reads_a_run():
     from hetlab.views import a1
     plan = S.eft(article_tasks(), kitchen())
     text = a1.attribution_text(plan, plan, 1e-4, 2e-4)
-    assert "偏差（实测 − 模拟）/ 模拟 = +0.0%（在 ±15% 之内）" in text and "拉长倍数（中位数）1.00" in text
+    assert "偏差（实测 − 模拟）/ 模拟 = +0.0%（在 ±15% 之内）" in text and "拉长倍数中位数 1.00" in text
+    assert "执行顺序：中心就绪队列模拟" in text and "额外忙碌 +0.0 毫秒" in text
     with pytest.raises(ValueError, match="process_os"):
         a1.attribution_text(plan, plan, 0.0, 1e-4)
     with pytest.raises(ValueError, match="scale"):
@@ -133,3 +134,41 @@ def test_task_gaps_sum_to_attribution_gaps():
     assert gaps[0] == 0.0 and gaps[1] == pytest.approx(0.5)
     with pytest.raises(TypeError, match="measured"):
         task_gaps("x")
+
+
+def _stretched_run():
+    import numpy as np
+
+    from hetlab.schedule import Schedule
+    g = TaskGraph([Task(f"t{i}", 10.0) for i in range(4)], [])
+    devs = [Device("w0", "CPU", 1000.0), Device("w1", "CPU", 1000.0)]
+    plan = S.eft(g, devs)
+    # measured: t0 took 5x its plan (long tail), and every task waited 20 ms before starting
+    dur = np.array([0.05, 0.01, 0.01, 0.01])
+    start, end, free = np.zeros(4), np.zeros(4), [0.0, 0.0]
+    for i in range(4):
+        d = int(plan.device_of[i])
+        start[i] = free[d] + 0.02
+        end[i] = start[i] + dur[i]
+        free[d] = end[i]
+    return plan, Schedule(g, plan.devices, plan.device_of, start, end, "measured")
+
+
+def test_attribute_totals_see_the_long_tail():
+    plan, real = _stretched_run()
+    a = attribute(plan, real)
+    assert a.median_stretch == pytest.approx(1.0)
+    assert a.planned_busy == pytest.approx(0.04) and a.measured_busy == pytest.approx(0.08)
+    assert a.extra_busy == pytest.approx(0.04) and a.long_tasks == 1
+    assert a.gaps == pytest.approx(0.08)
+    assert a.total_estimate == pytest.approx((0.08 + 0.08) / 2)
+
+
+def test_attribution_text_names_load_and_long_tail():
+    from hetlab.views import a1
+    plan, real = _stretched_run()
+    text = a1.attribution_text(plan, real, 1e-4, 1e-3)
+    assert "1 个任务被拉长 2 倍以上" in text and "额外忙碌 +40.0 毫秒" in text
+    assert "等核（负载）" in text and "执行顺序：" in text
+    quiet = a1.attribution_text(plan, real, 1e-4, 0.02)
+    assert "等核（负载）" not in quiet and "与派发的往返延迟相当" in quiet
