@@ -172,3 +172,15 @@ def test_attribution_text_names_load_and_long_tail():
     assert "等核（负载）" in text and "执行顺序：" in text
     quiet = a1.attribution_text(plan, real, 1e-4, 0.02)
     assert "等核（负载）" not in quiet and "与派发的往返延迟相当" in quiet
+
+
+def test_gantt_panels_label_the_same_tasks():
+    import matplotlib
+    matplotlib.use("Agg")
+    from hetlab.views import a1
+    plan, real = _stretched_run()
+    fig = a1.gantt_panels([(plan, "plan"), (real, "real")], label_from=1, names=1)
+    names = [[t.get_text() for t in ax.texts] for ax in fig.axes]
+    assert names[0] == names[1] == ["t0"]
+    with pytest.raises(ValueError, match="label_from"):
+        a1.gantt_panels([(plan, "plan")], label_from=3)

@@ -60,11 +60,13 @@ def pool_rounds() -> Explorer:
 VIEWS = [(14, pool_rounds)]
 
 
-def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(8.0, 4.0)):
+def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(8.0, 4.0),
+                 label_from: int | None = None):
     """Stacked Gantt charts on one time axis (seconds), every task in its own colour in every panel so
     that the same task can be followed from plan to measurement; the ``names`` longest tasks of each
     panel are labelled; ``mark`` draws a dashed line (e.g. the simulated makespan) on every panel
-    after the first. ``panels`` is a list of (Schedule, title). Returns the figure."""
+    after the first. ``panels`` is a list of (Schedule, title). With ``label_from = k`` every panel
+    labels the same tasks: the ``names`` longest of panel k (panels must share the graph). Returns the figure."""
     import matplotlib.pyplot as plt
 
     from .._validate import check_int, check_nonnegative
@@ -77,6 +79,11 @@ def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(
                 and isinstance(item[1], str)):
             raise TypeError(f"panels[{k}] must be a (Schedule, title) pair, got {item!r:.80}")
     names = check_int("names", names, low=0, high=100)
+    chosen = None
+    if label_from is not None:
+        label_from = check_int("label_from", label_from, low=0, high=len(panels) - 1)
+        ref = panels[label_from][0]
+        chosen = np.argsort(-(ref.end - ref.start), kind="stable")[:names]
     if mark is not None:
         mark = check_nonnegative("mark", mark)
     fig, axes = plt.subplots(len(panels), 1, sharex=True, figsize=figsize, squeeze=False)
@@ -88,7 +95,7 @@ def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(
             y = rows - 1 - int(s.device_of[i])
             ax.barh(y, s.end[i] - s.start[i], left=s.start[i], height=0.7, color=cmap(i % 20),
                     edgecolor="white", linewidth=0.6)
-        longest = np.argsort(-(s.end - s.start), kind="stable")[:names]
+        longest = chosen if chosen is not None else np.argsort(-(s.end - s.start), kind="stable")[:names]
         for i in longest:
             width = s.end[i] - s.start[i]
             if width > 0.03 * span:
