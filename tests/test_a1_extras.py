@@ -184,3 +184,20 @@ def test_gantt_panels_label_the_same_tasks():
     assert names[0] == names[1] == ["t0"]
     with pytest.raises(ValueError, match="label_from"):
         a1.gantt_panels([(plan, "plan")], label_from=3)
+
+
+def test_thread_verdicts_use_stated_tolerances():
+    import pytest
+
+    from hetlab.views import a1
+
+    assert "不超过 1 个核" in a1.thread_parallelism_verdict(1.01)
+    assert "容差 0.05" in a1.thread_parallelism_verdict(1.01)
+    assert "无 GIL" in a1.thread_parallelism_verdict(1.2)
+    assert "测量噪声之内" in a1.thread_ratio_verdict(1.08)
+    assert "复现" in a1.thread_ratio_verdict(1.3)
+    assert "重跑" in a1.thread_ratio_verdict(0.7)
+    with pytest.raises(ValueError, match="tolerance"):
+        a1.thread_parallelism_verdict(1.0, tolerance=-1)
+    with pytest.raises(ValueError, match="ratio"):
+        a1.thread_ratio_verdict(0.0)
