@@ -105,8 +105,8 @@ def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(
         ax.axvline(s.makespan, color="black", lw=0.8)
         if mark is not None and row > 0:
             ax.axvline(mark, color="#C44E52", lw=1.0, ls="--")
-            ax.text(mark, rows - 0.45, P.label(" 模拟完成时间", " simulated makespan"), color="#C44E52",
-                    fontsize=7, va="bottom", ha="left")
+            ax.text(mark, rows - 0.45, P.label("模拟完成时间 ", "simulated makespan "), color="#C44E52",
+                    fontsize=7, va="bottom", ha="right")
         ax.set_yticks(range(rows), [d.name for d in reversed(s.devices)])
         ax.set_ylim(-0.6, rows - 0.1)
         ax.set_title(title, fontsize=9, loc="left")
