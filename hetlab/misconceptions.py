@@ -236,7 +236,8 @@ def pool_spread_verdict(serial: Any = (1.0, 1.0, 1.0), threads: Any = (1.0, 1.0,
     if bound == 1:
         line_p = f"进程池 {sp:.2f}x：只有 1 个可用核，进程池不可能快过串行。"
     elif sp > bound:
-        line_p = (f"进程池按中位数 {sp:.2f}x，按串行最小值只有 {low_p:.2f}x（按区间算在 {lo_sp:.2f}–{hi_sp:.2f}x 之间）："
+        line_p = (f"进程池按中位数 {sp:.2f}x，按串行最小值只有 {low_p:.2f}x"
+                  f"（按区间算在 {lo_sp:.2f}–{hi_sp:.2f}x 之间）："
                   f"中位数倍数超过了模型上限 min(工作者数, 核数) = {bound}，这不可能是真实加速，"
                   "说明串行的中位数这次被干扰拖慢了；应当按区间来读。")
     elif sp >= 0.75 * bound:
