@@ -85,16 +85,21 @@ def transfer_cost() -> Explorer:
         art["copy"].set_ydata(np.maximum(copy, 1e-9))
         art["copy"].set_visible(copies > 0)
         art["cross"].set_xdata([cross, cross])
+        everywhere = bool(faster[0])
+        art["cross"].set_visible(faster.any() and not everywhere)
+        shown = [h for h in (art["cpu"], art["gpu"], art["copy"], art["now"], art["cross"]) if h.get_visible()]
+        ax.legend(handles=shown, fontsize=8, loc="upper left")
         art["now"].set_xdata([n, n])
         ax.set_title(P.label(f"一次 FP32 矩阵乘：CPU {cpu_gflops:.0f} GFLOP/s，{copies} 次拷贝",
                              f"One FP32 matmul: CPU {cpu_gflops:.0f} GFLOP/s, {copies} copies"))
         c, g, k = F.matmul_offload_ms(n, **knobs)
         winner = "GPU" if g < c else "CPU"
-        where = f"交叉点 n ≈ {cross:.0f}" if faster.any() else "n ≤ 8192 内 GPU 都不更快"
+        where = ("所有尺寸上 GPU 都更快" if everywhere else
+                 f"交叉点 n ≈ {cross:.0f}" if faster.any() else "n ≤ 8192 内 GPU 都不更快")
         return (f"n = {n:.0f}：CPU {c:.3g} 毫秒，GPU {g:.3g} 毫秒（其中拷贝 {k:.3g} 毫秒）：{winner} 更快；"
                 f"{where}（不含约 5 µs 的核函数启动）")
 
-    return Explorer(draw, {"log2_n": slider("log2 矩阵边长", 4.0, 13.0, 0.25, 6.0),
+    return Explorer(draw, {"log2_n": slider("log2 矩阵边长（n = 2^值）", 4.0, 13.0, 0.25, 6.0),
                            "cpu_gflops": slider("CPU 持续算力 (GFLOP/s)", 50.0, 2000.0, 50.0, 1000.0, fmt=".0f"),
                            "copies": int_slider("拷贝次数", 0, 3, 3)},
                     figsize=(7, 3.4), clear=False)
