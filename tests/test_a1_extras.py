@@ -201,3 +201,14 @@ def test_thread_verdicts_use_stated_tolerances():
         a1.thread_parallelism_verdict(1.0, tolerance=-1)
     with pytest.raises(ValueError, match="ratio"):
         a1.thread_ratio_verdict(0.0)
+
+
+def test_lane_stagger_and_stretch_reads_a_thread_run():
+    from hetlab.views import a1
+
+    plan = S.POLICIES["article demo"](article_tasks(), kitchen())
+    run = run_plan(plan, 0.002, executor="thread", steps_per_second=measure.loop_rate(0.01)).schedule
+    stagger, stretch = a1.lane_stagger_and_stretch(run)
+    assert stagger >= 0 and stretch > 0
+    with pytest.raises(TypeError, match="schedule"):
+        a1.lane_stagger_and_stretch(plan)

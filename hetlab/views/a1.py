@@ -11,7 +11,7 @@ from .. import plotting as P
 from ..widgets import Explorer, int_slider, slider
 
 __all__ = ["pool_rounds", "gantt_panels", "machine_note", "demo_for_real", "sweep_report", "attribution_text",
-           "dask_report", "thread_parallelism_verdict", "thread_ratio_verdict"]
+           "dask_report", "thread_parallelism_verdict", "thread_ratio_verdict", "lane_stagger_and_stretch"]
 
 
 def pool_rounds() -> Explorer:
@@ -161,6 +161,20 @@ def thread_ratio_verdict(ratio: float, band: float = 0.15) -> str:
     return f"线程池反而比单线程快 {band:.0%} 以上：多半是两次测量之间负载变了，重跑一次"
 
 
+def lane_stagger_and_stretch(schedule) -> tuple[float, float]:
+    """For a measured run (``run_plan``): median gap in seconds between the successive first starts
+    of the worker lanes, and the median ratio of measured to planned task duration."""
+    if not hasattr(schedule, "info") or "planned_seconds" not in schedule.info:
+        raise TypeError("schedule must be a measured run from execute.run_plan (info['planned_seconds']), "
+                        f"got {type(schedule).__name__}")
+    firsts = np.sort([schedule.start[schedule.device_of == d].min()
+                      for d in np.unique(schedule.device_of)])
+    stagger = float(np.median(np.diff(firsts))) if len(firsts) > 1 else 0.0
+    planned = np.asarray(schedule.info["planned_seconds"], dtype=float)
+    stretch = float(np.median((schedule.end - schedule.start)[planned > 0] / planned[planned > 0]))
+    return stagger, stretch
+
+
 def demo_for_real(scale: float = 0.1, band: float = 0.15):
     """Run chapter 11's demo plan for real (serial, process pool, thread pool), each task a pure-Python
     loop lasting work / speed * ``scale`` seconds; return (Chinese report, figure of plan and both runs)."""
@@ -216,8 +230,11 @@ def demo_for_real(scale: float = 0.1, band: float = 0.15):
                  f"{t_serial / t_thr:.2f}x，单线程依次执行 {t_serial / t_seq:.2f}x"
                  f"（后两者的“加速”只来自更短的循环）；演示的模拟 {report.speedup:.2f}x，"
                  f"{cores} 核上的预测 {expect['串行（全在 CPU 上）'] / expect['进程池']:.2f}x")
+    stagger, stretch = lane_stagger_and_stretch(runs["线程池"])
     lines.append(f"CPython 的 GIL 切换间隔 sys.getswitchinterval() = {sys.getswitchinterval() * 1e3:.1f} 毫秒："
-                 "持有 GIL 的线程最多跑这么久就要让出，等待的线程才能接手")
+                 "持有 GIL 的线程最多跑这么久就要让出，等待的线程才能接手；线程池三条线的起点依次相隔（中位数）"
+                 f"{stagger * 1e3:.1f} 毫秒，任务条的实测时长是计划的 {stretch:.1f} 倍"
+                 "（中位数，三个线程分一把 GIL 时约 3 倍）")
     lines.append(note)
     in_seconds = dataclasses.replace(plan, start=plan.start * scale, end=plan.end * scale)
     fig = gantt_panels([(in_seconds, PL.label(f"模拟（第 11 章的演示，1 单位 = {scale:g} 秒）", "simulated demo")),
