@@ -137,7 +137,10 @@ def split_verdict(pieces: Any = (1, 2, 4), pool: Any = (3.0, 1.6, 1.7), kernel: 
         best_gain = base / min(pl[i] for i in mult)
         change = (f"加速比 {gain:.2f}x" if gain >= 1 else
                   f"加速比 {gain:.2f}x（反而变慢 {1 / gain - 1:.0%}）")
-        if gain >= 0.8 * w:
+        if gain > 1.1 * w:
+            verdict = (f"超过了理想的 {w} 倍，这不可能是真实加速：N = 1 的读数（或其中的“纯计算”一栏）"
+                       "这次受了干扰、偏慢，应把它看作测量噪声")
+        elif gain >= 0.8 * w:
             verdict = f"接近理想的 {w} 倍"
         elif busy:
             verdict = f"远不到理想的 {w} 倍：机器此刻很忙，第二个核没有真正空出来"

@@ -25,3 +25,8 @@ def test_pool_spread_above_bound_is_noise():
     out = m.pool_spread_verdict((0.202, 0.281, 0.283), (0.25, 0.253, 0.26), (0.134, 0.138, 0.14), 2, 8, 0.3)
     assert "超过了模型上限" in out and "接近上限" not in out
     assert "1.46x" in out   # serial minimum / process median
+
+
+def test_split_verdict_superlinear_is_noise():
+    out = m.split_verdict((1, 2, 4), (47.35, 9.89, 15.11), (31.08, 11.01, 15.86), (0.08, 0.03, 0.05), 2, 1.8, " ms")
+    assert "超过了理想的 2 倍" in out and "接近理想" not in out
