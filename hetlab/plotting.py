@@ -8,6 +8,7 @@ not given) and returns it, so widgets can redraw in place.
 """
 from __future__ import annotations
 
+import logging
 import warnings
 from collections.abc import Sequence
 from functools import lru_cache
@@ -68,7 +69,15 @@ def setup_notebook() -> None:
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FontFallbackWarning)
-        use_cjk_font()
+        found = use_cjk_font()
+    if not found:
+        # Labels fall back to English, but some data are Chinese (chapter 2's dish names, a few legends):
+        # without the font matplotlib would print a "Glyph ... missing" warning per character into the
+        # cell's output, which differs from machine to machine. The boxes in the figure say it already.
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font")
+        # mathtext reports a missing glyph through its logger, not as a warning.
+        for name in ("matplotlib.mathtext", "matplotlib._mathtext"):
+            logging.getLogger(name).setLevel(logging.ERROR)
 
 
 def label(zh: str, en: str) -> str:

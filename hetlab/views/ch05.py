@@ -55,7 +55,7 @@ def break_even_figure(sweeps: dict, ax=None):
         noise = [q.noise for q in points]
         star = DC.crossing_noise(points)
         # σ* goes into the legend rather than next to the circle, so no label sits on a neighbouring line
-        mark = f"（σ*≈{star:.2f}）" if star is not None else ""
+        mark = P.label(f"（σ*≈{star:.2f}）", f" (σ* ≈ {star:.2f})") if star is not None else ""
         line, = ax.plot(noise, [q.gap for q in points], marker=".", label=f"$O_s$ = {overhead:g}{mark}")
         if star is not None:
             ax.plot([star], [0.0], marker="o", markersize=8, markerfacecolor="white", color=line.get_color())
