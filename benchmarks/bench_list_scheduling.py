@@ -1,7 +1,7 @@
 """Benchmark 1: earliest-free list scheduling of 200,000 independent tasks on 64 devices.
 
-hetlab.earliest_free against the article's own algorithm (benchmarks/article_demo.py, copied
-verbatim), on the same tasks in the same run. Both must give the same makespan.
+hetlab.earliest_free against the article's own algorithm (hetlab/_article_program.py, via benchmarks/article_demo.py;
+the article's code unchanged), on the same tasks in the same run. Both must give the same makespan.
 
 Goal stated in the issue: hetlab >= 10x faster. Two hetlab paths are timed: the pure-Python one
 (one heapreplace per task; the article also scans the other 63 heap entries per task for its dead

@@ -15,7 +15,7 @@ from hetlab.schedule import Placement, Schedule, ScheduleError, from_placements
 from hetlab.tasks import CycleError, Task, TaskGraph, critical_path, independent_tasks
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import article_demo as article  # noqa: E402  the article's code, copied verbatim
+import article_demo as article  # noqa: E402  the article's code (hetlab._article_program)
 
 HEURISTICS = ["article demo", "earliest free", "round-robin", "block", "by affinity", "EFT", "LPT",
               "work stealing", "HEFT"]
