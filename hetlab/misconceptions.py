@@ -69,17 +69,7 @@ def pool_verdict(serial: float = 1.0, threads: float = 1.0, processes: float = 0
     else:
         line_t = (f"线程池 {st:.2f}x：明显快于串行，不符合带 GIL 的预期；这个 Python 可能是无 GIL 构建"
                   "（PEP 703），或者串行那次被别的程序打断了。")
-    if bound == 1:
-        line_p = f"进程池 {sp:.2f}x：只有 1 个可用核，进程池不可能快过串行。"
-    elif sp >= 0.75 * bound:
-        line_p = f"进程池 {sp:.2f}x：接近上限 min(工作者数, 核数) = {bound}，几个进程真的在不同的核上同时计算。"
-    elif sp > 1.1:
-        why = "机器此刻很忙，工作者抢不到全部空闲的核" if busy else "传递参数、结果和进程切换吃掉了一部分收益"
-        line_p = f"进程池 {sp:.2f}x：快于串行，但离上限 {bound} 还远：{why}。"
-    else:
-        why = ("机器此刻很忙，别的程序占着核，多出来的进程没有空闲的核可用"
-               if busy else "任务太小，进程间传递参数和结果的开销盖过了计算")
-        line_p = f"进程池 {sp:.2f}x：没有快过串行（上限本应是 {bound}）：{why}。"
+    line_p = _process_pool_line(sp, bound, busy)
     return "\n".join([line_t, line_p, load_note(load)])
 
 
@@ -236,22 +226,13 @@ def pool_spread_verdict(serial: Any = (1.0, 1.0, 1.0), threads: Any = (1.0, 1.0,
                   "（或测量时机器负载的变化）。它同样说明线程没有带来并行。")
     lo_sp, hi_sp = float(s.min() / pr.max()), float(s.max() / pr.min())
     low_p = float(s.min() / np.median(pr))
-    if bound == 1:
-        line_p = f"进程池 {sp:.2f}x：只有 1 个可用核，进程池不可能快过串行。"
-    elif sp > bound:
+    if bound != 1 and sp > bound:
         line_p = (f"进程池按中位数 {sp:.2f}x，按串行最小值只有 {low_p:.2f}x"
                   f"（按区间算在 {lo_sp:.2f}–{hi_sp:.2f}x 之间）："
                   f"中位数倍数超过了模型上限 min(工作者数, 核数) = {bound}，这不可能是真实加速，"
                   "说明串行的中位数这次被干扰拖慢了；应当按区间来读。")
-    elif sp >= 0.75 * bound:
-        line_p = f"进程池 {sp:.2f}x：接近上限 min(工作者数, 核数) = {bound}，几个进程真的在不同的核上同时计算。"
-    elif sp > 1.1:
-        why = "机器此刻很忙，工作者抢不到全部空闲的核" if busy else "传递参数、结果和进程切换吃掉了一部分收益"
-        line_p = f"进程池 {sp:.2f}x：快于串行，但离上限 {bound} 还远：{why}。"
     else:
-        why = ("机器此刻很忙，别的程序占着核，多出来的进程没有空闲的核可用"
-               if busy else "任务太小，进程间传递参数和结果的开销盖过了计算")
-        line_p = f"进程池 {sp:.2f}x：没有快过串行（上限本应是 {bound}）：{why}。"
+        line_p = _process_pool_line(sp, bound, busy)
     return "\n".join([head, line_t, line_p, load_note(load)])
 
 
@@ -289,3 +270,17 @@ def best_cards(p: float, grad_bytes: float = 0.5e9, bandwidth: float = 25e9, lat
     link = dict(grad_bytes=grad_bytes, bandwidth=bandwidth, latency=latency)
     best = ss.best_device_count(p, max_devices=max_n, **link)
     return best, float(ss.speedup_with_allreduce(p, best, **link))
+
+
+def _process_pool_line(sp: float, bound: int, busy: bool) -> str:
+    """The reading of a process-pool speed-up ``sp`` at or below ``bound`` = min(workers, cores)."""
+    if bound == 1:
+        return f"进程池 {sp:.2f}x：只有 1 个可用核，进程池不可能快过串行。"
+    if sp >= 0.75 * bound:
+        return f"进程池 {sp:.2f}x：接近上限 min(工作者数, 核数) = {bound}，几个进程真的在不同的核上同时计算。"
+    if sp > 1.1:
+        why = "机器此刻很忙，工作者抢不到全部空闲的核" if busy else "传递参数、结果和进程切换吃掉了一部分收益"
+        return f"进程池 {sp:.2f}x：快于串行，但离上限 {bound} 还远：{why}。"
+    why = ("机器此刻很忙，别的程序占着核，多出来的进程没有空闲的核可用"
+           if busy else "任务太小，进程间传递参数和结果的开销盖过了计算")
+    return f"进程池 {sp:.2f}x：没有快过串行（上限本应是 {bound}）：{why}。"
