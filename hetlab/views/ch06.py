@@ -124,15 +124,20 @@ def comm_peak_figure(p: float = 0.99, latencies_ms=(1.0, 10.0), ax=None):
         line, = ax.plot(n, s, label=P.label(f"+ 全归约，α = {ms:g} ms：峰值 N* = {best}",
                                             f"+ all-reduce, alpha = {ms:g} ms: peak N* = {best}"))
         ax.plot([best], [s.max()], "o", color=line.get_color())
+    _speedup_axes(ax, P.label("把全归约放进 Amdahl：加速比先升后降", "Amdahl with the all-reduce: speed-up peaks"))
+    return ax
+
+
+def _speedup_axes(ax, title: str) -> None:
+    """Log-log speed-up axes of the all-reduce figures (static and widget): 1-4096 devices, S up to 128."""
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.set_ylim(1, 128)
     decimal_log_ticks(ax, top=4096)
     ax.set_xlabel(P.label("设备数 N", "devices N"))
     ax.set_ylabel(P.label("加速比 S", "speed-up S"))
-    ax.set_title(P.label("把全归约放进 Amdahl：加速比先升后降", "Amdahl with the all-reduce: speed-up peaks"))
+    ax.set_title(title)
     ax.legend(fontsize=8, loc="upper left")
-    return ax
 
 
 def comm_peak() -> Explorer:
@@ -148,15 +153,8 @@ def comm_peak() -> Explorer:
         ax.plot(n, s, label=P.label("Amdahl + 环形全归约", "Amdahl + ring all-reduce"))
         ax.plot([best], [s.max()], "o", color="crimson",
                 label=P.label(f"峰值 N* = {best}，S = {s.max():.1f}", f"peak N* = {best}, S = {s.max():.1f}"))
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log", base=2)
-        ax.set_ylim(1, 128)
-        decimal_log_ticks(ax, top=4096)
-        ax.set_xlabel(P.label("设备数 N", "devices N"))
-        ax.set_ylabel(P.label("加速比 S", "speed-up S"))
-        ax.set_title(P.label(f"C = 64 s，梯度 1 GB，带宽 10 GB/s，每跳延迟 α = {latency_ms:g} ms",
-                             f"C = 64 s, 1 GB gradients, 10 GB/s, alpha = {latency_ms:g} ms"))
-        ax.legend(fontsize=8, loc="upper left")
+        _speedup_axes(ax, P.label(f"C = 64 s，梯度 1 GB，带宽 10 GB/s，每跳延迟 α = {latency_ms:g} ms",
+                                  f"C = 64 s, 1 GB gradients, 10 GB/s, alpha = {latency_ms:g} ms"))
         return (f"峰值在 N = {best}（公式 √((Cp − 2G/B)/(2α)) = {CS.peak_devices(p, latency=alpha):.1f}），"
                 f"加速比 {s.max():.2f}；N = 4096 时 {s[-1]:.2f}，Amdahl 给 {F.amdahl(p, 4096):.2f}")
 
