@@ -88,16 +88,25 @@ def _best_of(repeat: int, run) -> float:
 
 
 def split_matmul_timing(n: int = 600, pieces=(1, 2, 4, 16, 64, 150, 300, 600), *, workers: int = 2,
-                        repeat: int = 3, blas_threads: int = 1, seed: int = 0) -> SplitTiming:
+                        repeat: int = 3, blas_threads: int = 1, seed: int = 0,
+                        interleave: bool = False) -> SplitTiming:
     """Measure an ``n x n`` float64 product split into row blocks (see the module docstring).
 
     ``pieces`` must lie in [1, n]; ``workers`` threads in the pool; each figure is the best of
     ``repeat`` runs. Takes about a second for the defaults on an idle 2-core machine.
+
+    ``interleave=False`` (the default) takes the ``repeat`` runs of one column back to back.
+    ``interleave=True`` runs ``repeat`` rounds; each round measures, for every piece count, the
+    pool, the kernel and the dispatch once, one right after the other, so a change in the
+    machine's load during the experiment falls on the three columns of a row alike; each figure
+    is still the best of its ``repeat`` readings.
     """
     n = check_int("n", n, low=1, high=1500)
     workers = check_int("workers", workers, low=1, high=64)
     repeat = check_int("repeat", repeat, low=1, high=10)
     blas_threads = check_int("blas_threads", blas_threads, low=1, high=64)
+    if not isinstance(interleave, (bool, np.bool_)):
+        raise TypeError(f"interleave must be True or False, got {type(interleave).__name__} {interleave!r}")
     if isinstance(pieces, (str, bytes)) or not hasattr(pieces, "__iter__"):
         raise TypeError(f"pieces must be a sequence of integers, got {type(pieces).__name__} {pieces!r}")
     counts = tuple(check_int("pieces", k, low=1, high=n) for k in pieces)
@@ -116,11 +125,24 @@ def split_matmul_timing(n: int = 600, pieces=(1, 2, 4, 16, 64, 150, 300, 600), *
 
     with threadpool_limits(blas_threads, user_api="blas"), ThreadPoolExecutor(workers) as pool:
         list(pool.map(int, range(workers)))        # start the threads before any clock runs
+        runs = []
         for k in counts:
             blocks = [(r[0], r[-1] + 1) for r in np.array_split(np.arange(n), k)]
-            pool_t.append(_best_of(repeat, lambda bs=blocks: np.concatenate(list(pool.map(product, bs)))))
-            kernel_t.append(_best_of(repeat, lambda bs=blocks: np.concatenate([product(r) for r in bs])))
-            dispatch_t.append(_best_of(repeat, lambda bs=blocks: [f.result() for f in [pool.submit(int) for _ in bs]]))
+            runs.append((lambda bs=blocks: np.concatenate(list(pool.map(product, bs))),
+                         lambda bs=blocks: np.concatenate([product(r) for r in bs]),
+                         lambda bs=blocks: [f.result() for f in [pool.submit(int) for _ in bs]]))
+        if interleave:
+            best = np.full((len(counts), 3), np.inf)
+            for _ in range(repeat):
+                for i, row in enumerate(runs):
+                    for j, run in enumerate(row):
+                        best[i, j] = min(best[i, j], _best_of(1, run))
+            pool_t, kernel_t, dispatch_t = (list(map(float, best[:, j])) for j in range(3))
+        else:
+            for run_pool, run_kernel, run_dispatch in runs:
+                pool_t.append(_best_of(repeat, run_pool))
+                kernel_t.append(_best_of(repeat, run_kernel))
+                dispatch_t.append(_best_of(repeat, run_dispatch))
     return SplitTiming(n, workers, blas_threads, counts, tuple(pool_t), tuple(kernel_t), tuple(dispatch_t))
 
 

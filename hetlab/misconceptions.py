@@ -29,7 +29,7 @@ from ._validate import (
 )
 
 __all__ = ["load_note", "pool_verdict", "split_verdict", "amdahl_p_for", "round_trip_us", "pool_spread_verdict",
-           "offload_crossover", "best_cards"]
+           "offload_crossover", "best_cards", "row_block_intensity"]
 
 #: Runnable processes per CPU above which a timing is flagged as taken on a busy machine.
 BUSY = 0.5
@@ -137,9 +137,15 @@ def split_verdict(pieces: Any = (1, 2, 4), pool: Any = (3.0, 1.6, 1.7), kernel: 
         elif best_gain >= 0.8 * w or best_gain >= 1.5 * max(gain, 1e-12):
             verdict = (f"远不到理想的 {w} 倍；可同一张表里 {w} 的倍数处最好达到 {best_gain:.2f}x，核是空出来的："
                        f"N = {w} 这一格疑似离群值，请重跑")
+        elif gain < 1:
+            verdict = (f"两个线程反而比一个慢：负载读数是过去一分钟的平均，机器虽显示不忙，也抓不住几秒内的干扰，"
+                       "第二个核这次多半没有真正空出来（也可能是线程间争抢内存带宽或缓存）；在空闲时重跑再下结论")
         else:
-            verdict = f"远不到理想的 {w} 倍：机器不忙，多半是线程间争抢内存带宽或缓存"
-        lines.append(f"N = 1 → {w}：{change}，{verdict}。")
+            verdict = (f"远不到理想的 {w} 倍：机器不忙，可能是线程间争抢内存带宽或缓存，"
+                       "也可能是负载平均抓不住的短暂干扰")
+        cores_used = ke[at[w]] / pl[at[w]]
+        lines.append(f"N = 1 → {w}：{change}，{verdict}。N = {w} 时，纯计算 {ke[at[w]]:.3g}{u} 在线程池上用了 "
+                     f"{pl[at[w]]:.3g}{u}，相当于平均同时用上 {cores_used:.2f} 个核（理想是 {w} 个）。")
     else:
         lines.append(f"（表中没有 N = 1 和 N = {w} 两行，无法比较左侧的下坡。）")
     b = int(np.argmin(pl))
@@ -172,6 +178,25 @@ def amdahl_p_for(speedup: float = 7.5, n_devices: int = 8) -> float:
     if not 1.0 <= s <= n:
         raise ValueError(f"speedup must be in [1, n_devices] = [1, {n}], got {speedup!r}")
     return float((1.0 - 1.0 / s) / (1.0 - 1.0 / n))
+
+
+def row_block_intensity(rows: int = 1, n: int = 600, bytes_per_element: int = 8, reads_all_of_b: bool = True) -> float:
+    """Arithmetic intensity (FLOP/byte) of one ``rows x n`` block of an ``n x n`` matrix product:
+    ``2 rows n^2`` FLOPs over ``bytes_per_element * (2 rows n + n^2)`` bytes (read the block of A and
+    all of B, write the block of C; each moved once). ``reads_all_of_b=False`` drops the ``n^2`` term:
+    the common slip of forgetting that every block re-reads all of B (it gives ``n / (2 b)`` for any
+    ``rows``), kept so that chapter 12's quiz can show where that slip leads.
+
+    >>> round(row_block_intensity(1, 600), 2), round(row_block_intensity(600, 600), 2)
+    (0.25, 50.0)
+    """
+    n = check_int("n", n, low=1, high=10**6)
+    r = check_int("rows", rows, low=1, high=n)
+    b = check_int("bytes_per_element", bytes_per_element, low=1, high=16)
+    if not isinstance(reads_all_of_b, (bool, np.bool_)):
+        raise TypeError(f"reads_all_of_b must be True or False, got {type(reads_all_of_b).__name__} {reads_all_of_b!r}")
+    moved = 2 * r * n + (n * n if reads_all_of_b else 0)
+    return float(2.0 * r * n * n / (b * moved))
 
 
 def round_trip_us(nbytes: float = 2e6, bandwidth: float = 25e9, launch: float = 10e-6) -> float:
@@ -232,7 +257,8 @@ def pool_spread_verdict(serial: Any = (1.0, 1.0, 1.0), threads: Any = (1.0, 1.0,
                   f"中位数倍数超过了模型上限 min(工作者数, 核数) = {bound}，这不可能是真实加速，"
                   "说明串行的中位数这次被干扰拖慢了；应当按区间来读。")
     else:
-        line_p = _process_pool_line(sp, bound, busy)
+        line_p = (_process_pool_line(sp, bound, busy)
+                  + f"（这是按中位数；按串行最小值算是 {low_p:.2f}x，按区间在 {lo_sp:.2f}–{hi_sp:.2f}x 之间。）")
     return "\n".join([head, line_t, line_p, load_note(load)])
 
 
