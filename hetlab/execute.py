@@ -42,13 +42,15 @@ from .schedule import Schedule
 from .tasks import TaskGraph, as_graph
 
 __all__ = ["RealRun", "run_graph", "timed_call", "makespan_error", "run_plan", "Attribution", "attribute",
-           "task_gaps"]
+           "task_gaps", "gil_gap_control"]
 
 #: Most seconds of loop work one :func:`run_plan` call may ask for (planned durations in seconds, summed).
 MAX_PLAN_SECONDS = 10.0
 #: Most loop steps one :func:`run_plan` call may run in all (10 s at 1e8 steps/s, faster than any CPython
 #: loop), so that a wrong ``steps_per_second`` cannot keep a pool busy for minutes.
 MAX_PLAN_STEPS = 10**9
+#: Most planned seconds of one :func:`gil_gap_control` run (graph work x ``seconds_per_unit``).
+MAX_CONTROL_SECONDS = 1.0
 
 
 def timed_call(fn: Callable, *args: Any) -> tuple[Any, float, float, str]:
@@ -390,3 +392,53 @@ def task_gaps(measured: Schedule) -> np.ndarray:
         out[i] = max(0.0, float(measured.start[i]) - float(ready))
         free[measured.device_of[i]] = measured.end[i]
     return out
+
+
+def gil_gap_control(graph: TaskGraph, *, seconds_per_unit: float = 1e-4, executor: str = "thread",
+                    workers: int = 2, repeat: int = 1) -> dict[str, np.ndarray]:
+    """Run ``graph`` twice per repeat with task bodies of the same durations (``work x seconds_per_unit``):
+    a :class:`~hetlab.measure.Spin` busy-wait, which holds the GIL, and a :class:`~hetlab.measure.Sleep`,
+    which releases it. Returns ``{"spin": gaps, "sleep": gaps}``: every task's :func:`task_gaps` (seconds),
+    the repeats concatenated; the two bodies alternate so that a burst of load hits both.
+
+    The control for the hypothesis that a worker's communication thread waits for the GIL while a
+    pure-Python task holds it (Dask workers run tasks in one thread and talk to the scheduler in another):
+    if it does, the ``"sleep"`` gaps are the smaller. ``executor="dask"`` starts one LocalCluster for all
+    runs (ImportError without ``dask[distributed]``).
+    """
+    from .measure import Sleep, Spin
+
+    if not isinstance(graph, TaskGraph):
+        raise TypeError(f"graph must be a TaskGraph, got {describe(graph)}")
+    seconds_per_unit = check_positive("seconds_per_unit", seconds_per_unit)
+    planned = sum(t.work for t in graph.tasks) * seconds_per_unit
+    if planned > MAX_CONTROL_SECONDS:
+        raise ValueError(f"seconds_per_unit x total work must be at most {MAX_CONTROL_SECONDS:g} s per run, "
+                         f"got seconds_per_unit={seconds_per_unit!r} ({planned:.3g} s)")
+    check_choice("executor", executor, ("process", "thread", "dask"))
+    workers = check_int("workers", workers, low=1, high=8)
+    repeat = check_int("repeat", repeat, low=1, high=5)
+    bodies = {"spin": {t.name: Spin(t.work * seconds_per_unit) for t in graph.tasks},
+              "sleep": {t.name: Sleep(t.work * seconds_per_unit) for t in graph.tasks}}
+    gaps: dict[str, list[np.ndarray]] = {"spin": [], "sleep": []}
+    cluster = address = None
+    if executor == "dask":
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise ImportError("executor='dask' needs dask[distributed]: pip install 'hetlab[dask]'") from None
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=None, silence_logs=40)
+        address = cluster.scheduler_address
+    try:
+        if cluster is not None:
+            with Client(address) as client:
+                client.wait_for_workers(workers, timeout=60)
+        for _ in range(repeat):
+            for kind in ("spin", "sleep"):
+                run = run_graph(graph, bodies[kind], executor=executor, workers=workers, address=address)
+                gaps[kind].append(task_gaps(run.schedule))
+    finally:
+        if cluster is not None:
+            cluster.close()
+    return {kind: np.concatenate(parts) for kind, parts in gaps.items()}

@@ -28,7 +28,7 @@ from ._validate import (
 from .devices import Device
 
 __all__ = ["busy_loop", "PoolTiming", "time_pools", "split_matmul", "dispatch_overhead", "cpu_count", "load_per_cpu",
-           "fit_overhead", "granularity_sweep", "calibrate", "calibrated_cpu", "Spin", "loop_rate"]
+           "fit_overhead", "granularity_sweep", "calibrate", "calibrated_cpu", "Spin", "Sleep", "loop_rate"]
 
 
 #: Largest busy_loop, and the most busy-loop steps one time_pools call runs (serially, then twice on pools).
@@ -302,6 +302,21 @@ class Spin:
 
     def __call__(self, *inputs) -> float:
         return _spin(self.seconds)
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """A picklable task body that waits ``seconds`` in ``time.sleep`` (inputs are ignored): it lasts as
+    long as a :class:`Spin` of the same ``seconds`` but releases the GIL (and the core) while it waits."""
+
+    seconds: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "seconds", check_nonnegative("seconds", self.seconds, high=10.0))
+
+    def __call__(self, *inputs) -> float:
+        time.sleep(self.seconds)
+        return self.seconds
 
 
 def loop_rate(seconds: float = 0.05) -> float:

@@ -197,6 +197,13 @@ def test_thread_verdicts_use_stated_tolerances():
     assert "测量噪声之内" in a1.thread_ratio_verdict(1.08)
     assert "复现" in a1.thread_ratio_verdict(1.3)
     assert "重跑" in a1.thread_ratio_verdict(0.7)
+    assert "复现了" in a1.thread_ratio_verdict(1.3, shares=(0.95, 1.0))          # same share of a core
+    assert "不算复现" in a1.thread_ratio_verdict(1.3, shares=(0.71, 0.94))      # less of a core: maybe load
+    assert "测量噪声之内" in a1.thread_ratio_verdict(1.08, shares=(0.5, 1.0))
+    with pytest.raises(TypeError, match="shares"):
+        a1.thread_ratio_verdict(1.3, shares=(1.0,))
+    with pytest.raises(ValueError, match="shares"):
+        a1.thread_ratio_verdict(1.3, shares=(-1.0, 1.0))
     with pytest.raises(ValueError, match="tolerance"):
         a1.thread_parallelism_verdict(1.0, tolerance=-1)
     with pytest.raises(ValueError, match="ratio"):
@@ -212,3 +219,73 @@ def test_lane_stagger_and_stretch_reads_a_thread_run():
     assert stagger >= 0 and stretch > 0
     with pytest.raises(TypeError, match="schedule"):
         a1.lane_stagger_and_stretch(plan)
+
+
+def test_sleep_body_waits_and_validates():
+    import time
+
+    t0 = time.perf_counter()
+    assert measure.Sleep(0.01)() == 0.01
+    assert time.perf_counter() - t0 >= 0.009
+    with pytest.raises(ValueError, match="seconds"):
+        measure.Sleep(-1.0)
+    with pytest.raises(ValueError, match="seconds"):
+        measure.Sleep(11.0)
+
+
+def test_gil_gap_control_returns_gaps_for_both_bodies():
+    from hetlab.execute import gil_gap_control
+    from hetlab.tasks import random_dag
+
+    g = random_dag(6, mean_degree=1.0, work=(1.0, 2.0), data=(0.0, 0.0), seed=0)
+    gaps = gil_gap_control(g, seconds_per_unit=1e-3, executor="thread", workers=2, repeat=2)
+    assert set(gaps) == {"spin", "sleep"}
+    for v in gaps.values():
+        assert v.shape == (12,) and (v >= 0).all() and np.isfinite(v).all()
+
+
+def test_gil_gap_control_rejects_bad_input():
+    from hetlab.execute import gil_gap_control
+
+    g = article_tasks()
+    with pytest.raises(ValueError, match="seconds_per_unit"):
+        gil_gap_control(g, seconds_per_unit=0.1)       # 11.4 s of work per run: over the 1 s cap
+    with pytest.raises(ValueError, match="seconds_per_unit"):
+        gil_gap_control(g, seconds_per_unit=-1.0)
+    with pytest.raises(ValueError, match="executor"):
+        gil_gap_control(g, executor="gpu")
+    with pytest.raises(ValueError, match="workers"):
+        gil_gap_control(g, workers=0)
+    with pytest.raises(ValueError, match="repeat"):
+        gil_gap_control(g, repeat=0)
+    with pytest.raises(TypeError, match="graph"):
+        gil_gap_control([1, 2])
+
+
+def test_gil_control_verdict_covers_every_outcome():
+    from hetlab.views.a1 import gil_control_verdict
+
+    assert "与 GIL 假设一致" in gil_control_verdict(0.004, 0.001)
+    assert "一部分" in gil_control_verdict(0.004, 0.0028)
+    assert "不支持" in gil_control_verdict(0.004, 0.004)
+    assert "不支持" in gil_control_verdict(0.001, 0.003)
+    assert "无从检验" in gil_control_verdict(0.0, 0.001)
+    with pytest.raises(ValueError, match="spin_gap"):
+        gil_control_verdict(-1.0, 0.0)
+
+
+def test_gil_control_text_says_so_without_dask(monkeypatch):
+    import builtins
+
+    from hetlab.views.a1 import gil_control_text
+
+    real_import = builtins.__import__
+
+    def no_dask(name, *args, **kwargs):
+        if name.startswith("dask") or name.startswith("distributed"):
+            raise ImportError("No module named 'dask'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    text = gil_control_text(article_tasks())
+    assert "未安装 Dask" in text

@@ -11,7 +11,8 @@ from .. import plotting as P
 from ..widgets import Explorer, int_slider, slider
 
 __all__ = ["pool_rounds", "gantt_panels", "machine_note", "demo_for_real", "sweep_report", "attribution_text",
-           "dask_report", "thread_parallelism_verdict", "thread_ratio_verdict", "lane_stagger_and_stretch"]
+           "dask_report", "thread_parallelism_verdict", "thread_ratio_verdict", "lane_stagger_and_stretch",
+           "gil_control_verdict", "gil_control_text"]
 
 
 def pool_rounds() -> Explorer:
@@ -147,14 +148,24 @@ def thread_parallelism_verdict(parallelism: float, tolerance: float = 0.05) -> s
     return f"，超过 1 + 容差 {tolerance:.2f}：这个解释器可能是无 GIL 构建"
 
 
-def thread_ratio_verdict(ratio: float, band: float = 0.15) -> str:
+def thread_ratio_verdict(ratio: float, band: float = 0.15, shares: tuple[float, float] | None = None) -> str:
     """Chinese verdict on (thread pool time) / (one thread, tasks in sequence): within ``1 ± band``
-    the two are equal up to measurement noise; only beyond it is "threads are slower" reproduced."""
+    the two are equal up to measurement noise; only beyond it is "threads are slower" reproduced, and
+    then only if ``shares`` = (thread pool's, one thread's CPU seconds / wall seconds), when given, are
+    within ``band`` of each other (otherwise the thread pool may simply have had less of a core)."""
     from .._validate import check_positive
 
     ratio = check_positive("ratio", ratio)
     band = check_positive("band", band, high=1.0)
+    if shares is not None:
+        if not isinstance(shares, tuple | list) or len(shares) != 2:
+            raise TypeError(f"shares must be a pair (thread pool, one thread), got {shares!r}")
+        shares = (check_positive("shares", shares[0]), check_positive("shares", shares[1]))
     if ratio > 1 + band:
+        if shares is not None and shares[0] < (1 - band) * shares[1]:
+            return (f"线程池比单线程慢，超出 ±{band:.0%} 的噪声带；但线程池这次的 CPU 秒 ÷ 墙钟秒（{shares[0]:.2f}）"
+                    f"比单线程（{shares[1]:.2f}）低了 {band:.0%} 以上，慢出的部分可能来自等核（负载），"
+                    "不能全归到争抢 GIL 上：这一次不算复现“线程甚至比单线程更慢”，在空闲机器上重跑再判断")
         return f"线程池比单线程慢，超出 ±{band:.0%} 的噪声带，复现了“线程甚至比单线程更慢”的说法"
     if ratio >= 1 - band:
         return f"与单线程相当（差距在 ±{band:.0%} 的测量噪声之内）：线程池没有带来加速，一次运行也不足以说它更慢"
@@ -217,7 +228,7 @@ def demo_for_real(scale: float = 0.1, band: float = 0.15):
                     "，没有明显超过 1：别的进程占住了核（见负载提示），进程池也只能轮流运行"))
     t_seq, t_thr = runs["单线程依次执行"].makespan, runs["线程池"].makespan
     ratio = t_thr / t_seq
-    verdict = thread_ratio_verdict(ratio, band)
+    verdict = thread_ratio_verdict(ratio, band, shares=(par_t, runs["单线程依次执行"].info["parallelism"]))
     lines.append(f"同样 8 段循环：线程池 {t_thr:.3f} 秒，单线程依次执行 {t_seq:.3f} 秒，"
                  f"之比 {ratio:.2f}——{verdict}")
     share = runs["单线程依次执行"].info["parallelism"]
@@ -377,5 +388,47 @@ def dask_report(dag, bodies, workers, process_run) -> str:
         f"{float(np.median(proc)) * 1e3:.2f} 毫秒",
         f"GIL 切换间隔 sys.getswitchinterval() = {sys.getswitchinterval() * 1e3:.1f} 毫秒；Dask 空隙中位数是它的 "
         f"{median_gap / sys.getswitchinterval():.2f} 倍（待检验的解释：纯 Python 的 Spin 持有 GIL，"
-        "工作者的通信线程最多要等一个切换间隔才能收任务、报完成；进程池的工作者没有第二个线程）",
+        "工作者的通信线程最多要等一个切换间隔才能收任务、报完成；进程池的工作者没有第二个线程；下面的对照运行检验它）",
+        note])
+
+
+def gil_control_verdict(spin_gap: float, sleep_gap: float) -> str:
+    """Chinese reading of the GIL control: median task gap (seconds) with a GIL-holding busy-wait body
+    against the same durations in ``time.sleep``. Below half: consistent with the hypothesis (but sleep
+    also frees the core); between half and 0.8: a part at most; otherwise: not supported."""
+    from .._validate import check_nonnegative
+
+    spin_gap = check_nonnegative("spin_gap", spin_gap)
+    sleep_gap = check_nonnegative("sleep_gap", sleep_gap)
+    if spin_gap == 0:
+        return "忙等任务的空隙中位数为 0，没有可以缩小的空隙，这次对照无从检验假设"
+    ratio = sleep_gap / spin_gap
+    if ratio <= 0.5:
+        return (f"换成 time.sleep 后空隙中位数缩小到 {ratio:.2f} 倍（不到一半）：与 GIL 假设一致；"
+                "但 time.sleep 同时让出了核，少争核也会让空隙缩小，所以这只支持、不证明 GIL 是主要来源")
+    if ratio < 0.8:
+        return (f"换成 time.sleep 后空隙中位数缩小到 {ratio:.2f} 倍（缩小了，但不到一半）："
+                "GIL 至多解释空隙的一部分，其余来自调度器往返、序列化或等核")
+    return (f"换成 time.sleep 后空隙中位数是原来的 {ratio:.2f} 倍（没有明显缩小）：这次运行不支持“空隙主要来自 GIL”"
+            "的假设，空隙的主要来源在别处（调度器往返、序列化、等核）")
+
+
+def gil_control_text(dag, seconds_per_unit: float = 1e-3, repeat: int = 2) -> str:
+    """Run ``dag`` on a local Dask cluster with busy-wait bodies (hold the GIL) and ``time.sleep`` bodies
+    of the same durations (release it), ``repeat`` times each, alternating; Chinese report of both median
+    gaps against ``sys.getswitchinterval()`` and :func:`gil_control_verdict`. Says so without Dask."""
+    from ..execute import gil_gap_control
+
+    note = machine_note()
+    try:
+        gaps = gil_gap_control(dag, seconds_per_unit=seconds_per_unit, executor="dask", workers=2, repeat=repeat)
+    except ImportError as exc:
+        return f"跳过对照运行（未安装 Dask，无法检验这个假设）：{exc}"
+    spin, sleep = float(np.median(gaps["spin"])), float(np.median(gaps["sleep"]))
+    switch = sys.getswitchinterval()
+    return "\n".join([
+        f"同一张图、同样的任务时长，在 2 个工作者的 Dask 上各跑 {repeat} 次（交替进行），每任务空隙的中位数：",
+        f"  忙等（Spin，持有 GIL）：{spin * 1e3:.2f} 毫秒；time.sleep（释放 GIL）：{sleep * 1e3:.2f} 毫秒；"
+        f"差 {(spin - sleep) * 1e3:+.2f} 毫秒（GIL 切换间隔 {switch * 1e3:.1f} 毫秒）",
+        "读数：" + gil_control_verdict(spin, sleep),
         note])
