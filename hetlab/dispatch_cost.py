@@ -28,7 +28,8 @@ from .schedule import Schedule
 from .tasks import Task, TaskGraph, _as_graph, cost_matrix
 
 __all__ = ["dynamic_queue_with_overhead", "OverheadPoint", "overhead_sweep", "break_even_noise",
-           "central_queue_dag", "ForkJoinWins", "fork_join_wins", "decision_counts", "crossing_noise"]
+           "central_queue_dag", "ForkJoinWins", "fork_join_wins", "decision_counts", "crossing_noise",
+           "capacity_bound"]
 
 #: Most simulated runs one :func:`overhead_sweep` may make (noise levels x seeds, two schedules each);
 #: a few seconds on a laptop.
@@ -295,3 +296,30 @@ def crossing_noise(points: Sequence[OverheadPoint] = ()) -> float | None:
             q = items[k - 1]
             return q.noise + (p.noise - q.noise) * (0 - q.gap) / (p.gap - q.gap)
     return None
+
+
+def capacity_bound(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
+                   decisions: Sequence[int], overhead: float = 0.0) -> float:
+    """Capacity lower bound on the makespan when device ``j`` makes ``decisions[j]`` dispatch decisions.
+
+    Device ``j`` is busy for (work it gets) / ``s_j`` plus ``n_j * overhead``; the makespan ``T`` is at
+    least each device's busy time, so ``T * s_j >= work_j + overhead * s_j * n_j``; summing over ``j``
+    gives ``T >= (W + overhead * sum_j s_j n_j) / sum_j s_j`` with ``W`` the total work. Assumes every
+    task runs for ``work / speed`` (no per-device ``times`` and no operator-specific speeds); raises
+    ValueError otherwise, or when the decisions do not add up to the number of tasks.
+    """
+    g = _as_graph(graph, "graph")
+    devs = check_devices(devices)
+    overhead = _overhead(overhead)
+    counts = check_sequence("decisions", decisions)
+    if len(counts) != len(devs):
+        raise ValueError(f"decisions must have one count per device ({len(devs)}), got {len(counts)}")
+    counts = [check_int(f"decisions[{j}]", n, low=0) for j, n in enumerate(counts)]
+    if sum(counts) != len(g.tasks):
+        raise ValueError(f"decisions must add up to the number of tasks ({len(g.tasks)}), got {sum(counts)}")
+    speeds = np.array([d.speed for d in devs], dtype=float)
+    work = np.array([t.work for t in g.tasks], dtype=float)
+    if not np.allclose(cost_matrix(g, devs), work[:, None] / speeds[None, :], rtol=1e-9, atol=0.0):
+        raise ValueError("graph: capacity_bound assumes every task runs for work / speed on every device; "
+                         "this graph has per-device times or operator-specific speeds")
+    return float((work.sum() + overhead * float(np.dot(speeds, counts))) / speeds.sum())

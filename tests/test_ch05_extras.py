@@ -139,3 +139,61 @@ def test_speed_rule_is_proportional_to_speed_and_beats_round_robin():
     assert "按速度" in fast.summary_zh()
     with pytest.raises(ValueError, match="rule"):
         X.extra_orders(orders, devices, rule="random")
+
+
+def test_capacity_bound_holds_and_reduces_to_lower_bound():
+    g, d = _orders()
+    zero = DC.decision_counts(g, d, overhead=0.0)
+    assert DC.capacity_bound(g, d, decisions=zero.decisions) == pytest.approx(S.lower_bound(g, d))
+    for overhead in (0.02, 0.05, 0.1, 0.5):
+        c = DC.decision_counts(g, d, overhead=overhead)
+        bound = DC.capacity_bound(g, d, decisions=c.decisions, overhead=overhead)
+        assert bound <= c.makespan + 1e-9
+        speeds = [x.speed for x in d]
+        expected = (hetlab.total_work(g) + overhead * sum(s * n for s, n in zip(speeds, c.decisions))) / sum(speeds)
+        assert bound == pytest.approx(expected)
+
+
+def test_capacity_bound_rejects_bad_input():
+    g, d = _orders()
+    with pytest.raises(ValueError, match="decisions"):
+        DC.capacity_bound(g, d, decisions=[1, 2])
+    with pytest.raises(ValueError, match="decisions"):
+        DC.capacity_bound(g, d, decisions=[1, 2, 3])
+    with pytest.raises(ValueError, match="decisions"):
+        DC.capacity_bound(g, d, decisions=[-1, 20, 5])
+    with pytest.raises(TypeError, match="decisions"):
+        DC.capacity_bound(g, d, decisions=[1.5, 20, 2.5])
+    with pytest.raises(ValueError, match="overhead"):
+        DC.capacity_bound(g, d, decisions=[8, 8, 8], overhead=-1.0)
+    timed = hetlab.TaskGraph([hetlab.Task("a", 1.0, times={"CPU": 1.0, "GPU": 5.0, "NPU": 1.0})])
+    with pytest.raises(ValueError, match="work / speed"):
+        DC.capacity_bound(timed, d, decisions=[1, 0, 0])
+
+
+def test_ch05_figures_and_table():
+    from hetlab.views import ch05
+    g, d = _orders()
+    ws = S.work_stealing(g, d, steal_latency=0.1, initial="first", seed=0)
+    fig = ch05.steal_vs_eft_figure(S.eft(g, d), ws)
+    assert len(fig.axes) == 2
+    texts = [t.get_text() for t in fig.axes[1].texts]
+    assert any("T14" in t for t in texts)
+    with pytest.raises(TypeError, match="ws"):
+        ch05.steal_vs_eft_figure(S.eft(g, d), "ws")
+    with pytest.raises(ValueError, match="ws"):
+        ch05.steal_vs_eft_figure(S.eft(g, d), S.eft(skewed_tasks(5, seed=1), d))
+    table = ch05.policy_table(g, d).splitlines()
+    assert len(table) == 6 and "4.74" in table[-1]
+    with pytest.raises(ValueError, match="keys"):
+        ch05.policy_table(g, d, keys=["nope"])
+    four = identical(4, speed=1.0)
+    est, act = R.fork_join(3, work=16.0, skew=0.6, seed=0)
+    plan = S.eft(est, four)
+    static = S.execute_plan(act, four, {x.name: plan.tasks_on(x.name) for x in four})
+    fig = ch05.fork_join_figure(static, S.work_stealing(act, four, seed=0), DC.central_queue_dag(act, four))
+    assert len(fig.axes) == 3 and all(a.get_legend() is None for a in fig.axes)
+    with pytest.raises(TypeError, match="central"):
+        ch05.fork_join_figure(static, static, None)
+    import matplotlib.pyplot as plt
+    plt.close("all")

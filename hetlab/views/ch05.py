@@ -8,7 +8,8 @@ from ..devices import kitchen
 from ..widgets import Explorer, dropdown, int_slider, slider
 from ..workloads import skewed_tasks
 
-__all__ = ['policies', 'variance', 'POLICY_NAMES', 'gantt_legend', 'break_even_figure', 'steal_report']
+__all__ = ['policies', 'variance', 'POLICY_NAMES', 'gantt_legend', 'break_even_figure', 'steal_report',
+           'policy_table', 'steal_vs_eft_figure', 'fork_join_figure']
 
 #: Chinese labels of the policies (HEFT, EFT and LPT keep their names).
 POLICY_NAMES = {"round-robin": "轮转", "block": "分块", "by affinity": "按专长", "earliest free": "最早空闲",
@@ -84,6 +85,92 @@ def steal_report(ws, graph, devices, *, after: float = 5.2) -> str:
     lines.append(f"{after} 之后的偷取记录（时刻 = 偷取结果揭晓的时刻）：")
     lines += [f"  {e.time:.2f}  {e.thief} 偷 {e.victim}：{e.task or '扑空'}" for e in ws.log if e.time > after]
     return "\n".join(lines)
+
+
+def _pad(text: str, width: int) -> str:
+    """``text`` padded to ``width`` terminal columns (CJK characters take two)."""
+    return text + " " * max(0, width - sum(2 if ord(ch) > 0x2E80 else 1 for ch in text))
+
+
+def policy_table(graph, devices, *, keys=("round-robin", "block", "by affinity", "earliest free", "EFT", "LPT"),
+                 base: str = "CPU") -> str:
+    """One aligned Chinese line per static policy of ``keys``: makespan, speed-up over serial on ``base``,
+    load imbalance."""
+    from .._validate import check_sequence, check_str
+    keys = check_sequence("keys", keys)
+    for k in keys:
+        if k not in S.POLICIES or k not in POLICY_NAMES:
+            raise ValueError(f"keys: unknown policy {k!r}; allowed: {sorted(set(S.POLICIES) & set(POLICY_NAMES))}")
+    base = check_str("base", base)
+    serial = S.serial(graph, devices, device=base)
+    lines = []
+    for k in keys:
+        s = S.POLICIES[k](graph, devices).validate()
+        lines.append(f"{_pad(POLICY_NAMES[k], 8)} 完成时间 {s.makespan:5.2f}，相对 {base} 串行加速 "
+                     f"{s.speedup(serial):4.2f}x，负载不均衡度 {s.imbalance:4.2f}")
+    return "\n".join(lines)
+
+
+def steal_vs_eft_figure(eft, ws):
+    """Two-row Gantt: the static EFT plan (top) against a work-stealing run (bottom) on the same tasks.
+
+    Stolen tasks are hatched; the task that finishes last under work stealing is annotated with its
+    work, where it ran and what it would have taken on the fastest device. Returns the figure.
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from .._validate import check_instance
+    from ..schedule import Schedule
+    check_instance("eft", eft, Schedule)
+    check_instance("ws", ws, Schedule)
+    if [t.name for t in eft.graph.tasks] != [t.name for t in ws.graph.tasks]:
+        raise ValueError("ws: the two schedules must be of the same tasks")
+    fig, axes = plt.subplots(2, 1, figsize=(8.6, 4.6), layout="constrained")
+    xmax = 1.2 * max(eft.makespan, ws.makespan)     # room right of the last bar for the note
+    P.gantt(eft, axes[0], xmax=xmax, xlabel="",
+            title=P.label(f"静态 EFT（开工前排好）：完成时间 {eft.makespan:.2f}", f"static EFT: {eft.makespan:.2f}"))
+    P.gantt(ws, axes[1], xmax=xmax,
+            title=P.label(f"工作窃取（全压在 CPU 队列、偷取延迟 0.1）：{ws.makespan:.2f}；斜线 = 偷来的菜",
+                          f"work stealing: {ws.makespan:.2f}; hatched = stolen"))
+    for ax in axes:
+        gantt_legend(ax)
+    last = int(np.argmax(ws.end))
+    task, row = ws.graph.tasks[last], len(ws.devices) - 1 - int(ws.device_of[last])
+    fastest = max(ws.devices, key=lambda d: d.speed)
+    where = ws.devices[ws.device_of[last]].name
+    note = P.label(f"{task.name}（工作量 {task.work:.2f}）\n{where} 上 {ws.start[last]:.2f}–{ws.end[last]:.2f}\n"
+                   f"{fastest.name} 只需 {task.work / fastest.speed:.2f}\n而 GPU、NPU 已空闲",
+                   f"{task.name} (work {task.work:.2f})\non {where} {ws.start[last]:.2f}-{ws.end[last]:.2f}\n"
+                   f"{task.work / fastest.speed:.2f} on {fastest.name}")
+    axes[1].annotate(note, xy=((ws.start[last] + ws.end[last]) / 2, row - 0.35),
+                     xytext=(ws.end[last] + 0.105 * xmax, row - 1.2), ha="center", va="center", fontsize=8,
+                     arrowprops=dict(arrowstyle="->", lw=0.8, color="black"),
+                     bbox=dict(boxstyle="round,pad=0.25", fc="white", ec="0.6", lw=0.5))
+    return fig
+
+
+def fork_join_figure(static, stealing, central):
+    """Three-row Gantt of a fork-join tree on identical devices: static plan executed, work stealing,
+    central queue (same time axis; colours carry no information, hatched bars are stolen tasks)."""
+    import matplotlib.pyplot as plt
+
+    from .._validate import check_instance
+    from ..schedule import Schedule
+    rows = (("static", static, "静态 EFT 计划的实际执行", "static EFT plan, actual"),
+            ("stealing", stealing, "工作窃取", "work stealing"),
+            ("central", central, "中央队列（谁空谁取）", "central queue"))
+    for name, s, _, _ in rows:
+        check_instance(name, s, Schedule)
+    fig, axes = plt.subplots(3, 1, figsize=(8, 5.6), layout="constrained")
+    xmax = max(s.makespan for _, s, _, _ in rows)
+    for ax, (name, s, zh, en) in zip(axes, rows):
+        extra = P.label("（斜线为偷来的任务）", "") if name == "stealing" else ""
+        P.gantt(s, ax, show_names=False, xmax=xmax, xlabel=None if name == "central" else "",
+                title=P.label(f"{zh}：{s.makespan:.2f}{extra}", f"{en}: {s.makespan:.2f}"))
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    return fig
 
 
 def policies() -> Explorer:
