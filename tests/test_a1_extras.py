@@ -268,6 +268,9 @@ def test_gil_control_verdict_covers_every_outcome():
     assert "与 GIL 假设一致" in gil_control_verdict(0.004, 0.001)
     assert "一部分" in gil_control_verdict(0.004, 0.0028)
     assert "不支持" in gil_control_verdict(0.004, 0.004)
+    assert "不支持" in gil_control_verdict(1.0, 0.7976)                  # printed as 0.80: judged as 0.80
+    assert "一部分" in gil_control_verdict(1.0, 0.79)
+    assert "与 GIL 假设一致" in gil_control_verdict(1.0, 0.5)
     assert "不支持" in gil_control_verdict(0.001, 0.003)
     assert "无从检验" in gil_control_verdict(0.0, 0.001)
     with pytest.raises(ValueError, match="spin_gap"):

@@ -395,16 +395,17 @@ def dask_report(dag, bodies, workers, process_run) -> str:
 def gil_control_verdict(spin_gap: float, sleep_gap: float) -> str:
     """Chinese reading of the GIL control: median task gap (seconds) with a GIL-holding busy-wait body
     against the same durations in ``time.sleep``. Below half: consistent with the hypothesis (but sleep
-    also frees the core); between half and 0.8: a part at most; otherwise: not supported."""
+    also frees the core); above half and below 0.8: a part at most; 0.8 or more: not supported (the
+    ratio is judged rounded to the two decimals it is printed with)."""
     from .._validate import check_nonnegative
 
     spin_gap = check_nonnegative("spin_gap", spin_gap)
     sleep_gap = check_nonnegative("sleep_gap", sleep_gap)
     if spin_gap == 0:
         return "忙等任务的空隙中位数为 0，没有可以缩小的空隙，这次对照无从检验假设"
-    ratio = sleep_gap / spin_gap
+    ratio = round(sleep_gap / spin_gap, 2)    # judged as printed, so that a printed 0.80 reads as 0.8
     if ratio <= 0.5:
-        return (f"换成 time.sleep 后空隙中位数缩小到 {ratio:.2f} 倍（不到一半）：与 GIL 假设一致；"
+        return (f"换成 time.sleep 后空隙中位数缩小到 {ratio:.2f} 倍（不超过一半）：与 GIL 假设一致；"
                 "但 time.sleep 同时让出了核，少争核也会让空隙缩小，所以这只支持、不证明 GIL 是主要来源")
     if ratio < 0.8:
         return (f"换成 time.sleep 后空隙中位数缩小到 {ratio:.2f} 倍（缩小了，但不到一半）："
