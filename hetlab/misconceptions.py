@@ -82,7 +82,8 @@ def split_verdict(pieces: Any = (1, 2, 4), pool: Any = (3.0, 1.6, 1.7), kernel: 
     grow compared with the dispatch cost (printed with ``unit``)? Returns Chinese lines.
 
     The pool time at N = 1 is checked against kernel + dispatch at N = 1: if it is more than 1.3 times
-    slower, it is reported as an outlier and the comparison uses kernel + dispatch instead.
+    slower, it is reported as an outlier. The speed-up and the bathtub test both start from the
+    cheaper of the two N = 1 readings, so one slow reading cannot make a bathtub by itself.
 
     >>> print(split_verdict((1, 2, 4), (3.0, 1.6, 2.0), (3.0, 3.1, 3.4), (0.01, 0.02, 0.04), 2, 0.1).splitlines()[1])
     线程池时间在 N = 2 处最低，两头都至少高 20 %：这次的曲线呈“浴缸形”。
@@ -119,6 +120,8 @@ def split_verdict(pieces: Any = (1, 2, 4), pool: Any = (3.0, 1.6, 1.7), kernel: 
                          f"{1 - pl[i1] / expect:.0%}：按模型它不可能更快，差别来自同一格内部的测量波动"
                          "（CPU 频率变化、缓存已经预热）；两栏之差应当看作这次测量误差的量级。")
         base = min(pl[i1], expect)
+        if i1 == 0:
+            left = base          # the left end of the curve is the cheaper of the two N = 1 readings
     busy = load is not None and check_nonnegative("load", load, high=1e6) > BUSY
     if 1 in at and w in at and w > 1:
         gain = base / pl[at[w]]
@@ -138,8 +141,8 @@ def split_verdict(pieces: Any = (1, 2, 4), pool: Any = (3.0, 1.6, 1.7), kernel: 
             verdict = (f"远不到理想的 {w} 倍；可同一张表里 {w} 的倍数处最好达到 {best_gain:.2f}x，核是空出来的："
                        f"N = {w} 这一格疑似离群值，请重跑")
         elif gain < 1:
-            verdict = (f"两个线程反而比一个慢：负载读数是过去一分钟的平均，机器虽显示不忙，也抓不住几秒内的干扰，"
-                       "第二个核这次多半没有真正空出来（也可能是线程间争抢内存带宽或缓存）；在空闲时重跑再下结论")
+            verdict = ("两个线程反而比一个慢：负载一行显示机器不忙，但它是过去一分钟的平均，抓不住几秒内的干扰；"
+                       "第二个核这次多半没有真正空出来（也可能是线程间争抢内存带宽或缓存），在空闲时重跑再下结论")
         else:
             verdict = (f"远不到理想的 {w} 倍：机器不忙，可能是线程间争抢内存带宽或缓存，"
                        "也可能是负载平均抓不住的短暂干扰")
@@ -152,7 +155,9 @@ def split_verdict(pieces: Any = (1, 2, 4), pool: Any = (3.0, 1.6, 1.7), kernel: 
     best = int(counts[b])
     if 0 < b < len(pl) - 1 and left >= 1.2 * pl[b] and pl[-1] >= 1.2 * pl[b]:
         lines.append(f"线程池时间在 N = {best} 处最低，两头都至少高 20 %：这次的曲线呈“浴缸形”。")
-    elif b == 0 or left < 1.2 * pl[b]:
+    elif b == 0:
+        lines.append(f"线程池时间最低就在最左端 N = {best}：这次没有下坡，曲线是一段（或先平后升的）上坡，不是浴缸。")
+    elif left < 1.2 * pl[b]:
         lines.append(f"线程池时间最低在 N = {best}，但最左端与它相差不到 20 %：这次没有明显的下坡，"
                      "曲线更像一段平地接一段上坡，不是浴缸。")
     else:

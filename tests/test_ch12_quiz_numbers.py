@@ -62,3 +62,10 @@ def test_row_block_intensity_checks_input():
 def test_split_verdict_counts_the_cores_used_and_hedges_a_slowdown():
     out = M.split_verdict((1, 2, 4), (12.0, 13.1, 15.1), (14.3, 15.7, 18.3), (0.04, 0.1, 0.3), 2, 0.37, " ms")
     assert "同时用上 1.20 个核" in out and "争抢内存带宽" in out and "没有真正空出来" in out
+
+
+def test_split_verdict_slow_n1_reading_alone_makes_no_bathtub():
+    # archived busy-machine run: pool(1) is 28 % above kernel + dispatch, just under the outlier bar
+    out = M.split_verdict((1, 2, 4, 16, 600), (43.12, 35.53, 35.38, 49.96, 249.69), (33.38, 35.45, 49.47, 53.40, 267.0),
+                          (0.185, 0.171, 0.225, 0.466, 28.8), 2, 1.69, " ms")
+    assert "浴缸形" not in out and "不是浴缸" in out
