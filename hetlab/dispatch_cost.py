@@ -299,18 +299,21 @@ def crossing_noise(points: Sequence[OverheadPoint] = ()) -> float | None:
 
 
 def capacity_bound(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
-                   decisions: Sequence[int], overhead: float = 0.0) -> float:
+                   decisions: Sequence[int] | None = None, overhead: float = 0.0) -> float:
     """Capacity lower bound on the makespan when device ``j`` makes ``decisions[j]`` dispatch decisions.
 
     Device ``j`` is busy for (work it gets) / ``s_j`` plus ``n_j * overhead``; the makespan ``T`` is at
     least each device's busy time, so ``T * s_j >= work_j + overhead * s_j * n_j``; summing over ``j``
     gives ``T >= (W + overhead * sum_j s_j n_j) / sum_j s_j`` with ``W`` the total work. Assumes every
     task runs for ``work / speed`` (no per-device ``times`` and no operator-specific speeds); raises
-    ValueError otherwise, or when the decisions do not add up to the number of tasks.
+    ValueError otherwise, or when the decisions do not add up to the number of tasks. ``decisions=None``
+    takes the counts of the central queue that pays ``overhead`` per decision (:func:`decision_counts`).
     """
     g = _as_graph(graph, "graph")
     devs = check_devices(devices)
     overhead = _overhead(overhead)
+    if decisions is None:
+        decisions = decision_counts(g, devs, overhead=overhead).decisions
     counts = check_sequence("decisions", decisions)
     if len(counts) != len(devs):
         raise ValueError(f"decisions must have one count per device ({len(devs)}), got {len(counts)}")

@@ -197,3 +197,9 @@ def test_ch05_figures_and_table():
         ch05.fork_join_figure(static, static, None)
     import matplotlib.pyplot as plt
     plt.close("all")
+
+
+def test_capacity_bound_default_decisions():
+    g, d = _orders()
+    c = DC.decision_counts(g, d, overhead=0.1)
+    assert DC.capacity_bound(g, d, overhead=0.1) == DC.capacity_bound(g, d, decisions=c.decisions, overhead=0.1)
