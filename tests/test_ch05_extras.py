@@ -203,3 +203,14 @@ def test_capacity_bound_default_decisions():
     g, d = _orders()
     c = DC.decision_counts(g, d, overhead=0.1)
     assert DC.capacity_bound(g, d, overhead=0.1) == DC.capacity_bound(g, d, decisions=c.decisions, overhead=0.1)
+
+
+def test_variance_figure():
+    from hetlab.views import ch05
+    g, d = _orders()
+    fig = ch05.variance_figure(R.compare_under_variance(g, d, noise=0.0, straggler="GPU", slowdown=4.0))
+    assert len(fig.axes) == 2 and "18.96" in fig.axes[0].get_title()
+    with pytest.raises(TypeError, match="run"):
+        ch05.variance_figure(3)
+    import matplotlib.pyplot as plt
+    plt.close("all")

@@ -9,7 +9,7 @@ from ..widgets import Explorer, dropdown, int_slider, slider
 from ..workloads import skewed_tasks
 
 __all__ = ['policies', 'variance', 'POLICY_NAMES', 'gantt_legend', 'break_even_figure', 'steal_report',
-           'policy_table', 'steal_vs_eft_figure', 'fork_join_figure']
+           'policy_table', 'steal_vs_eft_figure', 'fork_join_figure', 'variance_figure']
 
 #: Chinese labels of the policies (HEFT, EFT and LPT keep their names).
 POLICY_NAMES = {"round-robin": "轮转", "block": "分块", "by affinity": "按专长", "earliest free": "最早空闲",
@@ -197,6 +197,32 @@ def policies() -> Explorer:
                            "steal_latency": slider("偷取延迟", 0.0, 1.0, 0.05, 0.1)}, figsize=(8, 2.8))
 
 
+def _variance_gantt(axes, run) -> None:
+    """Static plan executed (top) and dynamic queue (bottom) of one ``compare_under_variance`` run."""
+    xmax = max(run.static.makespan, run.dynamic.makespan)
+    P.gantt(run.static, axes[0], show_names=False, xmax=xmax, xlabel="",
+            title=P.label(f"静态计划（开工前按估计排好）：实际 {run.static.makespan:.2f}，"
+                          f"计划 {run.planned.makespan:.2f}",
+                          f"static plan: actual {run.static.makespan:.2f}, planned {run.planned.makespan:.2f}"))
+    gantt_legend(axes[0])
+    P.gantt(run.dynamic, axes[1], show_names=False, xmax=xmax,
+            title=P.label(f"动态队列（谁空闲谁取下一道）：实际 {run.dynamic.makespan:.2f}",
+                          f"dynamic queue: actual {run.dynamic.makespan:.2f}"))
+    gantt_legend(axes[1])
+
+
+def variance_figure(run):
+    """Stored two-row Gantt of one :func:`hetlab.runtime_variance.compare_under_variance` result:
+    the static plan as executed on the actual durations (top) and the dynamic queue (bottom)."""
+    import matplotlib.pyplot as plt
+
+    from .._validate import check_instance
+    check_instance("run", run, R.VarianceRun)
+    fig, axes = plt.subplots(2, 1, figsize=(8, 4.2), layout="constrained")
+    _variance_gantt(axes, run)
+    return fig
+
+
 def variance() -> Explorer:
     """LPT planned on estimates, executed on actual durations, against a dynamic queue on the same ones."""
     graph, devices = skewed_tasks(24, spread=0.8, seed=7), kitchen()
@@ -204,16 +230,7 @@ def variance() -> Explorer:
     def draw(axes, noise: float, straggler: str, slowdown: float, seed: int) -> str:
         run = R.compare_under_variance(graph, devices, noise=noise, seed=seed,
                                        straggler=None if straggler == "none" else straggler, slowdown=slowdown)
-        xmax = max(run.static.makespan, run.dynamic.makespan)
-        P.gantt(run.static, axes[0], show_names=False, xmax=xmax,
-                title=P.label(f"静态计划（开工前按估计排好）：实际 {run.static.makespan:.2f}，"
-                              f"计划 {run.planned.makespan:.2f}",
-                              f"static plan: actual {run.static.makespan:.2f}, planned {run.planned.makespan:.2f}"))
-        gantt_legend(axes[0])
-        P.gantt(run.dynamic, axes[1], show_names=False, xmax=xmax,
-                title=P.label(f"动态队列（谁空闲谁取下一道）：实际 {run.dynamic.makespan:.2f}",
-                              f"dynamic queue: actual {run.dynamic.makespan:.2f}"))
-        gantt_legend(axes[1])
+        _variance_gantt(axes, run)
         winner = "动态" if run.dynamic.makespan < run.static.makespan else "静态"
         return (f"计划预期 {run.planned.makespan:.2f}；静态实际 {run.static.makespan:.2f}，"
                 f"动态实际 {run.dynamic.makespan:.2f}，先知 LPT {run.oracle.makespan:.2f}：{winner}更快")
