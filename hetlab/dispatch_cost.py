@@ -58,16 +58,7 @@ def dynamic_queue_with_overhead(graph: TaskGraph | Sequence[Task], devices: Sequ
     g, devs = base.graph, base.devices
     costs = cost_matrix(g, devs)
     names = [t.name for t in g.tasks] if order is None else list(order)
-    n = len(g.tasks)
-    device_of, start, end = np.zeros(n, dtype=int), np.zeros(n), np.zeros(n)
-    free = [(0.0, j) for j in range(len(devs))]
-    for name in names:
-        t, j = heapq.heappop(free)
-        i = g.index[name]
-        device_of[i], start[i] = j, t + overhead
-        end[i] = start[i] + costs[i, j]
-        heapq.heappush(free, (end[i], j))
-    return Schedule(g, devs, device_of, start, end, "dynamic (with dispatch cost)")
+    return Schedule(g, devs, *R._run_queue(g, costs, names, overhead), "dynamic (with dispatch cost)")
 
 
 def _dynamic_order(graph: TaskGraph, devices: Sequence[Device]) -> list[str]:

@@ -94,15 +94,22 @@ def dynamic_queue(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     costs = cost_matrix(g, devs)
     if not np.isfinite(costs).all():
         raise ValueError("dynamic_queue needs every task to run on every device")
+    return Schedule(g, devs, *_run_queue(g, costs, names), "dynamic")
+
+
+def _run_queue(g: TaskGraph, costs: np.ndarray, names: Sequence[str], overhead: float = 0.0):
+    """The central queue itself: the earliest-free device takes the next task of ``names``, after
+    spending ``overhead`` on the decision. Returns ``(device_of, start, end)`` indexed like ``g.tasks``."""
     n = len(g.tasks)
     device_of, start, end = np.zeros(n, dtype=int), np.zeros(n), np.zeros(n)
-    free = [(0.0, j) for j in range(len(devs))]
+    free = [(0.0, j) for j in range(costs.shape[1])]
     for name in names:
         t, j = heapq.heappop(free)
         i = g.index[name]
-        device_of[i], start[i], end[i] = j, t, t + costs[i, j]
+        device_of[i], start[i] = j, t + overhead
+        end[i] = start[i] + costs[i, j]
         heapq.heappush(free, (end[i], j))
-    return Schedule(g, devs, device_of, start, end, "dynamic")
+    return device_of, start, end
 
 
 @dataclass(frozen=True)
