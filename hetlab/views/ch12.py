@@ -8,11 +8,11 @@ from .. import plotting as P
 from .. import strong_scaling as SS
 from ..widgets import Explorer, int_slider, slider
 
-__all__ = ["scaling_reality", "transfer_cost"]
+__all__ = ["scaling_reality", "scaling_figure", "transfer_cost", "transfer_figure"]
 
 
-def scaling_reality() -> Explorer:
-    """Amdahl's speed-up against the same step with a ring all-reduce of the gradients, N = 1 ... 1024."""
+def _scaling_draw():
+    """The draw function of :func:`scaling_reality` and the artists it keeps (shared with the static figure)."""
     counts = np.unique(np.round(2.0 ** np.arange(0, 10.01, 0.125))).astype(int)
     art: dict = {}
 
@@ -43,6 +43,12 @@ def scaling_reality() -> Explorer:
         return (f"N = {n}：Amdahl 加速比 {F.amdahl(p, n):.2f}x，加上全归约 {now:.2f}x；"
                 f"通信模型下 {best} 张卡最快（{top:.2f}x）")
 
+    return draw, art
+
+
+def scaling_reality() -> Explorer:
+    """Amdahl's speed-up against the same step with a ring all-reduce of the gradients, N = 1 ... 1024."""
+    draw, _ = _scaling_draw()
     return Explorer(draw, {"p": slider("并行比例 p", 0.5, 0.999, 0.001, 0.95, fmt=".3f"),
                            "grad_gb": slider("梯度量 (GB)", 0.0, 4.0, 0.1, 0.5, fmt=".1f"),
                            "alpha_us": slider("每轮链路延迟 α (µs)", 0.0, 50.0, 1.0, 20.0, fmt=".0f"),
@@ -50,8 +56,23 @@ def scaling_reality() -> Explorer:
                     figsize=(7, 3.2), clear=False)
 
 
-def transfer_cost() -> Explorer:
-    """CPU vs GPU for one matrix multiply of size n, counting the PCIe copies both ways."""
+def scaling_figure():
+    """The widget's default picture (p = 0.95, 0.5 GB, alpha = 20 us) as a static figure, N-dagger marked:
+    drawn by the widget's own draw function, for reading the chapter without a kernel."""
+    draw, art = _scaling_draw()
+    ax = P.new_axes(figsize=(7, 3.2))
+    draw(ax, 0.95, 0.5, 20.0, 10.0)
+    art["now"].set_visible(False)
+    best = SS.best_device_count(0.95, max_devices=1024, grad_bytes=0.5e9, latency=20e-6)
+    top = float(SS.speedup_with_allreduce(0.95, best, grad_bytes=0.5e9, latency=20e-6))
+    ax.annotate(rf"$N^\dagger$ = {best}（{top:.2f}x）", (best, top), xytext=(0, -22), textcoords="offset points",
+                ha="center", fontsize=8, color="crimson")
+    ax.legend(handles=[art["amdahl"], art["real"], art["best"]], fontsize=8, loc="upper left")
+    return ax.figure
+
+
+def _transfer_draw():
+    """The draw function of :func:`transfer_cost` and the artists it keeps (shared with the static figure)."""
     sizes = 2.0 ** np.arange(4, 13.01, 0.25)
     art: dict = {}
     sizes_fine = np.arange(8, 8193)
@@ -99,10 +120,30 @@ def transfer_cost() -> Explorer:
         return (f"n = {n:.0f}：CPU {c:.3g} 毫秒，GPU {g:.3g} 毫秒（其中拷贝 {k:.3g} 毫秒）：{winner} 更快；"
                 f"{where}（不含约 5 µs 的核函数启动）")
 
+    return draw, art
+
+
+def transfer_cost() -> Explorer:
+    """CPU vs GPU for one matrix multiply of size n, counting the PCIe copies both ways."""
+    draw, _ = _transfer_draw()
     return Explorer(draw, {"log2_n": slider("log2 矩阵边长（n = 2^值）", 4.0, 13.0, 0.25, 6.0),
                            "cpu_gflops": slider("CPU 持续算力 (GFLOP/s)", 50.0, 2000.0, 50.0, 1000.0, fmt=".0f"),
                            "copies": int_slider("拷贝次数", 0, 3, 3)},
                     figsize=(7, 3.4), clear=False)
+
+
+def transfer_figure():
+    """The widget's default picture (CPU 1 TFLOP/s, 3 copies) as a static figure, the crossover marked:
+    drawn by the widget's own draw function, for reading the chapter without a kernel."""
+    draw, art = _transfer_draw()
+    ax = P.new_axes(figsize=(7, 3.4))
+    draw(ax, 6.0, 1000.0, 3)
+    art["now"].set_visible(False)
+    cross = float(art["cross"].get_xdata()[0])
+    ax.annotate(f"n ≈ {cross:.0f}", (cross, 1e3), xytext=(4, 0), textcoords="offset points", fontsize=8,
+                color="gray")
+    ax.legend(handles=[art["cpu"], art["gpu"], art["copy"], art["cross"]], fontsize=8, loc="upper left")
+    return ax.figure
 
 
 #: (chapter, factory) for each widget of this module.
