@@ -28,7 +28,8 @@ from ._validate import (
 from .devices import Device
 
 __all__ = ["busy_loop", "PoolTiming", "time_pools", "split_matmul", "dispatch_overhead", "cpu_count", "load_per_cpu",
-           "fit_overhead", "granularity_sweep", "calibrate", "calibrated_cpu", "Spin", "Sleep", "loop_rate"]
+           "fit_overhead", "granularity_sweep", "calibrate", "calibrated_cpu", "Spin", "Sleep", "loop_rate",
+           "GPU_PRESET", "offload_breakeven"]
 
 
 #: Largest busy_loop, and the most busy-loop steps one time_pools call runs (serially, then twice on pools).
@@ -433,3 +434,52 @@ def calibrated_cpu(data: dict | None = None) -> Device:
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"data: {exc}") from None
     return Device("CPU (measured)", "CPU", speed, cores=cores)
+
+
+#: Preset accelerator figures used when no GPU can be measured (an A100-class card, NVIDIA data sheet):
+#: FP64 and FP32 matmul peaks (TFLOP/s, non-tensor-core), host-to-device copy over PCIe 4 x16 (achieved
+#: GB/s) and the fixed cost of launching one copy (s).
+GPU_PRESET = {"name": "A100 preset", "fp64_tflops": 9.7, "fp32_tflops": 19.5, "h2d_gbps": 25.0,
+              "launch_s": 10e-6}
+
+
+def offload_breakeven(cpu_gflops: float, gpu_tflops: float, h2d_gbps: float, *, element_bytes: int = 8,
+                      launch_s: float = 0.0) -> int:
+    """Smallest n for which an n x n matmul is faster on the GPU, copies included: copying A, B and C
+    (``3 * element_bytes * n**2`` bytes over ``h2d_gbps`` GB/s, plus ``3 * launch_s``) and computing
+    ``2 n**3`` flops at ``gpu_tflops`` beats ``2 n**3`` flops at ``cpu_gflops``. Both speeds must be in
+    the same precision. Returns 0 when the GPU is not faster at all (no n breaks even).
+
+    >>> offload_breakeven(40.0, 9.7, 25.0)          # FP64: 40 GFLOP/s CPU vs 9.7 TFLOP/s GPU, 25 GB/s
+    20
+    >>> offload_breakeven(40.0, 9.7, 25.0, launch_s=10e-6)   # plus 10 us per copy launch
+    92
+    """
+    import math
+
+    cpu = check_positive("cpu_gflops", cpu_gflops, high=1e7) * 1e9
+    gpu = check_positive("gpu_tflops", gpu_tflops, high=1e6) * 1e12
+    bw = check_positive("h2d_gbps", h2d_gbps, high=1e5) * 1e9
+    b = check_int("element_bytes", element_bytes, low=1, high=16)
+    lat = check_nonnegative("launch_s", launch_s, high=1.0)
+    a = 2.0 * (1.0 / cpu - 1.0 / gpu)                     # seconds saved per n**3
+    if a <= 0:
+        return 0
+    c = 3.0 * b / bw                                      # copy seconds per n**2
+
+    def wins(n: float) -> bool:
+        return a * n ** 3 > c * n ** 2 + 3.0 * lat
+
+    hi = max(1.0, c / a)
+    while not wins(hi):
+        hi *= 2.0
+    lo = 0.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if wins(mid) else (mid, hi)
+    n = max(1, math.floor(hi))
+    while not wins(n):
+        n += 1
+    while n > 1 and wins(n - 1):
+        n -= 1
+    return int(n)

@@ -292,3 +292,53 @@ def test_gil_control_text_says_so_without_dask(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_dask)
     text = gil_control_text(article_tasks())
     assert "未安装 Dask" in text
+
+
+def test_offload_breakeven_matches_the_closed_form_and_validates():
+    # bandwidth only: n > 3 b / bw / (2 (1/cpu - 1/gpu))
+    cpu, gpu, bw = 40e9, 9.7e12, 25e9
+    root = 3 * 8 / bw / (2 * (1 / cpu - 1 / gpu))
+    assert measure.offload_breakeven(40.0, 9.7, 25.0) == math.floor(root) + 1
+    with_launch = measure.offload_breakeven(40.0, 9.7, 25.0, launch_s=10e-6)
+    assert with_launch > measure.offload_breakeven(40.0, 9.7, 25.0)
+    n = with_launch
+    a, c = 2 * (1 / cpu - 1 / gpu), 3 * 8 / bw
+    assert a * n ** 3 > c * n ** 2 + 30e-6 and not a * (n - 1) ** 3 > c * (n - 1) ** 2 + 30e-6
+    assert measure.offload_breakeven(40.0, 0.01, 25.0) == 0          # the GPU is slower: never worth it
+    for bad in [dict(cpu_gflops=0), dict(gpu_tflops=-1), dict(h2d_gbps=float("nan"))]:
+        args = dict(cpu_gflops=40.0, gpu_tflops=9.7, h2d_gbps=25.0) | bad
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            measure.offload_breakeven(**args)
+    with pytest.raises((TypeError, ValueError), match="element_bytes"):
+        measure.offload_breakeven(40.0, 9.7, 25.0, element_bytes=2.5)
+
+
+def test_a1_readings_follow_the_numbers():
+    from hetlab.views import a1
+
+    assert "标定偏差" in a1.calibration_verdict(0.088, 0.088)
+    assert "准确" in a1.calibration_verdict(0.01, 0.0)
+    assert "条件变了" in a1.calibration_verdict(0.05, 0.15)
+    assert "两者相符" in a1.shortfall_verdict(1.36, 1.088, 1.63, 2.0) and "steal" in a1.shortfall_verdict(
+        1.36, 1.088, 1.63, 2.0)
+    assert "GIL 交接" in a1.shortfall_verdict(1.30, 1.088, 0.83, 1.0)
+    assert "别的因素" in a1.shortfall_verdict(2.0, 1.0, 1.9, 2.0)
+    with pytest.raises(ValueError, match="parallelism"):
+        a1.shortfall_verdict(1.0, 1.0, 0.0, 2.0)
+    assert a1._pct(-0.001, 0) == "0%" and a1._pct(0.0881) == "+8.8%"
+    cal = {"matmul_gflops": 40.0, "gpu": {"available": False}}
+    assert "FP64" in a1.offload_text(cal) and "n ≥ 20" in a1.offload_text(cal)
+    with pytest.raises(TypeError, match="cal"):
+        a1.offload_text({})
+
+
+def test_gantt_panels_colour_by_level():
+    from hetlab.tasks import random_dag
+    from hetlab.views import a1
+
+    dag = random_dag(12, mean_degree=1.5, seed=1)
+    s = S.eft(dag, [Device("w0", "CPU", 1.0), Device("w1", "CPU", 1.0)])
+    fig = a1.gantt_panels([(s, "a"), (s, "b")], mark=s.makespan, color_by="level")
+    assert len(fig.axes) == 3                                          # two panels and a colour bar
+    with pytest.raises(ValueError, match="color_by"):
+        a1.gantt_panels([(s, "a")], color_by="depth")

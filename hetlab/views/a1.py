@@ -12,7 +12,7 @@ from ..widgets import Explorer, int_slider, slider
 
 __all__ = ["pool_rounds", "gantt_panels", "machine_note", "demo_for_real", "sweep_report", "attribution_text",
            "dask_report", "thread_parallelism_verdict", "thread_ratio_verdict", "lane_stagger_and_stretch",
-           "gil_control_verdict", "gil_control_text"]
+           "gil_control_verdict", "gil_control_text", "calibration_verdict", "shortfall_verdict", "offload_text"]
 
 
 def pool_rounds() -> Explorer:
@@ -34,7 +34,7 @@ def pool_rounds() -> Explorer:
                                                                                   "N Os + W/N (unlimited)"))
             art["ideal"], = ax.plot(counts, ideal, "--", color="#4C72B0", label=P.label("N·Os + W/min(N,P)",
                                                                                          "N Os + W/min(N,P)"))
-            art["rounds"], = ax.step(counts, rounds, where="mid", color="#C44E52",
+            art["rounds"], = ax.plot(counts, rounds, "o-", ms=2.5, lw=0.6, color="#C44E52",
                                      label=P.label(r"N·Os + $\lceil N/P \rceil$·W/N（按轮执行）",
                                                    r"N Os + $\lceil N/P \rceil$ W/N (rounds)"))
             art["best"], = ax.plot([best], [rounds[best - 1]], "o", color="#C44E52")
@@ -63,12 +63,14 @@ VIEWS = [(14, pool_rounds)]
 
 
 def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(8.0, 4.0),
-                 label_from: int | None = None):
+                 label_from: int | None = None, color_by: str = "task"):
     """Stacked Gantt charts on one time axis (seconds), every task in its own colour in every panel so
     that the same task can be followed from plan to measurement; the ``names`` longest tasks of each
     panel are labelled; ``mark`` draws a dashed line (e.g. the simulated makespan) on every panel
     after the first. ``panels`` is a list of (Schedule, title). With ``label_from = k`` every panel
-    labels the same tasks: the ``names`` longest of panel k (panels must share the graph). Returns the figure."""
+    labels the same tasks: the ``names`` longest of panel k (panels must share the graph).
+    ``color_by = "level"`` colours each task by its depth in the DAG (longest chain of predecessors)
+    with a colour bar, and adds a legend for the two vertical lines. Returns the figure."""
     import matplotlib.pyplot as plt
 
     from .._validate import check_int, check_nonnegative
@@ -88,14 +90,24 @@ def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(
         chosen = np.argsort(-(ref.end - ref.start), kind="stable")[:names]
     if mark is not None:
         mark = check_nonnegative("mark", mark)
+    if color_by not in ("task", "level"):
+        raise ValueError(f"color_by must be 'task' or 'level', got {color_by!r}")
     fig, axes = plt.subplots(len(panels), 1, sharex=True, figsize=figsize, squeeze=False)
     cmap = plt.get_cmap("tab20")
+    level = None
+    if color_by == "level":
+        g = panels[0][0].graph
+        level = np.zeros(len(g.tasks), dtype=int)
+        for i in g.order:
+            level[i] = max((level[j] + 1 for j in g.preds[i]), default=0)
+        cmap = plt.get_cmap("viridis", int(level.max()) + 1)
     span = max(max(s.makespan for s, _ in panels), mark or 0.0)
     for row, (ax, (s, title)) in enumerate(zip(axes[:, 0], panels)):
         rows = len(s.devices)
         for i in range(len(s.graph.tasks)):
             y = rows - 1 - int(s.device_of[i])
-            ax.barh(y, s.end[i] - s.start[i], left=s.start[i], height=0.7, color=cmap(i % 20),
+            colour = cmap(i % 20) if level is None else cmap(int(level[i]))
+            ax.barh(y, s.end[i] - s.start[i], left=s.start[i], height=0.7, color=colour,
                     edgecolor="white", linewidth=0.6)
         longest = chosen if chosen is not None else np.argsort(-(s.end - s.start), kind="stable")[:names]
         for i in longest:
@@ -114,6 +126,21 @@ def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(
     axes[-1, 0].set_xlim(0, span * 1.03)
     axes[-1, 0].set_xlabel(P.label("时间（秒）", "time (s)"))
     fig.tight_layout()
+    if level is not None:
+        from matplotlib.cm import ScalarMappable
+        from matplotlib.colors import BoundaryNorm
+        from matplotlib.lines import Line2D
+
+        top = int(level.max())
+        norm = BoundaryNorm(np.arange(-0.5, top + 1.5), cmap.N)
+        bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=list(axes[:, 0]), pad=0.01, aspect=30,
+                           ticks=range(0, top + 1, max(1, (top + 1) // 6)))
+        bar.set_label(P.label("任务在图中的层级", "DAG level"), fontsize=8)
+        handles = [Line2D([], [], color="black", lw=0.8, label=P.label("本次完成时间", "this run's makespan"))]
+        if mark is not None:
+            handles.append(Line2D([], [], color="#C44E52", lw=1.0, ls="--",
+                                  label=P.label("模拟完成时间", "simulated makespan")))
+        axes[0, 0].legend(handles=handles, fontsize=7, loc="upper right")
     return fig
 
 
@@ -127,13 +154,71 @@ def machine_note(load: float | None = None) -> str:
     if load is None:
         return "本系统不报告负载，无法判断测量时机器是否空闲。"
     if load > 0.75:
-        return (f"⚠ 机器较忙：过去一分钟平均每个 CPU 有 {load:.2f} 个可运行进程（空闲时接近 0），"
+        return (f"⚠ 机器较忙：过去一分钟的平均负载（可运行或等待 I/O 的进程数）每个 CPU {load:.2f}（空闲时接近 0），"
                 "实测会被别的进程拉长，与模拟的差距不能全算在模型头上。")
-    return f"机器基本空闲：过去一分钟平均每个 CPU 有 {load:.2f} 个可运行进程。"
+    return f"机器基本空闲：过去一分钟的平均负载（可运行或等待 I/O 的进程数）每个 CPU {load:.2f}。"
 
 
 def _band(err: float, band: float) -> str:
     return f"（在 ±{band:.0%} 之内）" if abs(err) <= band else f"（超出 ±{band:.0%}）"
+
+
+def _pct(x: float, digits: int = 1) -> str:
+    """A signed percentage with ``digits`` decimals; a value that rounds to zero prints unsigned (never -0%)."""
+    text = f"{x:+.{digits}%}"
+    return text[1:] if float(text[1:-1]) == 0 else text
+
+
+def calibration_verdict(serial_err: float, sequential_err: float, band: float = 0.15,
+                        agree: float = 0.03) -> str:
+    """Chinese reading of the two rows that run the same loops on one thread (the serial run and the
+    thread pool's tasks one after another): equal deviations (within ``agree``) mean a systematic
+    calibration bias of the loop rate, not noise or load; ``band`` is the chapter's noise band."""
+    from .._validate import check_positive, check_real
+
+    serial_err = check_real("serial_err", serial_err)
+    sequential_err = check_real("sequential_err", sequential_err)
+    band = check_positive("band", band, high=1.0)
+    agree = check_positive("agree", agree, high=1.0)
+    pair = f"串行行 {_pct(serial_err)}、单线程依次执行行 {_pct(sequential_err)}"
+    if abs(serial_err - sequential_err) > agree:
+        return (f"{pair}，两者相差超过 {agree:.0%}：两次单线程运行之间条件变了（多半是负载），"
+                "“校正后”的数字只能作参考")
+    if abs(serial_err) <= agree:
+        return f"{pair}，都在 ±{agree:.0%} 之内：循环速度标定准确，校正几乎不改变各行的偏差"
+    side = "慢" if serial_err > 0 else "快"
+    why = ("loop_rate 取三次计时中最快的一次（“一切顺利时”的速度），真实运行中偶发的打断与缓存状态"
+           "使每段循环平均略长") if serial_err > 0 else "标定时机器比运行时更忙，循环速度被低估"
+    return (f"{pair}，两者几乎相同，都比预测{side}：这是系统性的标定偏差而不是噪声——{why}；"
+            f"它对每一行都一样，所以各行应再看“校正后”的偏差"
+            + ("" if abs(serial_err) <= band else f"（标定偏差本身已超出 ±{band:.0%}，在空闲机器上重跑）"))
+
+
+def shortfall_verdict(ratio: float, calib: float, parallelism: float, cap: float, tolerance: float = 0.1) -> str:
+    """Chinese decomposition of a pool's measured / predicted time ``ratio``: the calibration factor
+    ``calib`` (serial row's measured / predicted) times ``cap / parallelism`` (the prediction assumes
+    ``cap`` cores' worth of loops at every instant; the run achieved ``parallelism``). Says whether
+    the product explains the ratio within ``tolerance`` (relative)."""
+    from .._validate import check_positive
+
+    ratio = check_positive("ratio", ratio)
+    calib = check_positive("calib", calib)
+    parallelism = check_positive("parallelism", parallelism)
+    cap = check_positive("cap", cap)
+    tolerance = check_positive("tolerance", tolerance, high=1.0)
+    product = calib * cap / parallelism
+    lost = cap - parallelism
+    text = (f"实测 ÷ 预测 = {ratio:.2f}；标定 {calib:.2f} × 预测所设的并行度 {cap:.2f} ÷ 实测有效并行度 "
+            f"{parallelism:.2f} = {product:.2f}")
+    if abs(product / ratio - 1) > tolerance:
+        return text + f"，与 {ratio:.2f} 相差超过 {tolerance:.0%}：还有别的因素（如派发开销、负载突变），看甘特图"
+    text += "，两者相符：偏差由这两项解释"
+    if lost > 0.05 * cap:
+        text += (f"；墙钟时间里平均少了 {lost:.2f} 个核在跑循环"
+                 + ("——可能的去处：GIL 交接本身（让出、唤醒、重新抢锁的损耗，见 Beazley 2010）"
+                    if cap <= 1 else
+                    "——可能的去处：内核进程自己的线程（心跳、输出）、别的进程、虚拟机被宿主机拿走的时间（steal）"))
+    return text
 
 
 def thread_parallelism_verdict(parallelism: float, tolerance: float = 0.05) -> str:
@@ -213,30 +298,36 @@ def demo_for_real(scale: float = 0.1, band: float = 0.15):
     busy = float(plan.busy.sum()) * scale
     expect = {"串行（全在 CPU 上）": report.serial * scale,
               "进程池": max(plan.makespan * scale, busy / min(cores, 3)), "线程池": busy, "单线程依次执行": busy}
-    lines = [f"循环速度 {rate / 1e6:.1f} 百万步/秒；{cores} 个可用 CPU；1 时间单位 = {scale:g} 秒；"
-             f"偏差 = (实测 − 预测) / 预测"]
+    t_serial = runs["串行（全在 CPU 上）"].makespan
+    calib = t_serial / expect["串行（全在 CPU 上）"]            # measured / predicted of the serial row
+    lines = [f"循环速度 {rate / 1e6:.1f} 百万步/秒（三次计时取最快）；{cores} 个可用 CPU；1 时间单位 = {scale:g} 秒；"
+             f"偏差 = (实测 − 预测) / 预测；“校正后”= 再除以串行行的 实测/预测 = {calib:.3f}"]
     for kind, s in runs.items():
         err = s.makespan / expect[kind] - 1
+        corr = "" if kind.startswith("串行") else f"，校正后 {_pct(s.makespan / expect[kind] / calib - 1)}"
         lines.append(f"{kind}：实测 {s.makespan:.3f} 秒，预测 {expect[kind]:.3f} 秒，"
-                     f"偏差 {err:+.1%}{_band(err, band)}；"
+                     f"偏差 {_pct(err)}{_band(err, band)}{corr}；"
                      f"有效并行度（CPU 秒 ÷ 墙钟秒）{s.info['parallelism']:.2f}")
     par_p, par_t = runs["进程池"].info["parallelism"], runs["线程池"].info["parallelism"]
+    t_seq, t_thr = runs["单线程依次执行"].makespan, runs["线程池"].makespan
+    share = runs["单线程依次执行"].info["parallelism"]
+    lines.append("读数（标定）：" + calibration_verdict(calib - 1, t_seq / expect["单线程依次执行"] - 1, band))
     cap = min(cores, 3)
-    lines.append(f"读数：线程池的有效并行度 {par_t:.2f}" + thread_parallelism_verdict(par_t)
+    lines.append(f"读数（并行度）：线程池 {par_t:.2f}" + thread_parallelism_verdict(par_t)
                  + f"；进程池 {par_p:.2f}，上限 min(核数, 3) = {cap}"
                  + ("，多个进程确实同时在跑" if par_p > 1.3 else
                     "，没有明显超过 1：别的进程占住了核（见负载提示），进程池也只能轮流运行"))
-    t_seq, t_thr = runs["单线程依次执行"].makespan, runs["线程池"].makespan
+    lines.append("读数（进程池）：" + shortfall_verdict(runs["进程池"].makespan / expect["进程池"], calib,
+                                                    par_p, busy / expect["进程池"]))
+    lines.append("读数（线程池）：" + shortfall_verdict(t_thr / busy, calib, par_t, 1.0))
     ratio = t_thr / t_seq
-    verdict = thread_ratio_verdict(ratio, band, shares=(par_t, runs["单线程依次执行"].info["parallelism"]))
+    verdict = thread_ratio_verdict(ratio, band, shares=(par_t, share))
     lines.append(f"同样 8 段循环：线程池 {t_thr:.3f} 秒，单线程依次执行 {t_seq:.3f} 秒，"
-                 f"之比 {ratio:.2f}——{verdict}")
-    share = runs["单线程依次执行"].info["parallelism"]
+                 f"之比 {ratio:.2f}——{verdict}；两者的有效并行度之比 {share:.2f} / {par_t:.2f} = {share / par_t:.2f}")
     lines.append(f"单线程依次执行的 CPU 秒 ÷ 墙钟秒 = {share:.2f}：这是一个线程此刻在本机实际分到的核份额"
                  f"（空闲时接近 1）；按它归一，线程池 {par_t / share:.2f}，进程池 {par_p / share:.2f}"
                  + ("——一个线程都分不到 0.8 个核，整台机器已经饱和，进程池也无从并行，本次只能检验“线程池 ≤ 1”这条上界"
                     if share < 0.8 else ""))
-    t_serial = runs["串行（全在 CPU 上）"].makespan
     lines.append(f"相对“全在 CPU 上串行”的实测加速比：进程池 {t_serial / runs['进程池'].makespan:.2f}x，线程池 "
                  f"{t_serial / t_thr:.2f}x，单线程依次执行 {t_serial / t_seq:.2f}x"
                  f"（后两者的“加速”只来自更短的循环）；演示的模拟 {report.speedup:.2f}x，"
@@ -244,8 +335,9 @@ def demo_for_real(scale: float = 0.1, band: float = 0.15):
     stagger, stretch = lane_stagger_and_stretch(runs["线程池"])
     lines.append(f"CPython 的 GIL 切换间隔 sys.getswitchinterval() = {sys.getswitchinterval() * 1e3:.1f} 毫秒："
                  "持有 GIL 的线程最多跑这么久就要让出，等待的线程才能接手；线程池三条线的起点依次相隔（中位数）"
-                 f"{stagger * 1e3:.1f} 毫秒，任务条的实测时长是计划的 {stretch:.1f} 倍"
-                 "（中位数，三个线程分一把 GIL 时约 3 倍）")
+                 f"{stagger * 1e3:.1f} 毫秒；任务条的实测时长是计划的 {stretch:.1f} 倍（中位数）。"
+                 f"三条线都在跑时，按 GIL 轮流的模型约为 3 ÷ 线程池有效并行度 = 3 / {par_t:.2f} = {3 / par_t:.1f} 倍"
+                 "（有效并行度正好为 1 时是 3 倍；有的线先跑完后，倍数变小）")
     lines.append(note)
     in_seconds = dataclasses.replace(plan, start=plan.start * scale, end=plan.end * scale)
     fig = gantt_panels([(in_seconds, PL.label(f"模拟（第 11 章的演示，1 单位 = {scale:g} 秒）", "simulated demo")),
@@ -277,8 +369,8 @@ def sweep_report(process_os: float, round_trip: float, total: float = 0.2,
     for n, t in wall.items():
         m = G.total_time_on(n, w_fit, os_fit, P, model="rounds")
         pred = G.total_time_on(n, total, process_os, P, model="rounds")
-        lines.append(f"N = {n:>3}：实测 {t:.3f} 秒；用 A1.1 的 Os 预测 {pred:.3f} 秒（偏差 {t / pred - 1:+.0%}）；"
-                     f"拟合模型 {m:.3f} 秒（偏差 {t / m - 1:+.0%}）")
+        lines.append(f"N = {n:>3}：实测 {t:.3f} 秒；用 A1.1 的 Os 预测 {pred:.3f} 秒（偏差 {_pct(t / pred - 1, 0)}）；"
+                     f"拟合模型 {m:.3f} 秒（偏差 {_pct(t / m - 1, 0)}）")
     dev = w_fit / total - 1
     lines.append(f"拟合（P = {P}，相对误差）：Os = {os_fit * 1e6:.0f} µs/任务，W = {w_fit:.3f} 秒，与放进去的 "
                  f"{total:g} 秒相差 {dev:+.1%}" + (f"，在 ±{band:.0%} 之内" if abs(dev) <= band
@@ -433,3 +525,33 @@ def gil_control_text(dag, seconds_per_unit: float = 1e-3, repeat: int = 2) -> st
         f"差 {(spin - sleep) * 1e3:+.2f} 毫秒（GIL 切换间隔 {switch * 1e3:.1f} 毫秒）",
         "读数：" + gil_control_verdict(spin, sleep),
         note])
+
+
+def offload_text(cal: dict) -> str:
+    """Chinese report of the smallest n x n matmul worth sending to the GPU, copies included
+    (:func:`hetlab.measure.offload_breakeven`), from ``cal`` (:func:`hetlab.measure.calibrate`): the
+    measured GPU when there is one (FP32, the CPU's FP64 rate doubled as an FP32 estimate), else the
+    A100 preset in FP64; with and without the fixed cost of launching each of the three copies."""
+    from .. import measure
+
+    if not isinstance(cal, dict) or "matmul_gflops" not in cal or "gpu" not in cal:
+        raise TypeError(f"cal must be the dict returned by measure.calibrate(), got {cal!r:.80}")
+    gpu = cal["gpu"]
+    pre = measure.GPU_PRESET
+    if gpu.get("available"):
+        cpu, tflops, gbps, lat = 2 * cal["matmul_gflops"], gpu["matmul_tflops"], gpu["h2d_gbps"], \
+            float(gpu.get("h2d_latency_s", pre["launch_s"]))
+        src, prec, bytes_ = f"本机实测的 {gpu['name']}", "FP32（CPU 的 FP32 速度按 FP64 的 2 倍估计）", 4
+    else:
+        cpu, tflops, gbps, lat = cal["matmul_gflops"], pre["fp64_tflops"], pre["h2d_gbps"], pre["launch_s"]
+        src, prec, bytes_ = "预设值（A100 级显卡的数据手册：FP64 9.7 TFLOP/s；PCIe 4.0 x16 实际约 25 GB/s，每次拷贝启动约 10 µs）", "FP64", 8
+    n0 = measure.offload_breakeven(cpu, tflops, gbps, element_bytes=bytes_)
+    n1 = measure.offload_breakeven(cpu, tflops, gbps, element_bytes=bytes_, launch_s=lat)
+    cpu_time = 2 * n1 ** 3 / (cpu * 1e9)
+    return "\n".join([
+        f"GPU 数据来源：{src}；精度统一为 {prec}",
+        f"CPU {cpu:.1f} GFLOP/s，GPU {tflops:g} TFLOP/s（快 {tflops * 1e3 / cpu:.0f} 倍），拷贝 {gbps:g} GB/s，"
+        f"每次拷贝启动 {lat * 1e6:.0f} µs；A、B 拷进去、C 拷回来，共 3 × {bytes_}n² 字节",
+        f"只算带宽：n ≥ {n0} 时搬到 GPU 才划算；再算上 3 次拷贝的启动开销：n ≥ {n1}"
+        f"（这时 CPU 自己算一次只要 {cpu_time * 1e6:.0f} µs）",
+        f"更小的矩阵乘留在 CPU 上更快：拷贝的时间比 GPU 省下的计算时间还多"])
