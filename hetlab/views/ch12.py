@@ -8,7 +8,7 @@ from .. import plotting as P
 from .. import strong_scaling as SS
 from ..widgets import Explorer, int_slider, slider
 
-__all__ = ["scaling_reality", "scaling_figure", "transfer_cost", "transfer_figure"]
+__all__ = ["scaling_reality", "scaling_reality_figure", "transfer_cost", "transfer_cost_figure"]
 
 
 def _scaling_draw():
@@ -56,7 +56,7 @@ def scaling_reality() -> Explorer:
                     figsize=(7, 3.2), clear=False)
 
 
-def scaling_figure():
+def scaling_reality_figure():
     """The widget's default picture (p = 0.95, 0.5 GB, alpha = 20 us) as a static figure, N-dagger marked:
     drawn by the widget's own draw function, for reading the chapter without a kernel."""
     draw, art = _scaling_draw()
@@ -65,7 +65,7 @@ def scaling_figure():
     art["now"].set_visible(False)
     best = SS.best_device_count(0.95, max_devices=1024, grad_bytes=0.5e9, latency=20e-6)
     top = float(SS.speedup_with_allreduce(0.95, best, grad_bytes=0.5e9, latency=20e-6))
-    ax.annotate(rf"$N^\dagger$ = {best}（{top:.2f}x）", (best, top), xytext=(0, -22), textcoords="offset points",
+    ax.annotate(rf"$N^\dagger$ = {best} ({top:.2f}x)", (best, top), xytext=(0, -22), textcoords="offset points",
                 ha="center", fontsize=8, color="crimson")
     ax.legend(handles=[art["amdahl"], art["real"], art["best"]], fontsize=8, loc="upper left")
     return ax.figure
@@ -132,7 +132,7 @@ def transfer_cost() -> Explorer:
                     figsize=(7, 3.4), clear=False)
 
 
-def transfer_figure():
+def transfer_cost_figure():
     """The widget's default picture (CPU 1 TFLOP/s, 3 copies) as a static figure, the crossover marked:
     drawn by the widget's own draw function, for reading the chapter without a kernel."""
     draw, art = _transfer_draw()
