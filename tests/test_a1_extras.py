@@ -199,6 +199,7 @@ def test_thread_verdicts_use_stated_tolerances():
     assert "重跑" in a1.thread_ratio_verdict(0.7)
     assert "复现了" in a1.thread_ratio_verdict(1.3, shares=(0.95, 1.0))          # same share of a core
     assert "不算复现" in a1.thread_ratio_verdict(1.3, shares=(0.71, 0.94))      # less of a core: maybe load
+    assert "GIL 交接的损耗：复现了" in a1.thread_ratio_verdict(1.3, shares=(0.71, 0.94), idle=True)
     assert "测量噪声之内" in a1.thread_ratio_verdict(1.08, shares=(0.5, 1.0))
     with pytest.raises(TypeError, match="shares"):
         a1.thread_ratio_verdict(1.3, shares=(1.0,))
