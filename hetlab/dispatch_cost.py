@@ -29,13 +29,19 @@ from .tasks import Task, TaskGraph, _as_graph, cost_matrix
 
 __all__ = ["dynamic_queue_with_overhead", "OverheadPoint", "overhead_sweep", "break_even_noise",
            "central_queue_dag", "ForkJoinWins", "fork_join_wins", "decision_counts", "crossing_noise",
-           "capacity_bound"]
+           "capacity_bound", "StealingVsEft", "stealing_vs_eft"]
 
 #: Most simulated runs one :func:`overhead_sweep` may make (noise levels x seeds, two schedules each);
 #: a few seconds on a laptop.
 MAX_SWEEP_RUNS = 20_000
 #: Most fork-join trees one :func:`fork_join_wins` call may compare.
 MAX_TREES = 1_000
+#: Most menus one :func:`stealing_vs_eft` call may compare (each with up to MAX_STEAL_SEEDS runs).
+MAX_MENUS = 200
+#: Most work-stealing seeds averaged per menu in :func:`stealing_vs_eft`.
+MAX_STEAL_SEEDS = 50
+#: Most dishes per menu in :func:`stealing_vs_eft`.
+MAX_DISHES = 2_000
 
 
 def _overhead(overhead) -> float:
@@ -317,3 +323,92 @@ def capacity_bound(graph: TaskGraph | Sequence[Task], devices: Sequence[Device],
         raise ValueError("graph: capacity_bound assumes every task runs for work / speed on every device; "
                          "this graph has per-device times or operator-specific speeds")
     return float((work.sum() + overhead * float(np.dot(speeds, counts))) / speeds.sum())
+
+
+@dataclass(frozen=True)
+class StealingVsEft:
+    """Work stealing against EFT on many menus of independent tasks (one row per menu).
+
+    ``stealing[k]`` is the mean work-stealing makespan on menu ``menus[k]`` over ``steal_seeds``
+    victim-choice seeds; ``eft[k]`` and ``lpt[k]`` are the static plans on the same (exact) estimates.
+    """
+
+    menus: tuple[int, ...] = (0,)
+    stealing: tuple[float, ...] = (1.0,)
+    eft: tuple[float, ...] = (1.0,)
+    lpt: tuple[float, ...] = (1.0,)
+    steal_seeds: int = 1
+    steal_latency: float = 0.0
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        menus = check_sequence("menus", self.menus, limit=MAX_MENUS)
+        for m in menus:
+            check_seed("menus", m)
+        for name in ("stealing", "eft", "lpt"):
+            values = check_sequence(name, getattr(self, name), limit=MAX_MENUS)
+            if len(values) != len(menus):
+                raise ValueError(f"{name} must have one value per menu ({len(menus)}), got {len(values)}")
+            for v in values:
+                check_nonnegative(name, v)
+        check_int("steal_seeds", self.steal_seeds, low=1, high=MAX_STEAL_SEEDS)
+
+    @property
+    def gaps(self) -> np.ndarray:
+        """Per menu: mean work-stealing makespan minus EFT's (negative: stealing faster)."""
+        return np.asarray(self.stealing, dtype=float) - np.asarray(self.eft, dtype=float)
+
+    @property
+    def wins(self) -> int:
+        """Menus on which work stealing (on average over its seeds) finishes strictly before EFT."""
+        return int((self.gaps < 0).sum())
+
+    @property
+    def worst_loss(self) -> float:
+        """Largest amount by which work stealing is slower than EFT (0 if it never loses)."""
+        return float(max(0.0, self.gaps.max())) if len(self.menus) else 0.0
+
+    @property
+    def best_win(self) -> float:
+        """Largest amount by which work stealing is faster than EFT (0 if it never wins)."""
+        return float(max(0.0, -self.gaps.min())) if len(self.menus) else 0.0
+
+    @property
+    def worst_menu(self) -> int:
+        """The menu seed with the largest loss of work stealing against EFT."""
+        return int(self.menus[int(np.argmax(self.gaps))])
+
+    @property
+    def lpt_beats_stealing(self) -> int:
+        """Menus on which LPT finishes strictly before work stealing."""
+        return int((np.asarray(self.lpt) < np.asarray(self.stealing)).sum())
+
+
+def stealing_vs_eft(devices: Sequence[Device], *, menus: Iterable[int] = range(20), n: int = 24,
+                    spread: float = 0.8, steal_seeds: int = 5, steal_latency: float = 0.0) -> StealingVsEft:
+    """Compare work stealing with a fair start (tasks dealt round robin to the deques) against the
+    static EFT and LPT plans on many menus of independent tasks.
+
+    Each menu is :func:`hetlab.workloads.skewed_tasks` ``(n, spread=spread, seed=menu)``; the estimates
+    are exact, so any difference comes from the policies, not from information. Work stealing is
+    averaged over victim-choice seeds ``0 .. steal_seeds-1``.
+    """
+    from .workloads import skewed_tasks
+
+    devs = check_devices(devices)
+    menus = [check_seed("menus", m) for m in check_sequence("menus", menus, limit=MAX_MENUS)]
+    if not menus:
+        raise ValueError("menus must name at least one menu seed, got an empty sequence")
+    n = check_int("n", n, low=1, high=MAX_DISHES)
+    spread = check_nonnegative("spread", spread, high=10.0)
+    steal_seeds = check_int("steal_seeds", steal_seeds, low=1, high=MAX_STEAL_SEEDS)
+    steal_latency = check_nonnegative("steal_latency", steal_latency, high=1e6)
+    stealing, eft, lpt = [], [], []
+    for menu in menus:
+        tasks = skewed_tasks(n, spread=spread, seed=menu)
+        runs = [S.work_stealing(tasks, devs, steal_latency=steal_latency, initial="round_robin", seed=k).makespan
+                for k in range(steal_seeds)]
+        stealing.append(float(np.mean(runs)))
+        eft.append(float(S.eft(tasks, devs).makespan))
+        lpt.append(float(S.lpt(tasks, devs).makespan))
+    return StealingVsEft(tuple(menus), tuple(stealing), tuple(eft), tuple(lpt), steal_seeds, steal_latency)

@@ -214,3 +214,49 @@ def test_variance_figure():
         ch05.variance_figure(3)
     import matplotlib.pyplot as plt
     plt.close("all")
+
+
+def test_stealing_vs_eft_counts_and_gaps():
+    from hetlab.devices import kitchen
+    from hetlab.workloads import skewed_tasks
+
+    devs = kitchen()
+    r = DC.stealing_vs_eft(devs, menus=range(4), steal_seeds=2)
+    assert r.menus == (0, 1, 2, 3) and len(r.stealing) == len(r.eft) == len(r.lpt) == 4
+    # each row is reproducible from the schedulers it summarises
+    tasks = skewed_tasks(24, spread=0.8, seed=3)
+    ws = [S.work_stealing(tasks, devs, seed=k).makespan for k in range(2)]
+    assert r.stealing[3] == pytest.approx(sum(ws) / 2)
+    assert r.eft[3] == pytest.approx(S.eft(tasks, devs).makespan)
+    assert r.lpt[3] == pytest.approx(S.lpt(tasks, devs).makespan)
+    gaps = r.gaps
+    assert r.wins == int((gaps < 0).sum())
+    assert r.worst_loss == pytest.approx(max(0.0, gaps.max()))
+    assert r.best_win == pytest.approx(max(0.0, -gaps.min()))
+    assert r.worst_menu in r.menus and 0 <= r.lpt_beats_stealing <= 4
+
+
+def test_stealing_vs_eft_twenty_menus_mixed():
+    from hetlab.devices import kitchen
+
+    r = DC.stealing_vs_eft(kitchen())
+    assert 0 < r.wins < 20 and r.worst_loss > r.best_win > 0
+
+
+@pytest.mark.parametrize("kwargs, name", [({"menus": []}, "menus"), ({"menus": [-1]}, "menus"),
+                                          ({"n": 0}, "n"), ({"spread": -1.0}, "spread"),
+                                          ({"steal_seeds": 0}, "steal_seeds"),
+                                          ({"steal_latency": -0.1}, "steal_latency"),
+                                          ({"menus": "ab"}, "menus")])
+def test_stealing_vs_eft_rejects_bad_input(kwargs, name):
+    from hetlab.devices import kitchen
+
+    with pytest.raises((ValueError, TypeError), match=name):
+        DC.stealing_vs_eft(kitchen(), **kwargs)
+
+
+def test_stealing_vs_eft_record_validates():
+    with pytest.raises(ValueError, match="eft"):
+        DC.StealingVsEft((0, 1), (1.0, 2.0), (1.0,), (1.0, 1.0), 1, 0.0)
+    with pytest.raises((ValueError, TypeError), match="steal_seeds"):
+        DC.StealingVsEft((0,), (1.0,), (1.0,), (1.0,), 0, 0.0)

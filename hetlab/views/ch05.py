@@ -111,10 +111,33 @@ def policy_table(graph, devices, *, keys=("round-robin", "block", "by affinity",
     return "\n".join(lines)
 
 
+def _mark_failed_steals(ax, ws) -> int:
+    """Grey crosses on the thief's row where a steal attempt of ``ws`` came back empty; adds a legend
+    entry when there is any. Returns how many were drawn."""
+    from matplotlib.lines import Line2D
+
+    rows = {d.name: len(ws.devices) - 1 - j for j, d in enumerate(ws.devices)}
+    failed = [e for e in getattr(ws, "log", ()) or () if e.task is None and e.thief in rows]
+    if not failed:
+        return 0
+    ax.plot([e.time for e in failed], [rows[e.thief] for e in failed], linestyle="none", marker="x",
+            markersize=4, markeredgewidth=0.9, color="0.35", zorder=5)
+    legend = ax.get_legend()
+    handles = list(legend.legend_handles) if legend is not None else []
+    texts = [t.get_text() for t in legend.get_texts()] if legend is not None else []
+    title = legend.get_title().get_text() if legend is not None else None
+    handles.append(Line2D([], [], linestyle="none", marker="x", markersize=5, color="0.35"))
+    texts.append(P.label(f"扑空的偷取（{len(failed)} 次）", f"failed steal ({len(failed)})"))
+    ax.legend(handles=handles, labels=texts, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
+              frameon=False, title=title or None, title_fontsize=8)
+    return len(failed)
+
+
 def steal_vs_eft_figure(eft, ws):
     """Two-row Gantt: the static EFT plan (top) against a work-stealing run (bottom) on the same tasks.
 
-    Stolen tasks are hatched; the task that finishes last under work stealing is annotated with its
+    Stolen tasks are hatched, failed steal attempts are grey crosses on the thief's row at the time the
+    attempt came back empty (only when ``ws.log`` records them); the task that finishes last under work stealing is annotated with its
     work, where it ran and what it would have taken on the fastest device. Returns the figure.
     """
     import matplotlib.pyplot as plt
@@ -127,7 +150,7 @@ def steal_vs_eft_figure(eft, ws):
     if [t.name for t in eft.graph.tasks] != [t.name for t in ws.graph.tasks]:
         raise ValueError("ws: the two schedules must be of the same tasks")
     fig, axes = plt.subplots(2, 1, figsize=(8.6, 4.6), layout="constrained")
-    xmax = 1.2 * max(eft.makespan, ws.makespan)     # room right of the last bar for the note
+    xmax = 1.3 * max(eft.makespan, ws.makespan)     # room right of the last bar for the note
     P.gantt(eft, axes[0], xmax=xmax, xlabel="",
             title=P.label(f"静态 EFT（开工前排好）：完成时间 {eft.makespan:.2f}", f"static EFT: {eft.makespan:.2f}"))
     P.gantt(ws, axes[1], xmax=xmax,
@@ -135,6 +158,7 @@ def steal_vs_eft_figure(eft, ws):
                           f"work stealing: {ws.makespan:.2f}; hatched = stolen"))
     for ax in axes:
         gantt_legend(ax)
+    _mark_failed_steals(axes[1], ws)
     last = int(np.argmax(ws.end))
     task, row = ws.graph.tasks[last], len(ws.devices) - 1 - int(ws.device_of[last])
     fastest = max(ws.devices, key=lambda d: d.speed)
@@ -144,7 +168,7 @@ def steal_vs_eft_figure(eft, ws):
                    f"{task.name} (work {task.work:.2f})\non {where} {ws.start[last]:.2f}-{ws.end[last]:.2f}\n"
                    f"{task.work / fastest.speed:.2f} on {fastest.name}")
     axes[1].annotate(note, xy=((ws.start[last] + ws.end[last]) / 2, row - 0.35),
-                     xytext=(ws.end[last] + 0.105 * xmax, row - 1.2), ha="center", va="center", fontsize=8,
+                     xytext=(ws.makespan + 0.02 * xmax, row - 1.2), ha="left", va="center", fontsize=8,
                      arrowprops=dict(arrowstyle="->", lw=0.8, color="black"),
                      bbox=dict(boxstyle="round,pad=0.25", fc="white", ec="0.6", lw=0.5))
     return fig
