@@ -137,8 +137,9 @@ def steal_vs_eft_figure(eft, ws):
     """Two-row Gantt: the static EFT plan (top) against a work-stealing run (bottom) on the same tasks.
 
     Stolen tasks are hatched, failed steal attempts are grey crosses on the thief's row at the time the
-    attempt came back empty (only when ``ws.log`` records them); the task that finishes last under work stealing is annotated with its
-    work, where it ran and what it would have taken on the fastest device. Returns the figure.
+    attempt came back empty (only when ``ws.log`` records them); the task that finishes last under work
+    stealing is annotated with its work, where it ran and what it would have taken on the fastest device.
+    Returns the figure.
     """
     import matplotlib.pyplot as plt
     import numpy as np
