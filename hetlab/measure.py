@@ -471,8 +471,11 @@ def offload_breakeven(cpu_gflops: float, gpu_tflops: float, h2d_gbps: float, *, 
         return a * n ** 3 > c * n ** 2 + 3.0 * lat
 
     hi = max(1.0, c / a)
-    while not wins(hi):
+    while hi <= 1e9 and not wins(hi):
         hi *= 2.0
+    if hi > 1e9:
+        raise ValueError(f"no break-even size up to n = 1e9 for cpu_gflops={cpu_gflops!r}, gpu_tflops={gpu_tflops!r}, "
+                         f"h2d_gbps={h2d_gbps!r}, launch_s={launch_s!r}: the copy never pays off in practice")
     lo = 0.0
     for _ in range(200):
         mid = (lo + hi) / 2

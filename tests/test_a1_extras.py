@@ -343,3 +343,8 @@ def test_gantt_panels_colour_by_level():
     assert len(fig.axes) == 3                                          # two panels and a colour bar
     with pytest.raises(ValueError, match="color_by"):
         a1.gantt_panels([(s, "a")], color_by="depth")
+
+
+def test_offload_breakeven_refuses_absurd_links():
+    with pytest.raises(ValueError, match="h2d_gbps"):
+        measure.offload_breakeven(40.0, 9.7, 1e-300)

@@ -113,8 +113,10 @@ def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(
         for i in longest:
             width = s.end[i] - s.start[i]
             if width > 0.03 * span:
+                rgb = cmap(i % 20) if level is None else cmap(int(level[i]))
+                dark = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 0.45
                 ax.text(s.start[i] + width / 2, rows - 1 - int(s.device_of[i]), s.graph.tasks[i].name,
-                        ha="center", va="center", fontsize=7, color="black", clip_on=True)
+                        ha="center", va="center", fontsize=7, color="white" if dark else "black", clip_on=True)
         ax.axvline(s.makespan, color="black", lw=0.8)
         if mark is not None and row > 0:
             ax.axvline(mark, color="#C44E52", lw=1.0, ls="--")
