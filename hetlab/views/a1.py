@@ -184,8 +184,8 @@ def calibration_verdict(serial_err: float, sequential_err: float, band: float = 
     agree = check_positive("agree", agree, high=1.0)
     pair = f"串行行 {_pct(serial_err)}、单线程依次执行行 {_pct(sequential_err)}"
     if abs(serial_err - sequential_err) > agree:
-        return (f"{pair}，两者相差超过 {agree:.0%}：两次单线程运行之间条件变了（多半是负载），"
-                "“校正后”的数字只能作参考")
+        return (f"{pair}，两者相差超过 {agree:.0%}：两次单线程运行之间条件变了（多半是短时的负载变化，"
+                "一分钟平均的负载提示看不出来），标定偏差与噪声分不开，“校正后”的数字只能作参考")
     if abs(serial_err) <= agree:
         return f"{pair}，都在 ±{agree:.0%} 之内：循环速度标定准确，校正几乎不改变各行的偏差"
     side = "慢" if serial_err > 0 else "快"
