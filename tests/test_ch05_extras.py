@@ -183,10 +183,10 @@ def test_ch05_figures_and_table():
         ch05.steal_vs_eft_figure(S.eft(g, d), "ws")
     with pytest.raises(ValueError, match="ws"):
         ch05.steal_vs_eft_figure(S.eft(g, d), S.eft(skewed_tasks(5, seed=1), d))
-    table = ch05.policy_table(g, d).splitlines()
+    table = ch05.kitchen_policy_table(g, d).splitlines()
     assert len(table) == 6 and "4.74" in table[-1]
     with pytest.raises(ValueError, match="keys"):
-        ch05.policy_table(g, d, keys=["nope"])
+        ch05.kitchen_policy_table(g, d, keys=["nope"])
     four = identical(4, speed=1.0)
     est, act = R.fork_join(3, work=16.0, skew=0.6, seed=0)
     plan = S.eft(est, four)

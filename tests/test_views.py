@@ -75,3 +75,17 @@ def test_probing_the_views_package_for_dunders_imports_no_chapter_module():
     code = "import hetlab, doctest; doctest.DocTestFinder().find(hetlab); print('ok')"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_no_two_chapter_modules_export_the_same_name():
+    """``views.<name>`` returns the first chapter module that exports ``name``: a second chapter
+    exporting the same name would silently hand one chapter the other's figure."""
+    import importlib
+
+    owners: dict[str, list[str]] = {}
+    for module_name in views.MODULES:
+        module = importlib.import_module(f"hetlab.views.{module_name}")
+        for name in module.__all__:
+            owners.setdefault(name, []).append(module_name)
+    shared = {name: mods for name, mods in owners.items() if len(mods) > 1}
+    assert shared == {}

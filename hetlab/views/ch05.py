@@ -9,7 +9,7 @@ from ..widgets import Explorer, dropdown, int_slider, slider
 from ..workloads import skewed_tasks
 
 __all__ = ['policies', 'variance', 'POLICY_NAMES', 'gantt_legend', 'break_even_figure', 'steal_report',
-           'policy_table', 'steal_vs_eft_figure', 'fork_join_figure', 'variance_figure']
+           'kitchen_policy_table', 'steal_vs_eft_figure', 'fork_join_figure', 'variance_figure']
 
 #: Chinese labels of the policies (HEFT, EFT and LPT keep their names).
 POLICY_NAMES = {"round-robin": "轮转", "block": "分块", "by affinity": "按专长", "earliest free": "最早空闲",
@@ -92,8 +92,9 @@ def _pad(text: str, width: int) -> str:
     return text + " " * max(0, width - sum(2 if ord(ch) > 0x2E80 else 1 for ch in text))
 
 
-def policy_table(graph, devices, *, keys=("round-robin", "block", "by affinity", "earliest free", "EFT", "LPT"),
-                 base: str = "CPU") -> str:
+def kitchen_policy_table(graph, devices, *,
+                         keys=("round-robin", "block", "by affinity", "earliest free", "EFT", "LPT"),
+                         base: str = "CPU") -> str:
     """One aligned Chinese line per static policy of ``keys``: makespan, speed-up over serial on ``base``,
     load imbalance."""
     from .._validate import check_sequence, check_str
