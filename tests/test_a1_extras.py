@@ -348,3 +348,40 @@ def test_gantt_panels_colour_by_level():
 def test_offload_breakeven_refuses_absurd_links():
     with pytest.raises(ValueError, match="h2d_gbps"):
         measure.offload_breakeven(40.0, 9.7, 1e-300)
+
+
+def test_cost_and_shortfall_is_an_identity():
+    from hetlab.views import a1
+
+    cost, short = a1.cost_and_shortfall(0.220, 0.189, 1.90, 0.378)
+    assert abs(cost * short - 0.220 / 0.189) < 1e-12
+    assert abs(cost - 1.90 * 0.220 / 0.378) < 1e-12
+    with pytest.raises(ValueError, match="parallelism"):
+        a1.cost_and_shortfall(1.0, 1.0, 0.0, 1.0)
+
+
+def test_cpu_cost_verdict_is_conditional():
+    from hetlab.views import a1
+
+    assert "核都忙时每个核变慢" in a1.cpu_cost_verdict(1.0, 1.13, 1.0)
+    assert "没有让核明显变慢" in a1.cpu_cost_verdict(1.0, 1.01, 1.0)
+    assert "GIL 交接本身" in a1.cpu_cost_verdict(1.0, 1.0, 1.08)
+    assert "漂" in a1.cpu_cost_verdict(0.9, 1.0, 1.0)
+    with pytest.raises(ValueError, match="process"):
+        a1.cpu_cost_verdict(1.0, -1.0, 1.0)
+
+
+def test_idle_gap_text_names_the_gap_and_blocked_tasks():
+    from hetlab import Device, random_dag
+    from hetlab import schedulers as S
+    from hetlab.views import a1
+
+    dag = random_dag(40, mean_degree=1.5, work=(2.0, 10.0), data=(0.0, 0.0), seed=1)
+    workers = [Device(f"worker{k}", "CPU", 1000.0) for k in range(2)]
+    text = a1.idle_gap_text(S.eft(dag, workers))
+    assert "worker1" in text and "T06" in text and "队尾" in text
+    assert "没有明显" in a1.idle_gap_text(S.eft(dag, workers), min_gap=1.0)
+    with pytest.raises(TypeError, match="schedule"):
+        a1.idle_gap_text(3)
+    with pytest.raises(ValueError, match="min_gap"):
+        a1.idle_gap_text(S.eft(dag, workers), min_gap=-1.0)
