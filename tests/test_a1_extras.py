@@ -385,3 +385,11 @@ def test_idle_gap_text_names_the_gap_and_blocked_tasks():
         a1.idle_gap_text(3)
     with pytest.raises(ValueError, match="min_gap"):
         a1.idle_gap_text(S.eft(dag, workers), min_gap=-1.0)
+
+
+def test_cpu_cost_verdict_saturated_machine():
+    from hetlab.views import a1
+
+    assert "饱和" in a1.cpu_cost_verdict(1.0, 1.2, 1.0, saturated=True)
+    with pytest.raises(TypeError, match="saturated"):
+        a1.cpu_cost_verdict(1.0, 1.0, 1.0, saturated=1)

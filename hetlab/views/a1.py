@@ -132,18 +132,20 @@ def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(
     if level is not None:
         from matplotlib.cm import ScalarMappable
         from matplotlib.colors import BoundaryNorm
-        from matplotlib.lines import Line2D
 
         top = int(level.max())
         norm = BoundaryNorm(np.arange(-0.5, top + 1.5), cmap.N)
         bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=list(axes[:, 0]), pad=0.01, aspect=30,
                            ticks=range(0, top + 1, max(1, (top + 1) // 6)))
         bar.set_label(P.label("任务在图中的层级", "DAG level"), fontsize=8)
-        handles = [Line2D([], [], color="black", lw=0.8, label=P.label("本次完成时间", "this run's makespan"))]
-        if mark is not None:
-            handles.append(Line2D([], [], color="#C44E52", lw=1.0, ls="--",
-                                  label=P.label("模拟完成时间", "simulated makespan")))
-        axes[0, 0].legend(handles=handles, fontsize=7, loc="upper right")
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color="black", lw=0.8, label=P.label("黑色实线：该面板的完成时间", "panel's makespan"))]
+    if mark is not None:
+        handles.append(Line2D([], [], color="#C44E52", lw=1.0, ls="--",
+                              label=P.label("红色虚线：模拟完成时间", "simulated makespan")))
+    axes[-1, 0].legend(handles=handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.45),
+                       ncol=len(handles), frameon=False)   # below the x axis: covers no bars
     return fig
 
 
@@ -297,10 +299,13 @@ def cost_and_shortfall(measured: float, predicted: float, parallelism: float,
     return parallelism * measured / planned_cpu, planned_cpu / predicted / parallelism
 
 
-def cpu_cost_verdict(serial: float, process: float, thread: float, tolerance: float = 0.05) -> str:
+def cpu_cost_verdict(serial: float, process: float, thread: float, tolerance: float = 0.05,
+                     saturated: bool = False) -> str:
     """Chinese reading of the CPU cost per loop step of the serial run, the process pool and the
     thread pool, each relative to one thread running the same loops in sequence (= 1). A value above
-    ``1 + tolerance`` means each step cost more CPU time in that run."""
+    ``1 + tolerance`` means each step cost more CPU time in that run. ``saturated = True`` (one thread
+    got well under one core) means the pool's loops did not really run at the same time, so its factor
+    is not read as "busy cores are slower"."""
     from .._validate import check_positive
 
     serial = check_positive("serial", serial)
@@ -311,7 +316,12 @@ def cpu_cost_verdict(serial: float, process: float, thread: float, tolerance: fl
     if abs(serial - 1) > tolerance:
         text += (f"；串行行与单线程依次执行相差超过 {tolerance:.0%}：同样在一个线程上跑循环，"
                  "两次运行之间循环速度本身漂了（频率、短时负载），各行的“每步 CPU 成本”都带着这份漂移")
-    if process > 1 + tolerance:
+    if not isinstance(saturated, bool):
+        raise TypeError(f"saturated must be a bool, got {saturated!r}")
+    if saturated:
+        text += ("；机器已饱和（一个线程分不到 0.8 个核），进程池的几个循环并没有真正同时运行，"
+                 "它的因子反映的是负载，不能读作“核都忙时每个核变慢”")
+    elif process > 1 + tolerance:
         text += (f"；进程池多个循环同时运行时，每步多花 {process - 1:.0%} 的 CPU 时间——核都忙时每个核变慢"
                  "（宿主机上的 SMT 兄弟线程、睿频降低、共享缓存与内存带宽、虚拟机被拿走的时间计入客户机 CPU 秒）")
     else:
@@ -410,7 +420,8 @@ def demo_for_real(scale: float = 0.1, band: float = 0.15):
                     "，没有明显超过 1：别的进程占住了核（见负载提示），进程池也只能轮流运行"))
     seq_cost = factors["单线程依次执行"]
     lines.append("读数（每步 CPU 成本，以单线程依次执行为 1）：" + cpu_cost_verdict(
-        factors["串行（全在 CPU 上）"] / seq_cost, factors["进程池"] / seq_cost, factors["线程池"] / seq_cost))
+        factors["串行（全在 CPU 上）"] / seq_cost, factors["进程池"] / seq_cost, factors["线程池"] / seq_cost,
+        saturated=share < 0.8))
     ratio = t_thr / t_seq
     load = measure.load_per_cpu()
     verdict = thread_ratio_verdict(ratio, band, shares=(par_t, share), idle=None if load is None else load <= 0.75)
@@ -458,7 +469,7 @@ def sweep_report(process_os: float, round_trip: float, total: float = 0.2,
     wall = measure.granularity_sweep(total_seconds=total, task_counts=counts, repeat=repeat)
     P = measure.cpu_count()
     os_fit, w_fit = measure.fit_overhead(counts, list(wall.values()), workers=P, relative=True)
-    lines = ["偏差 = (实测 − 模型) / 模型；预测在测量之前就能算出：W = 放进去的工作量，Os = A1.1 的流水线吞吐"]
+    lines = ["偏差 = (实测 − 模型) / 模型；预测在测量之前就能算出：W = 放进去的工作量，Os = A1.1 的流水线摊销开销"]
     for n, t in wall.items():
         m = G.total_time_on(n, w_fit, os_fit, P, model="rounds")
         pred = G.total_time_on(n, total, process_os, P, model="rounds")
@@ -468,7 +479,7 @@ def sweep_report(process_os: float, round_trip: float, total: float = 0.2,
     lines.append(f"拟合（P = {P}，相对误差）：Os = {os_fit * 1e6:.0f} µs/任务，W = {w_fit:.3f} 秒，与放进去的 "
                  f"{total:g} 秒相差 {dev:+.1%}" + (f"，在 ±{band:.0%} 之内" if abs(dev) <= band
                                                  else f"，超出 ±{band:.0%}：见下文核对的第 1 条"))
-    lines.append(f"拟合的 Os 是 A1.1 流水线吞吐的 {os_fit / process_os:.1f} 倍、"
+    lines.append(f"拟合的 Os 是 A1.1 流水线摊销开销的 {os_fit / process_os:.1f} 倍、"
                  f"单次往返的 {os_fit / round_trip:.1f} 倍")
     fastest = min(wall, key=wall.get)
     safe = max(os_fit, 1e-9)
