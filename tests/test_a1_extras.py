@@ -393,3 +393,11 @@ def test_cpu_cost_verdict_saturated_machine():
     assert "饱和" in a1.cpu_cost_verdict(1.0, 1.2, 1.0, saturated=True)
     with pytest.raises(TypeError, match="saturated"):
         a1.cpu_cost_verdict(1.0, 1.0, 1.0, saturated=1)
+
+
+def test_cpu_cost_verdict_thread_reading_qualified_by_drift():
+    from hetlab.views import a1
+
+    assert "分不出" in a1.cpu_cost_verdict(1.14, 1.0, 1.07)
+    assert "分不出" in a1.cpu_cost_verdict(1.0, 1.0, 1.07, saturated=True)
+    assert "GIL 交接本身" in a1.cpu_cost_verdict(1.0, 1.0, 1.07)

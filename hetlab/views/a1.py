@@ -326,7 +326,11 @@ def cpu_cost_verdict(serial: float, process: float, thread: float, tolerance: fl
                  "（宿主机上的 SMT 兄弟线程、睿频降低、共享缓存与内存带宽、虚拟机被拿走的时间计入客户机 CPU 秒）")
     else:
         text += f"；进程池每步 CPU 成本与单线程相差不超过 {tolerance:.0%}：同时运行没有让核明显变慢"
-    if thread > 1 + tolerance:
+    if thread > 1 + tolerance and (saturated or abs(serial - 1) > tolerance):
+        text += (f"；线程池每步多花 {thread - 1:.0%}，但这一次"
+                 + ("机器已饱和" if saturated else f"单线程的两行之间本身就差了 {abs(serial - 1):.0%}")
+                 + "，分不出它是 GIL 交接的代价还是循环速度的漂移，在空闲机器上重跑再判断")
+    elif thread > 1 + tolerance:
         text += (f"；线程池每步多花 {thread - 1:.0%}：GIL 交接本身的工作（加锁、唤醒、缓存失效）"
                  "记在线程自己的 CPU 秒里")
     else:
