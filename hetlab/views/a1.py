@@ -304,8 +304,8 @@ def cpu_cost_verdict(serial: float, process: float, thread: float, tolerance: fl
     """Chinese reading of the CPU cost per loop step of the serial run, the process pool and the
     thread pool, each relative to one thread running the same loops in sequence (= 1). A value above
     ``1 + tolerance`` means each step cost more CPU time in that run. ``saturated = True`` (one thread
-    got well under one core) means the pool's loops did not really run at the same time, so its factor
-    is not read as "busy cores are slower"."""
+    got well under one core, or the pool's parallelism stayed near 1) means the pool's loops did not
+    really run at the same time, so its factor is not read as "busy cores are slower"."""
     from .._validate import check_positive
 
     serial = check_positive("serial", serial)
@@ -319,8 +319,8 @@ def cpu_cost_verdict(serial: float, process: float, thread: float, tolerance: fl
     if not isinstance(saturated, bool):
         raise TypeError(f"saturated must be a bool, got {saturated!r}")
     if saturated:
-        text += ("；机器已饱和（一个线程分不到 0.8 个核），进程池的几个循环并没有真正同时运行，"
-                 "它的因子反映的是负载，不能读作“核都忙时每个核变慢”")
+        text += ("；进程池的几个循环这次并没有真正同时运行（机器饱和，或它的有效并行度没有明显超过 1），"
+                 "它的因子反映的是负载，不能用来检验“核都忙时每个核变慢”")
     elif process > 1 + tolerance:
         text += (f"；进程池多个循环同时运行时，每步多花 {process - 1:.0%} 的 CPU 时间——核都忙时每个核变慢"
                  "（宿主机上的 SMT 兄弟线程、睿频降低、共享缓存与内存带宽、虚拟机被拿走的时间计入客户机 CPU 秒）")
@@ -328,7 +328,7 @@ def cpu_cost_verdict(serial: float, process: float, thread: float, tolerance: fl
         text += f"；进程池每步 CPU 成本与单线程相差不超过 {tolerance:.0%}：同时运行没有让核明显变慢"
     if thread > 1 + tolerance and (saturated or abs(serial - 1) > tolerance):
         text += (f"；线程池每步多花 {thread - 1:.0%}，但这一次"
-                 + ("机器已饱和" if saturated else f"单线程的两行之间本身就差了 {abs(serial - 1):.0%}")
+                 + ("机器很忙" if saturated else f"单线程的两行之间本身就差了 {abs(serial - 1):.0%}")
                  + "，分不出它是 GIL 交接的代价还是循环速度的漂移，在空闲机器上重跑再判断")
     elif thread > 1 + tolerance:
         text += (f"；线程池每步多花 {thread - 1:.0%}：GIL 交接本身的工作（加锁、唤醒、缓存失效）"
@@ -425,7 +425,7 @@ def demo_for_real(scale: float = 0.1, band: float = 0.15):
     seq_cost = factors["单线程依次执行"]
     lines.append("读数（每步 CPU 成本，以单线程依次执行为 1）：" + cpu_cost_verdict(
         factors["串行（全在 CPU 上）"] / seq_cost, factors["进程池"] / seq_cost, factors["线程池"] / seq_cost,
-        saturated=share < 0.8))
+        saturated=share < 0.8 or par_p <= 1.3))
     ratio = t_thr / t_seq
     load = measure.load_per_cpu()
     verdict = thread_ratio_verdict(ratio, band, shares=(par_t, share), idle=None if load is None else load <= 0.75)
