@@ -12,7 +12,7 @@ from ..widgets import Explorer, int_slider, slider
 
 __all__ = ["pool_rounds", "gantt_panels", "machine_note", "demo_for_real", "sweep_report", "attribution_text",
            "dask_report", "thread_parallelism_verdict", "thread_ratio_verdict", "lane_stagger_and_stretch",
-           "gil_control_verdict", "gil_control_text", "calibration_verdict", "shortfall_verdict", "offload_text",
+           "gil_control_verdict", "gil_control_text", "offload_text",
            "cost_and_shortfall", "cpu_cost_verdict", "idle_gap_text"]
 
 
@@ -172,58 +172,6 @@ def _pct(x: float, digits: int = 1) -> str:
     """A signed percentage with ``digits`` decimals; a value that rounds to zero prints unsigned (never -0%)."""
     text = f"{x:+.{digits}%}"
     return text[1:] if float(text[1:-1]) == 0 else text
-
-
-def calibration_verdict(serial_err: float, sequential_err: float, band: float = 0.15,
-                        agree: float = 0.03) -> str:
-    """Chinese reading of the two rows that run the same loops on one thread (the serial run and the
-    thread pool's tasks one after another): equal deviations (within ``agree``) mean a systematic
-    calibration bias of the loop rate, not noise or load; ``band`` is the chapter's noise band."""
-    from .._validate import check_positive, check_real
-
-    serial_err = check_real("serial_err", serial_err)
-    sequential_err = check_real("sequential_err", sequential_err)
-    band = check_positive("band", band, high=1.0)
-    agree = check_positive("agree", agree, high=1.0)
-    pair = f"串行行 {_pct(serial_err)}、单线程依次执行行 {_pct(sequential_err)}"
-    if abs(serial_err - sequential_err) > agree:
-        return (f"{pair}，两者相差超过 {agree:.0%}：两次单线程运行之间条件变了（多半是短时的负载变化，"
-                "一分钟平均的负载提示看不出来），标定偏差与噪声分不开，“校正后”的数字只能作参考")
-    if abs(serial_err) <= agree:
-        return f"{pair}，都在 ±{agree:.0%} 之内：循环速度标定准确，校正几乎不改变各行的偏差"
-    side = "慢" if serial_err > 0 else "快"
-    why = ("loop_rate 取三次计时中最快的一次（“一切顺利时”的速度），真实运行中偶发的打断与缓存状态"
-           "使每段循环平均略长") if serial_err > 0 else "标定时机器比运行时更忙，循环速度被低估"
-    return (f"{pair}，两者几乎相同，都比预测{side}：这是系统性的标定偏差而不是噪声——{why}；"
-            f"它对每一行都一样，所以各行应再看“校正后”的偏差"
-            + ("" if abs(serial_err) <= band else f"（标定偏差本身已超出 ±{band:.0%}，在空闲机器上重跑）"))
-
-
-def shortfall_verdict(ratio: float, calib: float, parallelism: float, cap: float, tolerance: float = 0.1) -> str:
-    """Chinese decomposition of a pool's measured / predicted time ``ratio``: the calibration factor
-    ``calib`` (serial row's measured / predicted) times ``cap / parallelism`` (the prediction assumes
-    ``cap`` cores' worth of loops at every instant; the run achieved ``parallelism``). Says whether
-    the product explains the ratio within ``tolerance`` (relative)."""
-    from .._validate import check_positive
-
-    ratio = check_positive("ratio", ratio)
-    calib = check_positive("calib", calib)
-    parallelism = check_positive("parallelism", parallelism)
-    cap = check_positive("cap", cap)
-    tolerance = check_positive("tolerance", tolerance, high=1.0)
-    product = calib * cap / parallelism
-    lost = cap - parallelism
-    text = (f"实测 ÷ 预测 = {ratio:.2f}；标定 {calib:.2f} × 预测所设的并行度 {cap:.2f} ÷ 实测有效并行度 "
-            f"{parallelism:.2f} = {product:.2f}")
-    if abs(product / ratio - 1) > tolerance:
-        return text + f"，与 {ratio:.2f} 相差超过 {tolerance:.0%}：还有别的因素（如派发开销、负载突变），看甘特图"
-    text += "，两者相符：偏差由这两项解释"
-    if lost > 0.05 * cap:
-        text += (f"；墙钟时间里平均少了 {lost:.2f} 个核在跑循环"
-                 + ("——可能的去处：GIL 交接本身（让出、唤醒、重新抢锁的损耗，见 Beazley 2010）"
-                    if cap <= 1 else
-                    "——可能的去处：内核进程自己的线程（心跳、输出）、别的进程、虚拟机被宿主机拿走的时间（steal）"))
-    return text
 
 
 def thread_parallelism_verdict(parallelism: float, tolerance: float = 0.05) -> str:
