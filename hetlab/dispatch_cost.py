@@ -333,12 +333,12 @@ class StealingVsEft:
     victim-choice seeds; ``eft[k]`` and ``lpt[k]`` are the static plans on the same (exact) estimates.
     """
 
-    menus: tuple[int, ...] = (0,)
-    stealing: tuple[float, ...] = (1.0,)
-    eft: tuple[float, ...] = (1.0,)
-    lpt: tuple[float, ...] = (1.0,)
-    steal_seeds: int = 1
-    steal_latency: float = 0.0
+    menus: tuple[int, ...]
+    stealing: tuple[float, ...]
+    eft: tuple[float, ...]
+    lpt: tuple[float, ...]
+    steal_seeds: int
+    steal_latency: float
 
     def __post_init__(self) -> None:
         check_fields(self)

@@ -313,6 +313,8 @@ OVERRIDES.update({
     "dispatch_cost.break_even_noise": {"noises": lambda: [0.0, 0.5], "seeds": 2},
     "dispatch_cost.fork_join_wins": {"seeds": lambda: [0, 1], "depth": 3},
     "dispatch_cost.OverheadPoint": {"noise": 0.1, "static": 2.0, "dynamic": 1.5, "dynamic_wins": 3, "seeds": 4},
+    "dispatch_cost.StealingVsEft": {"menus": lambda: (0, 1), "stealing": lambda: (5.0, 4.0), "eft": lambda: (4.5, 4.5),
+                                    "lpt": lambda: (4.0, 4.0), "steal_seeds": 2, "steal_latency": 0.0},
     "dispatch_cost.ForkJoinWins": {"trees": 4, "stealing_beats_static": 3, "central_beats_static": 2,
                                    "stealing_beats_central": 1},
     "execute.run_plan": {"plan": lambda: _fixtures()["schedule"], "seconds_per_unit": 1e-3, "executor": "thread",
