@@ -392,3 +392,18 @@ def test_cpu_cost_verdict_thread_reading_qualified_by_drift():
     assert "分不出" in a1.cpu_cost_verdict(1.14, 1.0, 1.07)
     assert "分不出" in a1.cpu_cost_verdict(1.0, 1.0, 1.07, saturated=True)
     assert "GIL 交接本身" in a1.cpu_cost_verdict(1.0, 1.0, 1.07)
+
+
+def test_cross_worker_edges_and_lane_first_stretch():
+    import dataclasses
+
+    from hetlab.views.a1 import cross_worker_edges, lane_first_stretch
+    g = TaskGraph([Task("a", 1.0), Task("b", 1.0), Task("c", 1.0)], [("a", "b"), ("a", "c")])
+    plan = S.eft(g, [Device("w0", "cpu", 1.0), Device("w1", "cpu", 1.0)])
+    edges, crossed, far, near = cross_worker_edges(plan)
+    assert edges == 2
+    assert crossed == sum(int(plan.device_of[0] != plan.device_of[k]) for k in (1, 2))
+    assert (math.isnan(far) or far >= 0) and (math.isnan(near) or near >= 0)
+    twice = dataclasses.replace(plan, start=plan.start * 2, end=plan.end * 2)
+    stretch = lane_first_stretch(twice, plan, 1.0)
+    assert stretch and all(math.isclose(x, 2.0) for _, x in stretch)
