@@ -356,8 +356,8 @@ def demo_for_real(scale: float = 0.1, band: float = 0.15):
     planned_cpu = {kind: (expect[kind] if kind.startswith("串行") else busy) for kind in runs}
     t_proc, t_thread = runs["进程池"].makespan, runs["线程池"].makespan
     r_thr, r_proc = t_thread / busy, t_proc / expect["进程池"]
-    lines = [f"要点：线程池 {t_thread:.3f} 秒 ≈ 忙碌时间之和 {busy:.3f} 秒（之比 {r_thr:.2f}，"
-             f"{_band(r_thr - 1, band)[1:-1]}）；进程池 {t_proc:.3f} 秒 ≈ 预测 {expect['进程池']:.3f} 秒（之比 "
+    lines = [f"要点：线程池 {t_thread:.3f} 秒，忙碌时间之和 {busy:.3f} 秒（之比 {r_thr:.2f}，"
+             f"{_band(r_thr - 1, band)[1:-1]}）；进程池 {t_proc:.3f} 秒，预测 {expect['进程池']:.3f} 秒（之比 "
              f"{r_proc:.2f}，{_band(r_proc - 1, band)[1:-1]}）",
              f"循环速度 {rate / 1e6:.1f} 百万步/秒（三次计时取最快）；{cores} 个可用 CPU；1 时间单位 = {scale:g} 秒；"
              "偏差 = (实测 − 预测) / 预测；实测 ÷ 预测 = 每步 CPU 成本 × 并行度不足（恒等式）",
