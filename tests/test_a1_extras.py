@@ -407,3 +407,17 @@ def test_cross_worker_edges_and_lane_first_stretch():
     twice = dataclasses.replace(plan, start=plan.start * 2, end=plan.end * 2)
     stretch = lane_first_stretch(twice, plan, 1.0)
     assert stretch and all(math.isclose(x, 2.0) for _, x in stretch)
+
+
+def test_dask_report_figure_flag(monkeypatch):
+    from hetlab.views import a1
+
+    with pytest.raises(TypeError, match="figure"):
+        a1.dask_report(None, None, None, None, figure="yes")
+    monkeypatch.setattr(a1, "_dask_report", lambda *args: ("跳过 Dask（未安装）", None, None))
+    assert a1.dask_report(None, None, None, None) == "跳过 Dask（未安装）"
+    assert a1.dask_report(None, None, None, None, figure=True) == ("跳过 Dask（未安装）", None)
+    plan = S.heft(article_tasks(), kitchen())
+    monkeypatch.setattr(a1, "_dask_report", lambda *args: ("text", plan, plan))
+    text, fig = a1.dask_report(None, None, None, None, figure=True)
+    assert text == "text" and len(fig.axes) >= 2
