@@ -176,20 +176,48 @@ _RUN_DONE = """(s) => s.numbers.length > 0 && s.idle
 _PROGRESS = "(s) => Math.max(-1, ...s.numbers.filter(n => n !== null))"
 
 
-def run_all(page, stall_timeout: float = 300_000, limit: float = 1_200_000) -> None:
+def _menu_until(page, menu: str, item: str, done: str, arg=None, attempt_timeout: float = 30_000,
+                timeout: float = 300_000) -> None:
+    """Choose ``menu`` > ``item`` until the JavaScript predicate ``done(arg)`` holds.
+
+    A menu click can be lost on a busy machine (the menu closes before the item takes the click, or the
+    notebook is not yet the current widget, which disables the command): CI once waited 300 s for
+    outputs that Clear Outputs never cleared. So each attempt waits ``attempt_timeout`` ms for its effect
+    and, if none shows, closes any open menu and chooses again, until ``timeout`` ms have passed."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        page.keyboard.press("Escape")  # close a menu left open by a lost click
+        page.click(f".lm-MenuBar-itemLabel:text-is('{menu}')")
+        page.click(f".lm-Menu-itemLabel:text-is('{item}')")
+        left = (deadline - time.monotonic()) * 1000
+        try:
+            page.wait_for_function(done, arg=arg, timeout=max(1.0, min(attempt_timeout, left)))
+            return
+        except PlaywrightTimeout:
+            if time.monotonic() >= deadline:
+                raise
+
+
+def run_all(page, stall_timeout: float = 300_000, limit: float = 1_200_000, menu_timeout: float = 30_000) -> None:
     """Clear the stored outputs (Edit menu), run all cells from the Run menu, and wait until
     every code cell has a fresh execution count and the kernel is idle.
 
     The wait is on progress, not on a fixed total: it fails only when no further cell has finished for
     ``stall_timeout`` ms (a hung kernel) or the whole run took longer than ``limit`` ms. A fixed 120 s
-    once ran out on a busy machine while the chapter was still making progress (issue 11, item 14)."""
+    once ran out on a busy machine while the chapter was still making progress (issue 11, item 14).
+    Both menu choices are repeated every ``menu_timeout`` ms until they show an effect (see ``_menu_until``)."""
     panel = ".jp-NotebookPanel:not(.lm-mod-hidden)"
-    page.click(".lm-MenuBar-itemLabel:text-is('Edit')")
-    page.click(".lm-Menu-itemLabel:text-is('Clear Outputs of All Cells')")
-    page.wait_for_function(f"() => document.querySelectorAll('{panel} .jp-OutputArea-output').length === 0",
-                           timeout=stall_timeout)
-    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+    _menu_until(page, "Edit", "Clear Outputs of All Cells",
+                f"() => document.querySelectorAll('{panel} .jp-OutputArea-output').length === 0",
+                attempt_timeout=menu_timeout, timeout=stall_timeout)
+    # Run All has taken effect once a prompt is queued ([*]) or any prompt text has changed.
+    prompt_texts = f"() => [...document.querySelectorAll('{PROMPTS}')].map(p => p.textContent)"
+    _menu_until(page, "Run", "Run All Cells",
+                f"(before) => {{ const now = ({prompt_texts})(); "
+                "return now.some((t, i) => t.includes('*') || t !== before[i]); }",
+                arg=page.evaluate(prompt_texts), attempt_timeout=menu_timeout, timeout=stall_timeout)
     deadline = time.monotonic() + limit / 1000
     while True:
         state = page.evaluate(_RUN_STATE)

@@ -36,3 +36,33 @@ def test_run_all_waits_as_long_as_cells_keep_finishing_and_fails_on_a_stall(tmp_
         with pytest.raises(Exception, match="Timeout"):
             labdriver.run_all(page, stall_timeout=8_000, limit=300_000)
         labdriver.shutdown_kernels(base, token)
+
+
+#: Swallow the next ``n`` releases of the mouse on a menu, as a busy machine sometimes does with a click.
+LOSE_MENU_CLICKS = """(n) => {
+    window.lostClicks = n;
+    for (const type of ['pointerup', 'mouseup', 'click']) {
+        window.addEventListener(type, e => {
+            if (window.lostClicks > 0 && e.target.closest && e.target.closest('.lm-Menu')) {
+                if (type === 'pointerup') window.lostClicks--;
+                e.stopImmediatePropagation();
+                e.preventDefault();
+            }
+        }, true);
+    }
+}"""
+
+
+def test_run_all_repeats_a_menu_choice_whose_click_was_lost(tmp_path):
+    # CI once waited 300 s for Clear Outputs that never happened: the menu click was lost.
+    quick = tmp_path / "quick.ipynb"
+    _notebook(quick, [0, 0, 0])
+    with labdriver.jupyterlab([quick]) as (base, token, _), labdriver.browser() as browser:
+        page = browser.new_page()
+        labdriver.open_notebook(page, base, token, "quick.ipynb")
+        page.evaluate(LOSE_MENU_CLICKS, 2)  # the first Clear Outputs and the first Run All both lost
+        labdriver.run_all(page, stall_timeout=120_000, limit=300_000, menu_timeout=3_000)
+        assert page.evaluate("window.lostClicks") == 0  # both clicks really were lost, and retried
+        outputs = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output").all_inner_texts()
+        assert [o.strip() for o in outputs] == ["0", "1", "2"]
+        labdriver.shutdown_kernels(base, token)
