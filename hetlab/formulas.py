@@ -306,10 +306,11 @@ def ring_allreduce_time(n_devices: Any, size: Any, bandwidth: Any, latency: Any 
 
 
 def matmul_offload_ms(n: Any, *, cpu_flops: float = 1e12, gpu_flops: float = 15e12, bandwidth: float = 25e9,
-                      launch: float = 1e-5, copies: int = 3) -> tuple[Any, Any, Any]:
-    """Milliseconds for an ``n x n`` float32 matrix product on the CPU, and on the GPU counting
-    ``copies`` host-device copies (two inputs in, one result out), each ``launch`` seconds plus
-    its bytes over ``bandwidth``. Returns ``(cpu_ms, gpu_ms_with_copies, copies_ms)``.
+                      launch: float = 1e-5, copies: int = 3, element_bytes: int = 4) -> tuple[Any, Any, Any]:
+    """Milliseconds for an ``n x n`` matrix product (``2 n**3`` flops) on the CPU, and on the GPU counting
+    ``copies`` host-device copies (two inputs in, one result out), each ``launch`` seconds plus its
+    ``element_bytes * n**2`` bytes over ``bandwidth`` (4 bytes: float32; 8: float64).
+    Returns ``(cpu_ms, gpu_ms_with_copies, copies_ms)``.
 
     >>> cpu, gpu, copy = matmul_offload_ms(64)
     >>> gpu > cpu      # a small operator loses on the GPU: the copies cost more than the work
@@ -321,9 +322,10 @@ def matmul_offload_ms(n: Any, *, cpu_flops: float = 1e12, gpu_flops: float = 15e
     bandwidth = check_positive("bandwidth", bandwidth)
     launch = check_nonnegative("launch", launch)
     copies = check_int("copies", copies, low=0, high=1000)
+    element_bytes = check_int("element_bytes", element_bytes, low=1, high=16)
     with np.errstate(over="ignore"):
         flops = 2 * size ** 3
-        copy = copies * launch * 1e3 + copies * 4 * size ** 2 / bandwidth * 1e3
+        copy = copies * launch * 1e3 + copies * element_bytes * size ** 2 / bandwidth * 1e3
         inputs = {"n": n, "cpu_flops": cpu_flops, "gpu_flops": gpu_flops, "bandwidth": bandwidth, "launch": launch}
         return (_out(flops / cpu_flops * 1e3, **inputs), _out(flops / gpu_flops * 1e3 + copy, **inputs),
                 _out(copy, **inputs))

@@ -444,11 +444,13 @@ GPU_PRESET = {"name": "A100 preset", "fp64_tflops": 9.7, "fp32_tflops": 19.5, "h
 
 
 def offload_breakeven(cpu_gflops: float, gpu_tflops: float, h2d_gbps: float, *, element_bytes: int = 8,
-                      launch_s: float = 0.0) -> int:
-    """Smallest n for which an n x n matmul is faster on the GPU, copies included: copying A, B and C
-    (``3 * element_bytes * n**2`` bytes over ``h2d_gbps`` GB/s, plus ``3 * launch_s``) and computing
-    ``2 n**3`` flops at ``gpu_tflops`` beats ``2 n**3`` flops at ``cpu_gflops``. Both speeds must be in
-    the same precision. Returns 0 when the GPU is not faster at all (no n breaks even).
+                      launch_s: float = 0.0, copies: int = 3) -> int:
+    """Smallest n for which an n x n matmul is faster on the GPU, copies included, in the one cost model
+    :func:`hetlab.formulas.matmul_offload_ms`: copying A, B and C (``copies * element_bytes * n**2`` bytes
+    over ``h2d_gbps`` GB/s, plus ``copies * launch_s``) and computing ``2 n**3`` flops at ``gpu_tflops``
+    beats ``2 n**3`` flops at ``cpu_gflops``. Both speeds must be in the same precision. Returns 0 when
+    the GPU is not faster at all (no n breaks even). Unlike a scan over sizes, the search has no upper
+    size limit below n = 1e9.
 
     >>> offload_breakeven(40.0, 9.7, 25.0)          # FP64: 40 GFLOP/s CPU vs 9.7 TFLOP/s GPU, 25 GB/s
     20
@@ -457,26 +459,32 @@ def offload_breakeven(cpu_gflops: float, gpu_tflops: float, h2d_gbps: float, *, 
     """
     import math
 
+    from .formulas import matmul_offload_ms
+
     cpu = check_positive("cpu_gflops", cpu_gflops, high=1e7) * 1e9
     gpu = check_positive("gpu_tflops", gpu_tflops, high=1e6) * 1e12
     bw = check_positive("h2d_gbps", h2d_gbps, high=1e5) * 1e9
     b = check_int("element_bytes", element_bytes, low=1, high=16)
     lat = check_nonnegative("launch_s", launch_s, high=1.0)
-    a = 2.0 * (1.0 / cpu - 1.0 / gpu)                     # seconds saved per n**3
-    if a <= 0:
+    copies = check_int("copies", copies, low=0, high=1000)
+    if gpu <= cpu:
         return 0
-    c = 3.0 * b / bw                                      # copy seconds per n**2
+    model = dict(cpu_flops=cpu, gpu_flops=gpu, bandwidth=bw, launch=lat, copies=copies, element_bytes=b)
 
     def wins(n: float) -> bool:
-        return a * n ** 3 > c * n ** 2 + 3.0 * lat
+        cpu_ms, gpu_ms, _ = matmul_offload_ms(float(n), **model)
+        return gpu_ms < cpu_ms
 
-    hi = max(1.0, c / a)
+    # Seconds saved per n**3 against copy seconds per n**2: the crossing is near their ratio.
+    hi = max(1.0, (copies * b / bw) / (2.0 * (1.0 / cpu - 1.0 / gpu)))
     while hi <= 1e9 and not wins(hi):
         hi *= 2.0
     if hi > 1e9:
         raise ValueError(f"no break-even size up to n = 1e9 for cpu_gflops={cpu_gflops!r}, gpu_tflops={gpu_tflops!r}, "
                          f"h2d_gbps={h2d_gbps!r}, launch_s={launch_s!r}: the copy never pays off in practice")
-    lo = 0.0
+    lo = 1.0
+    if wins(lo):
+        return 1
     for _ in range(200):
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if wins(mid) else (mid, hi)

@@ -270,21 +270,28 @@ def pool_spread_verdict(serial: Any = (1.0, 1.0, 1.0), threads: Any = (1.0, 1.0,
 def offload_crossover(cpu_flops: float = 1e12, gpu_flops: float = 15e12, bandwidth: float = 25e9,
                       launch: float = 1e-5, copies: int = 3, max_n: int = 8192) -> int:
     """Smallest ``n`` (>= 1) at which the GPU with ``copies`` host-device copies beats the CPU in
-    :func:`hetlab.formulas.matmul_offload_ms`; ``max_n + 1`` if it never does up to ``max_n``.
+    :func:`hetlab.formulas.matmul_offload_ms` (float32); ``max_n + 1`` if it never does up to ``max_n``.
+    The search is :func:`hetlab.measure.offload_breakeven`'s, in chapter 12's units (FLOP/s, bytes/s).
 
     >>> offload_crossover()
     373
     >>> offload_crossover(cpu_flops=100e9) < 373     # a slower CPU: the GPU wins sooner
     True
     """
-    from .formulas import matmul_offload_ms
+    from .measure import offload_breakeven
 
     max_n = check_int("max_n", max_n, low=1, high=100_000)
-    sizes = np.arange(1, max_n + 1)
-    cpu, gpu, _ = matmul_offload_ms(sizes, cpu_flops=cpu_flops, gpu_flops=gpu_flops, bandwidth=bandwidth,
-                                    launch=launch, copies=copies)
-    wins = np.asarray(gpu) < np.asarray(cpu)
-    return int(sizes[np.argmax(wins)]) if wins.any() else max_n + 1
+    # The ranges of offload_breakeven, checked here under this function's own parameter names.
+    cpu = check_positive("cpu_flops", cpu_flops, high=1e16)
+    gpu = check_positive("gpu_flops", gpu_flops, high=1e18)
+    bw = check_positive("bandwidth", bandwidth, high=1e14)
+    lat = check_nonnegative("launch", launch, high=1.0)
+    copies = check_int("copies", copies, low=0, high=1000)
+    try:
+        n = offload_breakeven(cpu / 1e9, gpu / 1e12, bw / 1e9, element_bytes=4, launch_s=lat, copies=copies)
+    except ValueError:   # the only one left after the checks above: no break-even below n = 1e9
+        return max_n + 1
+    return n if 0 < n <= max_n else max_n + 1
 
 
 def best_cards(p: float, grad_bytes: float = 0.5e9, bandwidth: float = 25e9, latency: float = 20e-6,

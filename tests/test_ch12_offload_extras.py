@@ -48,3 +48,36 @@ def test_overhead_reading_zh_branches():
     assert "差距比上表小" in G.overhead_reading_zh(100e-6, 150e-6)
     with pytest.raises(ValueError, match="thread"):
         G.overhead_reading_zh(0.0, 1e-4)
+
+
+@pytest.mark.parametrize("knobs", [{}, {"cpu_flops": 100e9}, {"cpu_flops": 50e9}, {"copies": 0}, {"copies": 1},
+                                   {"launch": 0.0}, {"bandwidth": 1e9}, {"gpu_flops": 2e12, "launch": 1e-3}])
+def test_offload_crossover_is_the_first_size_where_the_cost_model_favours_the_gpu(knobs):
+    # One cost model (formulas.matmul_offload_ms), one search (measure.offload_breakeven): checked against a
+    # plain scan of the model over every size.
+    import numpy as np
+
+    from hetlab.formulas import matmul_offload_ms
+
+    sizes = np.arange(1, 20_001)
+    cpu, gpu, _ = matmul_offload_ms(sizes, **knobs)
+    wins = np.asarray(gpu) < np.asarray(cpu)
+    assert M.offload_crossover(max_n=20_000, **knobs) == int(sizes[np.argmax(wins)])
+
+
+def test_offload_crossover_names_its_own_parameters_when_out_of_range():
+    with pytest.raises(ValueError, match="cpu_flops"):
+        M.offload_crossover(cpu_flops=1e17)
+    with pytest.raises(ValueError, match="launch"):
+        M.offload_crossover(launch=-1.0)
+
+
+def test_matmul_offload_copy_time_scales_with_element_size():
+    from hetlab.formulas import matmul_offload_ms
+
+    _, _, copy4 = matmul_offload_ms(1000, launch=0.0)
+    _, _, copy8 = matmul_offload_ms(1000, launch=0.0, element_bytes=8)
+    assert copy4 == pytest.approx(3 * 4 * 1000**2 / 25e9 * 1e3)   # three float32 matrices over 25 GB/s, in ms
+    assert copy8 == pytest.approx(2 * copy4)
+    with pytest.raises(ValueError, match="element_bytes"):
+        matmul_offload_ms(1000, element_bytes=0)
