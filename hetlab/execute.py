@@ -42,7 +42,7 @@ from .schedule import Schedule
 from .tasks import TaskGraph, as_graph
 
 __all__ = ["RealRun", "run_graph", "timed_call", "makespan_error", "run_plan", "Attribution", "attribute",
-           "task_gaps", "gil_gap_control"]
+           "task_gaps", "gil_gap_control", "split_startup"]
 
 #: Most seconds of loop work one :func:`run_plan` call may ask for (planned durations in seconds, summed).
 MAX_PLAN_SECONDS = 10.0
@@ -179,11 +179,22 @@ def _run_dask(graph: TaskGraph, functions: Mapping[str, Callable], workers: int,
             # A local cluster: wait for every worker, so that no part of the run uses fewer workers
             # than asked for; an existing scheduler has the workers it has (wait for one).
             client.wait_for_workers(workers if cluster is not None else 1, timeout=60)
-            # Warm up: one no-op task pinned to each worker pays the first-task costs (imports,
-            # connections) before the clock starts, as the process pool's warm-up does.
+            # Warm up before the clock starts, as the process pool's warm-up does: on every worker, a
+            # task through the same wrapper that imports the task bodies' modules (the first real task
+            # must not pay those imports), then a pair of pinned tasks between every two workers, so the
+            # worker-to-worker connections that fetch a predecessor's output are open too.
             present = list(client.scheduler_info()["workers"])
-            client.gather([client.submit(int, k, workers=[addr], allow_other_workers=False, pure=False)
-                           for k, addr in enumerate(present)])
+            modules = sorted({getattr(fn, "__module__", None) or type(fn).__module__ for fn in functions.values()}
+                             - {"__main__", "builtins", None})
+            warm = [client.submit(_call_on_outputs, _import_modules, (tuple(modules), 0.0, 0.0, ""),
+                                  workers=[addr], allow_other_workers=False, pure=False) for addr in present]
+            for a in present:
+                for b in present:
+                    if a != b:
+                        first = client.submit(timed_call, int, workers=[a], allow_other_workers=False, pure=False)
+                        warm.append(client.submit(_call_on_outputs, int, first, workers=[b],
+                                                  allow_other_workers=False, pure=False))
+            warm_records = [out[1:] for out in client.gather(warm)]
             steals_before = _steal_count_on(client)
             t0 = time.time()
             futures = {}
@@ -191,6 +202,7 @@ def _run_dask(graph: TaskGraph, functions: Mapping[str, Callable], workers: int,
                 deps = [futures[p] for p in _inputs(graph, name)]
                 futures[name] = client.submit(_call_on_outputs, functions[name], *deps, key=f"hetlab-{name}-{t0}",
                                               pure=False)
+            submitted = time.time() - t0
             outputs = client.gather(futures)
             wall = time.time() - t0
             steals_after = _steal_count_on(client)
@@ -200,8 +212,35 @@ def _run_dask(graph: TaskGraph, functions: Mapping[str, Callable], workers: int,
     stolen = None if steals_before is None or steals_after is None else steals_after - steals_before
     results = {name: out[0] for name, out in outputs.items()}
     records = {name: out[1:] for name, out in outputs.items()}
+    startup = min(rec[0] for rec in records.values()) - t0
     return RealRun(results, _to_schedule(graph, records, t0, "dask", "CPU",
-                                         {"stolen": stolen, "workers_present": len(present)}), wall)
+                                         {"stolen": stolen, "workers_present": len(present),
+                                          "startup": max(0.0, startup), "submit_seconds": submitted,
+                                          "warmup": [(s - t0, e - t0, w) for s, e, w in warm_records]}), wall)
+
+
+def _import_modules(modules: tuple) -> int:
+    """Import the named modules (a Dask worker's warm-up: the task bodies' modules); returns how many."""
+    import importlib
+
+    for name in modules:
+        importlib.import_module(name)
+    return len(modules)
+
+
+def split_startup(measured: Schedule) -> tuple[float, Schedule]:
+    """Separate a measured run's one-off start-up from its per-task part: returns ``(startup, shifted)``,
+    ``startup`` the seconds from the clock's start (graph submission) to the first task's start, and
+    ``shifted`` the same Schedule with that span removed (every start and end moved earlier by it), so
+    ``startup + shifted.makespan == measured.makespan``. :func:`task_gaps` of ``shifted`` are the
+    per-task gaps with the start-up left out; the first task's gap is 0."""
+    check_instance("measured", measured, Schedule)
+    if not len(measured.start):
+        raise ValueError("measured must have at least one task")
+    startup = float(np.min(measured.start))
+    shifted = Schedule(measured.graph, measured.devices, measured.device_of, measured.start - startup,
+                       measured.end - startup, measured.policy, info={**measured.info, "startup_removed": startup})
+    return startup, shifted
 
 
 def _steal_count(dask_scheduler=None) -> int | None:
@@ -398,8 +437,9 @@ def gil_gap_control(graph: TaskGraph, *, seconds_per_unit: float = 1e-4, executo
                     workers: int = 2, repeat: int = 1) -> dict[str, np.ndarray]:
     """Run ``graph`` twice per repeat with task bodies of the same durations (``work x seconds_per_unit``):
     a :class:`~hetlab.measure.Spin` busy-wait, which holds the GIL, and a :class:`~hetlab.measure.Sleep`,
-    which releases it. Returns ``{"spin": gaps, "sleep": gaps}``: every task's :func:`task_gaps` (seconds),
-    the repeats concatenated; the two bodies alternate so that a burst of load hits both.
+    which releases it. Returns ``{"spin": gaps, "sleep": gaps}``: every task's :func:`task_gaps` (seconds)
+    with each run's one-off start-up removed (:func:`split_startup`), the repeats concatenated; the two
+    bodies alternate so that a burst of load hits both.
 
     The control for the hypothesis that a worker's communication thread waits for the GIL while a
     pure-Python task holds it (Dask workers run tasks in one thread and talk to the scheduler in another):
@@ -437,7 +477,7 @@ def gil_gap_control(graph: TaskGraph, *, seconds_per_unit: float = 1e-4, executo
         for _ in range(repeat):
             for kind in ("spin", "sleep"):
                 run = run_graph(graph, bodies[kind], executor=executor, workers=workers, address=address)
-                gaps[kind].append(task_gaps(run.schedule))
+                gaps[kind].append(task_gaps(split_startup(run.schedule)[1]))   # one-off start-up left out
     finally:
         if cluster is not None:
             cluster.close()

@@ -320,11 +320,17 @@ class Sleep:
         return self.seconds
 
 
-def loop_rate(seconds: float = 0.05) -> float:
+def loop_rate(seconds: float = 0.05, *, repeat: int = 3, statistic: str = "best") -> float:
     """Steps per second of the pure-Python loop that :func:`busy_loop` and
-    :func:`hetlab.execute.run_plan` run, measured for about ``seconds`` (best of three timings, so a
-    momentary interruption does not slow every task sized from it)."""
+    :func:`hetlab.execute.run_plan` run, measured for about ``seconds`` per timing.
+
+    ``statistic="best"`` (default): the fastest of ``repeat`` timings, so a momentary interruption does
+    not slow every task sized from it. ``statistic="median"``: one untimed warm-up run, then the median
+    of ``repeat`` timings -- the typical rate, neither the luckiest nor the unluckiest timing, for
+    predictions that should not lean either way on a noisy machine."""
     seconds = check_positive("seconds", seconds, high=2.0)
+    repeat = check_int("repeat", repeat, low=1, high=15)
+    check_choice("statistic", statistic, ("best", "median"))
     n = 20_000
     while True:
         t = time.perf_counter()
@@ -333,12 +339,19 @@ def loop_rate(seconds: float = 0.05) -> float:
         if took >= seconds / 3 or n >= MAX_LOOP // 2:
             break
         n = min(MAX_LOOP // 2, n * 2)
-    best = took
-    for _ in range(2):
+    if statistic == "best":
+        times = [took]
+        for _ in range(repeat - 1):
+            t = time.perf_counter()
+            busy_loop(n)
+            times.append(time.perf_counter() - t)
+        return n / min(times)
+    times = []                    # the sizing runs above were the warm-up
+    for _ in range(repeat):
         t = time.perf_counter()
         busy_loop(n)
-        best = min(best, time.perf_counter() - t)
-    return n / best
+        times.append(time.perf_counter() - t)
+    return n / float(np.median(times))
 
 
 def calibrate(*, cache: bool = True, refresh: bool = False) -> dict:

@@ -414,10 +414,66 @@ def test_dask_report_figure_flag(monkeypatch):
 
     with pytest.raises(TypeError, match="figure"):
         a1.dask_report(None, None, None, None, figure="yes")
-    monkeypatch.setattr(a1, "_dask_report", lambda *args: ("跳过 Dask（未安装）", None, None))
+    with pytest.raises(TypeError, match="details"):
+        a1.dask_report(None, None, None, None, details="yes")
+    monkeypatch.setattr(a1, "_dask_report", lambda *args: ("跳过 Dask（未安装）", "", None, None))
     assert a1.dask_report(None, None, None, None) == "跳过 Dask（未安装）"
     assert a1.dask_report(None, None, None, None, figure=True) == ("跳过 Dask（未安装）", None)
+    assert a1.dask_report(None, None, None, None, details=True) == ("跳过 Dask（未安装）", "")
     plan = S.heft(article_tasks(), kitchen())
-    monkeypatch.setattr(a1, "_dask_report", lambda *args: ("text", plan, plan))
+    monkeypatch.setattr(a1, "_dask_report", lambda *args: ("text", "more", plan, plan))
     text, fig = a1.dask_report(None, None, None, None, figure=True)
-    assert text == "text" and len(fig.axes) >= 2
+    assert text == "text\nmore" and len(fig.axes) >= 2
+    summary, more, fig = a1.dask_report(None, None, None, None, figure=True, details=True)
+    assert (summary, more) == ("text", "more") and len(fig.axes) >= 2
+
+
+def test_split_startup_adds_up_and_removes_the_startup_from_the_gaps():
+    from hetlab.execute import split_startup, task_gaps
+    from hetlab.schedule import Schedule
+
+    g = TaskGraph([Task("a", 1.0), Task("b", 1.0), Task("c", 1.0)], [("a", "c")])
+    devs = [Device("w0", "CPU", 1.0), Device("w1", "CPU", 1.0)]
+    late = Schedule(g, devs, np.array([0, 1, 0]), np.array([0.10, 0.12, 0.21]), np.array([0.20, 0.22, 0.31]), "x")
+    startup, shifted = split_startup(late)
+    assert startup == pytest.approx(0.10)
+    assert startup + shifted.makespan == pytest.approx(late.makespan)          # the two terms add up
+    assert np.allclose(shifted.end - shifted.start, late.end - late.start)     # task lengths unchanged
+    per_task = task_gaps(shifted)
+    assert per_task[0] == 0.0 and per_task[1] == pytest.approx(0.02) and per_task[2] == pytest.approx(0.01)
+    # the start-up was in the first task of each worker's gap; nothing else changes
+    assert task_gaps(late).sum() - per_task.sum() == pytest.approx(2 * startup)
+    assert shifted.info["startup_removed"] == pytest.approx(0.10)
+    with pytest.raises(TypeError, match="measured"):
+        split_startup("run")
+
+
+def test_dask_run_warms_up_before_the_clock_and_reports_its_startup():
+    pytest.importorskip("dask.distributed", reason="dask[distributed] not installed (test extra)")
+    from hetlab.execute import run_graph, split_startup
+
+    g = TaskGraph([Task("a", 1.0), Task("b", 1.0), Task("c", 1.0)], [("a", "c"), ("b", "c")])
+    run = run_graph(g, {k: measure.Spin(0.002) for k in "abc"}, executor="dask", workers=2)
+    info = run.schedule.info
+    warm = info["warmup"]
+    assert len(warm) == 2 + 2                         # one import task per worker, one pair each way
+    assert all(end <= 0 for _, end, _ in warm)        # all of it finished before the clock started
+    assert {w for _, _, w in warm[:2]} == set(info["workers"]) or len(info["workers"]) < 2
+    startup, shifted = split_startup(run.schedule)
+    assert startup == pytest.approx(info["startup"]) and info["submit_seconds"] >= 0
+    assert startup + shifted.makespan == pytest.approx(run.schedule.makespan)
+
+
+def test_loop_rate_median_option():
+    assert measure.loop_rate(0.01, repeat=5, statistic="median") > 1e4
+    with pytest.raises(ValueError, match="statistic"):
+        measure.loop_rate(0.01, statistic="mean")
+    with pytest.raises(ValueError, match="repeat"):
+        measure.loop_rate(0.01, repeat=0)
+
+
+def test_demo_for_real_details_flag_is_checked():
+    from hetlab.views import a1
+
+    with pytest.raises(TypeError, match="details"):
+        a1.demo_for_real(0.01, details="yes")
