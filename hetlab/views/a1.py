@@ -715,8 +715,9 @@ def offload_text(cal: dict) -> str:
         src, prec, bytes_ = f"本机实测的 {gpu['name']}", "FP32（CPU 的 FP32 速度按 FP64 的 2 倍估计）", 4
     else:
         cpu, tflops, gbps, lat = cal["matmul_gflops"], pre["fp64_tflops"], pre["h2d_gbps"], pre["launch_s"]
-        src = ("预设值（NVIDIA A100 数据手册：FP64 9.7 TFLOP/s，见参考文献 10；PCIe 4.0 x16 理论约 31.5 GB/s，"
-               "按常见实测取 25 GB/s，每次拷贝启动约 10 µs，为估算量级）")
+        src = ("预设值（FP64 9.7 TFLOP/s 出自 NVIDIA A100 数据手册，见参考文献 10；PCIe 4.0 x16 理论约 31.5 GB/s，"
+               "拷贝带宽 25 GB/s 与每次拷贝启动 10 µs 是本书的假设值，只为估算量级，"
+               "有 GPU 时可用 CUDA 示例程序 bandwidthTest 实测，见参考文献 11）")
         prec, bytes_ = "FP64", 8
     n0 = measure.offload_breakeven(cpu, tflops, gbps, element_bytes=bytes_)
     n1 = measure.offload_breakeven(cpu, tflops, gbps, element_bytes=bytes_, launch_s=lat)
