@@ -477,3 +477,5 @@ def test_demo_for_real_details_flag_is_checked():
 
     with pytest.raises(TypeError, match="details"):
         a1.demo_for_real(0.01, details="yes")
+    with pytest.raises(ValueError, match="repeat"):
+        a1.demo_for_real(0.01, repeat=0)
