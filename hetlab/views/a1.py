@@ -378,6 +378,8 @@ def demo_for_real(scale: float = 0.1, band: float = 0.15, *, details: bool = Fal
             + (f"进程池、线程池、单线程依次执行交替各跑 {repeat} 次，每种取完成时间居中的一次"
                "（串行只跑一次）；" if repeat > 1 else "")
             + f"{cores} 个可用 CPU；"
+            + f"8 段循环的计划时长 {min(runs['线程池'].info['planned_seconds']) * 1e3:.0f}–"
+            f"{max(runs['线程池'].info['planned_seconds']) * 1e3:.0f} 毫秒；"
             f"1 时间单位 = {scale:g} 秒；"
             "偏差 = (实测 − 预测) / 预测；实测 ÷ 预测 = 每步 CPU 成本 × 并行度不足（恒等式）",
             "| 运行 | 实测（秒） | 预测（秒） | 偏差 | 有效并行度 | 每步 CPU 成本 | 并行度不足 |"]
