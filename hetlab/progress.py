@@ -26,12 +26,27 @@ from pathlib import Path
 
 from ._validate import check_bool, check_int, check_str, describe
 
-__all__ = ["ProgressStore", "default_store", "default_path", "panel", "CorruptProgressWarning", "CHAPTERS"]
+__all__ = ["ProgressStore", "default_store", "default_path", "panel", "CorruptProgressWarning", "CHAPTERS",
+           "APPENDICES", "chapter_label"]
 
 #: Chapter number -> title, in the book's order.
 CHAPTERS = {1: "可视化演示", 2: "并行执行概念", 3: "硬件并行基础", 4: "调度粒度划分", 5: "运行时调度策略",
             6: "同步与通信", 7: "性能分析指标", 8: "典型应用场景", 9: "优化策略", 10: "AI 应用场景",
             11: "Python 演示", 12: "常见误区", 13: "面试题"}
+
+#: Bank chapter number -> appendix name, for the appendices (their questions sit after the chapters).
+APPENDICES = {14: "A1"}
+
+
+def chapter_label(chapter: int) -> str:
+    """How the book names a bank chapter: "第 5 章" for a chapter, "附录 A1" for an appendix (:data:`APPENDICES`).
+
+    >>> chapter_label(5), chapter_label(14)
+    ('第 5 章', '附录 A1')
+    """
+    chapter = check_int("chapter", chapter, low=1, high=99)
+    return f"附录 {APPENDICES[chapter]}" if chapter in APPENDICES else f"第 {chapter} 章"
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -287,7 +302,7 @@ class ProgressStore:
     def chapter_summary(self, chapter: int, total: int) -> str:
         total = check_int("total", total, low=0, high=10_000)
         right, answered = self.chapter_score(chapter)
-        return f"第 {chapter} 章：已答 {answered}/{total} 题，答对 {right} 题"
+        return f"{chapter_label(chapter)}：已答 {answered}/{total} 题，答对 {right} 题"
 
     def report(self) -> str:
         """A table of progress across all chapters (question counts from the bank, :mod:`hetlab.bank`)."""

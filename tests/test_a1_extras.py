@@ -479,3 +479,105 @@ def test_demo_for_real_details_flag_is_checked():
         a1.demo_for_real(0.01, details="yes")
     with pytest.raises(ValueError, match="repeat"):
         a1.demo_for_real(0.01, repeat=0)
+
+
+def test_sweep_counts_add_p_p_plus_one_and_2p():
+    from hetlab.views.a1 import sweep_counts
+
+    assert sweep_counts(2) == [1, 2, 3, 4, 8, 16, 64, 256]
+    assert sweep_counts(16) == [1, 2, 3, 4, 8, 16, 17, 32, 64, 256]
+    assert sweep_counts(5, counts=[1, 100]) == [1, 5, 6, 10, 100]
+    with pytest.raises(ValueError, match="workers"):
+        sweep_counts(0)
+    with pytest.raises(ValueError, match="counts"):
+        sweep_counts(2, counts=[0, 4])
+
+
+def test_sawtooth_text_is_general_in_p():
+    from hetlab import granularity as G
+    from hetlab.views.a1 import sawtooth_text
+
+    w, os_ = 0.2, 400e-6
+    for p in (2, 3, 8):
+        wall = {n: float(G.total_time_on(n, w, os_, p, model="rounds")) for n in (p, p + 1, 2 * p)}
+        text = sawtooth_text(wall, os_, w, p)
+        gap = w * (p - 1) / (p * (p + 1)) - (p - 1) * os_       # T(P + 1) - T(2P) of the rounds model
+        assert f"{gap * 1e3:.1f} 毫秒" in text and f"N = P + 1 = {p + 1}" in text
+        assert "比 N = " in text and "并不比" not in text
+        assert ("W/6 − Os" in text) == (p == 2)
+    flat = {2: 0.10, 3: 0.10, 4: 0.11}
+    assert "并不比" in sawtooth_text(flat, os_, w, 2)
+    assert "无法核对" in sawtooth_text({2: 0.1}, os_, w, 2)
+    assert "没有锯齿" in sawtooth_text({}, os_, w, 1)
+    with pytest.raises(TypeError, match="wall"):
+        sawtooth_text([0.1], os_, w, 2)
+    with pytest.raises(ValueError, match="w"):
+        sawtooth_text({}, os_, -1.0, 2)
+
+
+def test_sweep_figure_draws_a_sweep_and_validates():
+    from hetlab import granularity as G
+    from hetlab.views.a1 import sweep_counts, sweep_figure
+
+    for p in (2, 3, 16):
+        counts = sweep_counts(p)
+        sweep = {"counts": counts, "wall": {n: float(G.total_time_on(n, 0.2, 4e-4, p, model="rounds"))
+                                            for n in counts}, "os": 4e-4, "w": 0.2, "P": p, "total": 0.2}
+        fig = sweep_figure(sweep, 2e-4)
+        ax = fig.axes[0]
+        assert len(ax.lines) == 5 and ax.get_xscale() == "log"       # points, 2 models x (dense, sparse)
+        dense = ax.lines[1].get_xdata()
+        assert dense[-1] % p == 0 and ax.lines[2].get_xdata()[0] == dense[-1]   # the two parts meet
+    with pytest.raises(TypeError, match="sweep"):
+        sweep_figure({"counts": [1]}, 2e-4)
+    with pytest.raises(ValueError, match="process_os"):
+        sweep_figure(sweep, -1.0)
+
+
+def test_chapter_label_names_the_appendix():
+    import tempfile
+    from pathlib import Path
+
+    from hetlab.progress import ProgressStore, chapter_label
+
+    assert chapter_label(5) == "第 5 章" and chapter_label(14) == "附录 A1"
+    with pytest.raises(ValueError, match="chapter"):
+        chapter_label(0)
+    store = ProgressStore(Path(tempfile.mkdtemp()) / "p.db")
+    assert store.chapter_summary(14, 6).startswith("附录 A1：已答 0/6 题")
+    assert store.chapter_summary(3, 6).startswith("第 3 章：已答 0/6 题")
+
+
+def test_dask_report_as_dict(monkeypatch):
+    from hetlab.views import a1
+
+    monkeypatch.setattr(a1, "_dask_report", lambda *args: ("跳过 Dask（未安装）", "", None, None))
+    out = a1.dask_report(None, None, None, None, as_dict=True)
+    assert out["text"] == "跳过 Dask（未安装）" and out["fig"] is None and math.isnan(out["gap"])
+    plan = S.heft(article_tasks(), kitchen())
+    plan.info["median_gap"] = 0.003
+    monkeypatch.setattr(a1, "_dask_report", lambda *args: ("text", "more", plan, plan))
+    out = a1.dask_report(None, None, None, None, as_dict=True)
+    assert (out["text"], out["more"], out["gap"]) == ("text", "more", 0.003) and len(out["fig"].axes) >= 2
+    with pytest.raises(TypeError, match="as_dict"):
+        a1.dask_report(None, None, None, None, as_dict="yes")
+
+
+def test_gil_control_text_prints_the_run_to_run_spread(monkeypatch):
+    from hetlab import execute
+    from hetlab.views.a1 import gil_control_text
+
+    def fake(graph, **kwargs):
+        spin = np.concatenate([np.full(8, 0.004), np.full(8, 0.005)])
+        return {"spin": spin, "sleep": np.full(16, 0.0022)}
+
+    monkeypatch.setattr(execute, "gil_gap_control", fake)
+    text = gil_control_text(article_tasks(), repeat=2, reference_gap=0.0036)
+    assert "逐次的中位数：忙等 4.00、5.00 毫秒" in text and "3.60 毫秒" in text
+    assert "相差 39%" in text and "不确定" in text                  # 5.00 / 3.60 - 1; ratio 0.49 is near 0.5
+    text = gil_control_text(article_tasks(), repeat=2)
+    assert "相差 25%" in text
+    steady = gil_control_text(article_tasks(), repeat=1, reference_gap=0.0045)
+    assert "相差 0%" in steady and "不受这份波动影响" in steady      # no spread: the verdict stands
+    with pytest.raises(ValueError, match="reference_gap"):
+        gil_control_text(article_tasks(), reference_gap=-1.0)

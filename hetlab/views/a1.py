@@ -11,7 +11,8 @@ from .. import plotting as P
 from ..widgets import Explorer, int_slider, slider
 
 __all__ = ["pool_rounds", "gantt_panels", "machine_note", "demo_for_real", "sweep_report", "attribution_text",
-           "dask_report", "thread_parallelism_verdict", "thread_ratio_verdict", "lane_stagger_and_stretch",
+           "dask_report", "sweep_counts", "sawtooth_text", "sweep_figure",
+           "thread_parallelism_verdict", "thread_ratio_verdict", "lane_stagger_and_stretch",
            "gil_control_verdict", "gil_control_text", "offload_text",
            "cost_and_shortfall", "cpu_cost_verdict", "idle_gap_text"]
 
@@ -115,18 +116,23 @@ def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(
         longest = chosen if chosen is not None else np.argsort(-(s.end - s.start), kind="stable")[:names]
         for i in longest:
             width = s.end[i] - s.start[i]
+            y = rows - 1 - int(s.device_of[i])
             if width > 0.03 * span:
                 rgb = cmap(i % 20) if level is None else cmap(int(level[i]))
                 dark = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 0.45
-                ax.text(s.start[i] + width / 2, rows - 1 - int(s.device_of[i]), s.graph.tasks[i].name,
+                ax.text(s.start[i] + width / 2, y, s.graph.tasks[i].name,
                         ha="center", va="center", fontsize=7, color="white" if dark else "black", clip_on=True)
+            else:                                   # too narrow to hold its name: write it just above the bar
+                ax.text(s.start[i] + width / 2, y + 0.36, s.graph.tasks[i].name, ha="center", va="bottom",
+                        fontsize=6, color="black", clip_on=True,
+                        bbox={"boxstyle": "square,pad=0.05", "fc": "white", "ec": "none", "alpha": 0.8})
         ax.axvline(s.makespan, color="black", lw=0.8)
         if mark is not None and row > 0:
             ax.axvline(mark, color="#C44E52", lw=1.0, ls="--")
-            ax.text(mark, rows - 0.45, P.label("模拟完成时间 ", "simulated makespan "), color="#C44E52",
-                    fontsize=7, va="bottom", ha="right")
+            ax.text(mark, rows - 0.6, P.label("模拟完成时间 ", "simulated makespan "), color="#C44E52",
+                    fontsize=7, va="bottom", ha="right")     # above the top lane, inside the frame
         ax.set_yticks(range(rows), [d.name for d in reversed(s.devices)])
-        ax.set_ylim(-0.6, rows - 0.1)
+        ax.set_ylim(-0.6, rows + (0.15 if mark is not None and row > 0 else -0.1))
         ax.set_title(title, fontsize=9, loc="left")
     axes[-1, 0].set_xlim(0, span * 1.03)
     axes[-1, 0].set_xlabel(P.label("时间（秒）", "time (s)"))
@@ -473,11 +479,51 @@ def cross_worker_edges(measured) -> tuple[int, int, float, float]:
             float(np.median(b)) if b else float("nan"))
 
 
+def sweep_counts(workers: int, counts=(1, 2, 3, 4, 8, 16, 64, 256)) -> list[int]:
+    """The task counts of appendix A1's sweep on ``workers`` workers: ``counts`` together with P, P + 1 and
+    2P (where the rounds model's sawtooth shows on this machine), sorted, each at most 4096."""
+    from .._validate import check_int, check_sequence
+
+    workers = check_int("workers", workers, low=1, high=2048)
+    chosen = {check_int("counts", n, low=1, high=4096) for n in check_sequence("counts", counts)}
+    return sorted(chosen | {workers, workers + 1, 2 * workers})
+
+
+def sawtooth_text(wall: dict, os_: float, w: float, workers: int) -> str:
+    """Chinese reading of the rounds model's sawtooth on ``workers`` workers: the model's
+    T(P + 1) - T(2P) = W (P - 1) / (P (P + 1)) - (P - 1) Os for the fitted ``w``, ``os_`` (seconds) and, when
+    ``wall`` (N -> measured seconds) holds P, P + 1 and 2P, whether N = P + 1 was slower than both."""
+    from .._validate import check_int, check_nonnegative, check_positive
+
+    workers = check_int("workers", workers, low=1, high=2048)
+    os_ = check_nonnegative("os_", os_)
+    w = check_positive("w", w)
+    if not isinstance(wall, dict):
+        raise TypeError(f"wall must be a dict of task count -> seconds, got {wall!r:.80}")
+    p = workers
+    if p == 1:
+        return "锯齿：只有 1 个工作者时每个 N 都跑 N 轮、每轮 W/N，没有锯齿（按轮模型退化为 N·Os + W）"
+    model = G.total_time_on(p + 1, w, os_, p, model="rounds") - G.total_time_on(2 * p, w, os_, p, model="rounds")
+    line = (f"锯齿（P = {p}）：N = P + 1 = {p + 1} 要跑两轮、第二轮只有一个任务；按拟合的模型，它比 N = 2P = {2 * p} "
+            f"多花 W(P − 1)/(P(P + 1)) − (P − 1)·Os = {model * 1e3:.1f} 毫秒"
+            + ("（P = 2 时即 W/6 − Os）" if p == 2 else ""))
+    if {p, p + 1, 2 * p} <= set(wall):
+        a, b, c = wall[p], wall[p + 1], wall[2 * p]
+        saw = b > max(a, c)
+        line += (f"；实测 N = {p + 1}（{b:.3f} 秒）{'比' if saw else '并不比'} N = {p}（{a:.3f} 秒）和 "
+                 f"N = {2 * p}（{c:.3f} 秒）都慢，比 N = {2 * p} 多 {(b - c) * 1e3:.1f} 毫秒")
+    else:
+        line += f"；本次扫描没有测全 N = {p}、{p + 1}、{2 * p}，无法核对"
+    return line
+
+
 def sweep_report(process_os: float, round_trip: float, total: float = 0.2,
                  counts=(1, 2, 3, 4, 8, 16, 64, 256), repeat: int = 3, band: float = 0.10) -> dict:
-    """A measured granularity sweep on a process pool, fitted by relative least squares, with its
-    reading against ``process_os`` / ``round_trip`` (A1.1's pipelined and round-trip Os). Returns a
-    dict with ``text`` (Chinese report), ``wall``, ``os``, ``w``, ``P`` and ``counts``."""
+    """A measured granularity sweep on a process pool of P = (usable CPUs) workers, fitted by relative least
+    squares, with its reading against ``process_os`` / ``round_trip`` (A1.1's pipelined and round-trip Os).
+    The counts are ``counts`` plus P, P + 1 and 2P (:func:`sweep_counts`), so that the sawtooth can be checked
+    on any machine (:func:`sawtooth_text`). Returns a dict with ``text`` (Chinese report), ``wall``, ``os``,
+    ``w``, ``P``, ``counts`` and ``total``."""
     import math
 
     from .. import measure
@@ -487,11 +533,13 @@ def sweep_report(process_os: float, round_trip: float, total: float = 0.2,
     round_trip = check_positive("round_trip", round_trip)
     band = check_positive("band", band, high=1.0)
     note = machine_note()
-    counts = list(counts)
-    wall = measure.granularity_sweep(total_seconds=total, task_counts=counts, repeat=repeat)
     P = measure.cpu_count()
+    counts = sweep_counts(P, counts)
+    wall = measure.granularity_sweep(total_seconds=total, task_counts=counts, repeat=repeat)
     os_fit, w_fit = measure.fit_overhead(counts, list(wall.values()), workers=P, relative=True)
-    lines = ["偏差 = (实测 − 模型) / 模型；预测在测量之前就能算出：W = 放进去的工作量，Os = A1.1 的流水线摊销开销"]
+    lines = [f"本机 P = {P} 个工作者（= 可用 CPU 数）；任务数 N 取固定的一组，再加上 P、P + 1、2P = "
+             f"{P}、{P + 1}、{2 * P}",
+             "偏差 = (实测 − 模型) / 模型；预测在测量之前就能算出：W = 放进去的工作量，Os = A1.1 的流水线摊销开销"]
     for n, t in wall.items():
         m = G.total_time_on(n, w_fit, os_fit, P, model="rounds")
         pred = G.total_time_on(n, total, process_os, P, model="rounds")
@@ -507,12 +555,47 @@ def sweep_report(process_os: float, round_trip: float, total: float = 0.2,
     safe = max(os_fit, 1e-9)
     lines.append(f"实测最快的 N = {fastest}（{'是' if fastest % P == 0 else '不是'} P 的倍数）；模型的最优 N = "
                  f"{G.optimal_task_count(w_fit, safe, P=P)}；√(W/Os) = {math.sqrt(w_fit / safe):.1f}")
-    lines.append(f"模型里 N = 8 比 N = 2 多付的派发开销 6·Os = {6 * os_fit * 1e3:.2f} 毫秒")
-    if P == 2 and {2, 3, 4} <= set(wall):
-        saw = wall[3] > max(wall[2], wall[4])
-        lines.append(f"锯齿：N = 3（{wall[3]:.3f} 秒）{'比' if saw else '并不比'} N = 2 和 N = 4 都慢")
+    lines.append(f"模型里 N = 4P = {4 * P} 比 N = P = {P} 多付的派发开销 3P·Os = {3 * P * os_fit * 1e3:.2f} 毫秒")
+    lines.append(sawtooth_text(wall, os_fit, w_fit, P))
     lines.append(note)
-    return {"text": "\n".join(lines), "wall": wall, "os": os_fit, "w": w_fit, "P": P, "counts": counts}
+    return {"text": "\n".join(lines), "wall": wall, "os": os_fit, "w": w_fit, "P": P, "counts": counts,
+            "total": total}
+
+
+def sweep_figure(sweep: dict, process_os: float):
+    """Figure of a :func:`sweep_report` result: the measured medians, the rounds model predicted from
+    ``process_os`` (A1.1) with the known W, and the fitted rounds model. The models are drawn at every
+    integer N up to max(16, 4P), where the sawtooth is wide, and beyond that only at multiples of P (the
+    sawtooth's lower edge), so that the dense teeth do not read as an error band. Returns the figure."""
+    from .._validate import check_positive
+
+    if not isinstance(sweep, dict) or not {"counts", "wall", "os", "w", "P", "total"} <= set(sweep):
+        raise TypeError(f"sweep must be the dict returned by sweep_report, got {sweep!r:.80}")
+    process_os = check_positive("process_os", process_os)
+    p, top = int(sweep["P"]), max(256, max(sweep["counts"]))
+    cut = -(-max(16, 4 * p) // p) * p          # the first multiple of P from max(16, 4P): the two parts meet
+    dense = list(range(1, min(cut, top) + 1))
+    sparse = list(range(cut, top + 1, p)) if top > cut else []
+    ax = P.new_axes(figsize=(7, 3.2))
+    fig = ax.figure
+    ax.plot(sweep["counts"], [sweep["wall"][n] for n in sweep["counts"]], "o", color="black", ms=4,
+            label=P.label("实测（三次中位数）", "measured (median of 3)"), zorder=3)
+    for (os_, w, style, colour, text, eng) in [
+            (process_os, sweep["total"], "--", "#4C72B0", f"用 A1.1 的 Os 预测（W = {sweep['total']:g} 秒）",
+             "predicted from A1.1's Os"),
+            (sweep["os"], sweep["w"], "-", "#C44E52", "拟合的按轮模型", "fitted rounds model")]:
+        ax.plot(dense, G.total_time_on(dense, w, os_, p, model="rounds"), style, lw=0.8, color=colour,
+                label=P.label(text, eng))
+        if sparse:
+            ax.plot(sparse, G.total_time_on(sparse, w, os_, p, model="rounds"), style, lw=0.8, color=colour)
+    ax.set_xscale("log")
+    ax.set_xlabel(P.label("任务数 N（对数轴）" + (f"；N > {cut} 时模型只画 P 的倍数（锯齿的下沿）" if sparse else ""),
+                          "tasks N (log)" + (f"; models at multiples of P beyond {cut}" if sparse else "")))
+    ax.set_ylabel(P.label("墙钟时间（秒）", "wall time (s)"))
+    ax.set_title(P.label(f"进程池上的粒度扫描（实测，P = {p}，W = {sweep['total']:g} 秒）",
+                         "granularity sweep on a process pool (measured)"))
+    ax.legend(fontsize=8)
+    return fig
 
 
 def attribution_text(simulated, measured, process_os: float, round_trip: float, band: float = 0.15) -> str:
@@ -569,7 +652,8 @@ def attribution_text(simulated, measured, process_os: float, round_trip: float, 
         machine_note()])
 
 
-def dask_report(dag, bodies, workers, process_run, *, figure: bool = False, details: bool = False):
+def dask_report(dag, bodies, workers, process_run, *, figure: bool = False, details: bool = False,
+                as_dict: bool = False):
     """Run appendix A1's DAG on a local Dask cluster and read it against a central ready queue (what
     Dask's scheduler does: free workers take ready tasks), before and after charging each dispatch the
     measured median gap, with random work stealing as a second contrast; ``process_run`` is the
@@ -578,24 +662,32 @@ def dask_report(dag, bodies, workers, process_run, *, figure: bool = False, deta
 
     Returns the text; ``details=True`` splits it into (summary, details); ``figure=True`` appends
     ``fig``, the Gantt panels of the central-queue simulation and the same Dask run with its start-up
-    removed (None when Dask is missing). So ``figure=True, details=True`` returns (summary, details, fig)."""
+    removed (None when Dask is missing). So ``figure=True, details=True`` returns (summary, details, fig).
+    ``as_dict=True`` returns instead a dict with ``text``, ``more``, ``fig`` (always drawn; None without
+    Dask) and ``gap`` (the median per-task gap in seconds, NaN without Dask), for :func:`gil_control_text`."""
     from .._validate import check_bool
 
     figure = check_bool("figure", figure)
     details = check_bool("details", details)
+    as_dict = check_bool("as_dict", as_dict)
     summary, more, queue, real = _dask_report(dag, bodies, workers, process_run)
+    if as_dict:
+        return {"text": summary, "more": more, "fig": None if real is None else _dask_figure(queue, real),
+                "gap": float("nan") if real is None else float(real.info.get("median_gap", float("nan")))}
     out = (summary, more) if details else ("\n".join(part for part in (summary, more) if part),)
     if not figure:
         return out if details else out[0]
-    if real is None:
-        return (*out, None)
+    return (*out, None if real is None else _dask_figure(queue, real))
+
+
+def _dask_figure(queue, real):
+    """Gantt panels of the central-queue simulation and the Dask run with its start-up removed."""
     startup = float(real.info.get("startup_removed", 0.0))
-    fig = gantt_panels([(queue, P.label("中心就绪队列模拟（不计开销）", "central ready queue (simulated)")),
-                        (real, P.label(f"Dask 实测（从第一个任务开始计时；之前的一次性启动 "
-                                       f"{startup * 1e3:.1f} 毫秒未画出）",
-                                       "Dask (measured, from the first task's start)"))],
-                       mark=queue.makespan, figsize=(8, 3.8), label_from=1, color_by="level")
-    return (*out, fig)
+    return gantt_panels([(queue, P.label("中心就绪队列模拟（不计开销）", "central ready queue (simulated)")),
+                         (real, P.label(f"Dask 实测（从第一个任务开始计时；之前的一次性启动 "
+                                        f"{startup * 1e3:.1f} 毫秒未画出）",
+                                        "Dask (measured, from the first task's start)"))],
+                        mark=queue.makespan, figsize=(8, 3.8), label_from=1, color_by="level")
 
 
 def _dask_report(dag, bodies, workers, process_run):
@@ -619,6 +711,7 @@ def _dask_report(dag, bodies, workers, process_run):
     why = attribute(queue, real)
     gaps = task_gaps(real)
     mean_gap, median_gap = float(gaps.mean()), float(np.median(gaps))
+    real.info["median_gap"] = median_gap
     charged = central_queue_dag(dag, workers, overhead=median_gap)
 
     def dev(sim) -> float:
@@ -629,6 +722,20 @@ def _dask_report(dag, bodies, workers, process_run):
     tail = f"（是中位数的 {mean_gap / median_gap:.1f} 倍）" if median_gap > 0 else ""
     moved = real.info.get("stolen")
     proc_startup, proc_real = split_startup(process_run.schedule)
+    proc_why = attribute(S.eft(dag, workers), process_run.schedule)     # A1.4's attribution of the same graph
+    proc_rest = process_run.schedule.makespan / (queue.makespan + (proc_why.extra_busy + proc_why.gaps)
+                                                  / proc_why.workers) - 1
+    low, high = sorted((charged.makespan, charged_mean.makespan))
+    if real.makespan > high:
+        where = (f"实测高于两者：即使给每次派发加上空隙的平均值（连长尾一起），仍剩 "
+                 f"{(real.makespan - charged_mean.makespan) * 1e3:.1f} 毫秒（{e2:+.1%}）不是均摊的空隙能解释的——"
+                 "它来自空隙以外（Dask 按局部性放置、放行顺序与先进先出队列不同、任务被拉长），或来自空隙的分布："
+                 "模拟给每次派发加同样的量，真实的长空隙若恰好落在依赖链上，会整段加到完成时间上")
+    elif real.makespan < low:
+        where = ("实测低于两者：给每次派发都加同样的空隙高估了——一部分空隙与另一个工作者的执行重叠，"
+                 "不在关键路径上")
+    else:
+        where = "实测落在两者之间：差距基本由空隙解释"
     proc = task_gaps(proc_real)
     edges, crossed, far_gap, near_gap = cross_worker_edges(real)
     summary = [
@@ -652,9 +759,10 @@ def _dask_report(dag, bodies, workers, process_run):
                         if warm else "（未记录）"),
         f"归因：拉长倍数中位数 {why.median_stretch:.2f}；空隙合计 {gaps.sum() * 1e3:.1f} 毫秒",
         f"改加空隙的平均值 {mean_gap * 1e3:.2f} 毫秒{tail}后：{charged_mean.makespan * 1e3:.1f} 毫秒，"
-        f"偏差 {e2:+.1%}；两次模拟一个只计典型空隙、一个连长尾一起计，实测"
-        + ("落在两者之间" if min(charged.makespan, charged_mean.makespan) <= real.makespan
-           <= max(charged.makespan, charged_mean.makespan) else "不在两者之间"),
+        f"偏差 {e2:+.1%}；两次模拟一个只计典型空隙、一个连长尾一起计",
+        "  " + where,
+        f"  对照：进程池按 A1.4 的三项归因，“模拟 + 三项”与实测相差 {proc_rest:+.1%}；Dask 加平均空隙后与实测相差 "
+        f"{e2:+.1%}" + ("（Dask 剩下的明显更多：它的差距不全是空隙）" if abs(e2) > abs(proc_rest) + 0.05 else ""),
         f"对照：随机窃取模拟（第 5 章，不计开销）{stolen.makespan * 1e3:.1f} 毫秒",
         f"依赖边 {edges} 条，其中 {crossed} 条两端在不同工作者上（后继先要从另一个工作者取回前驱的输出）；"
         f"空隙中位数：有前驱在另一工作者的任务 {far_gap * 1e3:.2f} 毫秒，其余 {near_gap * 1e3:.2f} 毫秒"
@@ -689,25 +797,50 @@ def gil_control_verdict(spin_gap: float, sleep_gap: float) -> str:
             "的假设，空隙的主要来源在别处（调度器往返、序列化、等核）")
 
 
-def gil_control_text(dag, seconds_per_unit: float = 1e-3, repeat: int = 2) -> str:
+def gil_control_text(dag, seconds_per_unit: float = 1e-3, repeat: int = 2,
+                     reference_gap: float | None = None) -> str:
     """Run ``dag`` on a local Dask cluster with busy-wait bodies (hold the GIL) and ``time.sleep`` bodies
     of the same durations (release it), ``repeat`` times each, alternating; Chinese report of both median
-    gaps against ``sys.getswitchinterval()`` and :func:`gil_control_verdict`. Says so without Dask."""
+    gaps (pooled, and run by run) against ``sys.getswitchinterval()`` and :func:`gil_control_verdict`.
+    ``reference_gap`` (seconds) is the busy-wait median gap of an earlier run of the same setting (A1.5's
+    main run, ``dask_report(..., as_dict=True)["gap"]``): the run-to-run spread of the busy-wait medians is
+    printed, and a ratio that lies closer to a threshold (0.5, 0.8) than that spread is called uncertain.
+    Says so without Dask."""
+    from .._validate import check_positive
     from ..execute import gil_gap_control
 
+    if reference_gap is not None and not (isinstance(reference_gap, float) and math.isnan(reference_gap)):
+        reference_gap = check_positive("reference_gap", reference_gap, high=10.0)
+    else:
+        reference_gap = None
     note = machine_note()
     try:
         gaps = gil_gap_control(dag, seconds_per_unit=seconds_per_unit, executor="dask", workers=2, repeat=repeat)
     except ImportError as exc:
         return f"跳过对照运行（未安装 Dask，无法检验这个假设）：{exc}"
     spin, sleep = float(np.median(gaps["spin"])), float(np.median(gaps["sleep"]))
+    per_spin = [float(np.median(g)) for g in np.array_split(np.asarray(gaps["spin"]), repeat)]
+    per_sleep = [float(np.median(g)) for g in np.array_split(np.asarray(gaps["sleep"]), repeat)]
     switch = sys.getswitchinterval()
-    return "\n".join([
+    lines = [
         f"同一张图、同样的任务时长，在 2 个工作者的 Dask 上各跑 {repeat} 次（交替进行），每任务空隙的中位数：",
         f"  忙等（Spin，持有 GIL）：{spin * 1e3:.2f} 毫秒；time.sleep（释放 GIL）：{sleep * 1e3:.2f} 毫秒；"
         f"差 {(spin - sleep) * 1e3:+.2f} 毫秒（GIL 切换间隔 {switch * 1e3:.1f} 毫秒）",
-        "读数：" + gil_control_verdict(spin, sleep),
-        note])
+        "  逐次的中位数：忙等 " + "、".join(f"{g * 1e3:.2f}" for g in per_spin) + " 毫秒；time.sleep "
+        + "、".join(f"{g * 1e3:.2f}" for g in per_sleep) + " 毫秒",
+        "读数：" + gil_control_verdict(spin, sleep)]
+    spins = [g for g in per_spin + ([reference_gap] if reference_gap else []) if g > 0]
+    if spin > 0 and len(spins) >= 2:
+        spread = max(spins) / min(spins) - 1
+        ratio = round(sleep / spin, 2)
+        near = [t for t in (0.5, 0.8) if 1 / (1 + spread) <= ratio / t <= 1 + spread]
+        head = (f"A1.5 主运行（同一设置：忙等、Dask、2 个工作者）的空隙中位数 {reference_gap * 1e3:.2f} 毫秒，"
+                "连同这里逐次的中位数，" if reference_gap else "这里逐次的中位数")
+        lines.append(f"跨次波动：{head}同一设置最大与最小相差 {spread:.0%}；" + (
+            f"比值 {ratio:.2f} 离阈值 {'、'.join(f'{t:g}' for t in near)} 不到这个幅度，上面的结论应视为不确定"
+            if near else f"比值 {ratio:.2f} 离两个阈值（0.5、0.8）都超过这个幅度，结论不受这份波动影响"))
+    lines.append(note)
+    return "\n".join(lines)
 
 
 def offload_text(cal: dict) -> str:
