@@ -509,6 +509,7 @@ def test_sawtooth_text_is_general_in_p():
     assert "并不比" in sawtooth_text(flat, os_, w, 2)
     assert "无法核对" in sawtooth_text({2: 0.1}, os_, w, 2)
     assert "没有锯齿" in sawtooth_text({}, os_, w, 1)
+    assert "不为正" in sawtooth_text({}, 0.01, 0.2, 8) and "不为正" not in sawtooth_text({}, os_, w, 8)
     with pytest.raises(TypeError, match="wall"):
         sawtooth_text([0.1], os_, w, 2)
     with pytest.raises(ValueError, match="w"):

@@ -506,7 +506,8 @@ def sawtooth_text(wall: dict, os_: float, w: float, workers: int) -> str:
     model = G.total_time_on(p + 1, w, os_, p, model="rounds") - G.total_time_on(2 * p, w, os_, p, model="rounds")
     line = (f"锯齿（P = {p}）：N = P + 1 = {p + 1} 要跑两轮、第二轮只有一个任务；按拟合的模型，它比 N = 2P = {2 * p} "
             f"多花 W(P − 1)/(P(P + 1)) − (P − 1)·Os = {model * 1e3:.1f} 毫秒"
-            + ("（P = 2 时即 W/6 − Os）" if p == 2 else ""))
+            + ("（P = 2 时即 W/6 − Os）" if p == 2 else "")
+            + ("" if model > 0 else "，不为正：P(P + 1) ≥ W/Os，多派发的开销抵消了多出的一轮，按模型这里没有锯齿"))
     if {p, p + 1, 2 * p} <= set(wall):
         a, b, c = wall[p], wall[p + 1], wall[2 * p]
         saw = b > max(a, c)
