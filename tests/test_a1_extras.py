@@ -582,3 +582,63 @@ def test_gil_control_text_prints_the_run_to_run_spread(monkeypatch):
     assert "相差 0%" in steady and "不受这份波动影响" in steady      # no spread: the verdict stands
     with pytest.raises(ValueError, match="reference_gap"):
         gil_control_text(article_tasks(), reference_gap=-1.0)
+
+
+def test_submission_text_is_true_in_every_order_of_events():
+    from hetlab.views import a1
+    # the loop outlasts the start-up: its tail overlaps the first tasks, inside the compared window
+    text = a1.submission_text(0.0176, 0.0356, 40, {"worker0": 0.0, "worker1": 0.033})
+    assert "其中" not in text.split("；")[0]
+    assert "0.89 毫秒" in text and "按任务计的开销" in text and "不是一次性启动" in text
+    assert "18.0 毫秒才提交完" in text and "全程都在提交" in text
+    assert "worker1" in text and "33.0 毫秒" in text and "前 18.0 毫秒提交仍在进行" in text and "不是任务间空隙" in text
+    # the loop ends before the first task starts: it lies inside the start-up, which is then not all one-off
+    early = a1.submission_text(0.030, 0.012, 40, {"worker0": 0.0, "worker1": 0.0004})
+    assert "18.0 毫秒就已结束" in early and "并非全是一次性的" in early and "提交完" not in early
+    assert "没有工作者空等" in early
+    assert "空等" in a1.submission_text(0.030, 0.012, 40, {"w0": 0.0, "w1": 0.005})
+    assert "仍在进行" not in a1.submission_text(0.030, 0.012, 40, {"w0": 0.0, "w1": 0.005})
+    assert "工作者" not in a1.submission_text(0.01, 0.02, 10)
+    with pytest.raises(ValueError, match="startup"):
+        a1.submission_text(-1.0, 0.01, 4)
+    with pytest.raises(ValueError, match="tasks"):
+        a1.submission_text(0.01, 0.01, 0)
+    with pytest.raises(TypeError, match="first_starts"):
+        a1.submission_text(0.01, 0.01, 4, [0.0])
+    with pytest.raises(ValueError, match="first_starts"):
+        a1.submission_text(0.01, 0.01, 4, {"w0": float("nan")})
+
+
+def test_speedup_text_prints_model_values_and_flags_a_drifted_serial_run():
+    from hetlab.views import a1
+    measured = {"进程池": 3.67, "线程池": 1.76, "单线程依次执行": 1.87}
+    model = {"进程池": 3.01, "线程池": 1.51, "单线程依次执行": 1.51}
+    calm = a1.speedup_text(measured, model, 0.02)
+    assert "进程池 3.67x（3.01x）" in calm and "线程池 1.76x（1.51x）" in calm and "注意" not in calm
+    slow = a1.speedup_text(measured, model, 0.22)
+    assert "高 22%" in slow and "偏大" in slow and "进程池 3.01x" in slow    # 3.67 / 1.22
+    fast = a1.speedup_text(measured, model, -0.10)
+    assert "低 10%" in fast and "偏小" in fast
+    with pytest.raises(ValueError, match="model"):
+        a1.speedup_text(measured, {"进程池": 3.0}, 0.0)
+    with pytest.raises(ValueError, match="drift"):
+        a1.speedup_text(measured, model, float("nan"))
+    with pytest.raises(ValueError, match="measured"):
+        a1.speedup_text({**measured, "进程池": -1.0}, model, 0.0)
+
+
+def test_gantt_panels_draws_events_in_the_legend():
+    import matplotlib.pyplot as plt
+
+    from hetlab.views import a1
+
+    plan = S.POLICIES["article demo"](article_tasks(), kitchen())
+    fig = a1.gantt_panels([(plan, "a"), (plan, "b")], mark=1.0, events=[(1, 2.0, "submitted")])
+    labels = [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
+    assert "submitted" in labels
+    assert any(abs(line.get_xdata()[0] - 2.0) < 1e-12 for line in fig.axes[1].get_lines())
+    plt.close(fig)
+    with pytest.raises(ValueError, match="panel"):
+        a1.gantt_panels([(plan, "a")], events=[(3, 1.0, "x")])
+    with pytest.raises(TypeError, match="events"):
+        a1.gantt_panels([(plan, "a")], events="x")

@@ -14,7 +14,7 @@ __all__ = ["pool_rounds", "gantt_panels", "machine_note", "demo_for_real", "swee
            "dask_report", "sweep_counts", "sawtooth_text", "sweep_figure",
            "thread_parallelism_verdict", "thread_ratio_verdict", "lane_stagger_and_stretch",
            "gil_control_verdict", "gil_control_text", "offload_text",
-           "cost_and_shortfall", "cpu_cost_verdict", "idle_gap_text"]
+           "cost_and_shortfall", "cpu_cost_verdict", "idle_gap_text", "submission_text", "speedup_text"]
 
 
 def pool_rounds() -> Explorer:
@@ -67,14 +67,16 @@ VIEWS = [(14, pool_rounds)]
 
 
 def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(8.0, 4.0),
-                 label_from: int | None = None, color_by: str = "task"):
+                 label_from: int | None = None, color_by: str = "task", events=None):
     """Stacked Gantt charts on one time axis (seconds), every task in its own colour in every panel so
     that the same task can be followed from plan to measurement; the ``names`` longest tasks of each
     panel are labelled; ``mark`` draws a dashed line (e.g. the simulated makespan) on every panel
     after the first. ``panels`` is a list of (Schedule, title). With ``label_from = k`` every panel
     labels the same tasks: the ``names`` longest of panel k (panels must share the graph).
     ``color_by = "level"`` colours each task by its depth in the DAG (longest chain of predecessors)
-    with a colour bar, and adds a legend for the two vertical lines. Returns the figure."""
+    with a colour bar, and adds a legend for the two vertical lines. ``events`` is a list of
+    (panel index, time in seconds, legend label): each is drawn as a dotted blue vertical line on that
+    panel and named in the legend (e.g. the moment the last task was submitted). Returns the figure."""
     import matplotlib.pyplot as plt
 
     from .._validate import check_int, check_nonnegative
@@ -96,6 +98,14 @@ def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(
         mark = check_nonnegative("mark", mark)
     if color_by not in ("task", "level"):
         raise ValueError(f"color_by must be 'task' or 'level', got {color_by!r}")
+    events = [] if events is None else events
+    if not isinstance(events, (list, tuple)):
+        raise TypeError(f"events must be a list of (panel, time, label), got {events!r:.80}")
+    for k, item in enumerate(events):
+        if not (isinstance(item, (list, tuple)) and len(item) == 3 and isinstance(item[2], str)):
+            raise TypeError(f"events[{k}] must be a (panel, time, label) triple, got {item!r:.80}")
+        check_int(f"events[{k}] panel", item[0], low=0, high=len(panels) - 1)
+        check_nonnegative(f"events[{k}] time", item[1])
     fig, axes = plt.subplots(len(panels), 1, sharex=True, figsize=figsize, squeeze=False)
     cmap = plt.get_cmap("tab20")
     level = None
@@ -105,7 +115,7 @@ def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(
         for i in g.order:
             level[i] = max((level[j] + 1 for j in g.preds[i]), default=0)
         cmap = plt.get_cmap("viridis", int(level.max()) + 1)
-    span = max(max(s.makespan for s, _ in panels), mark or 0.0)
+    span = max(max(s.makespan for s, _ in panels), mark or 0.0, *(float(e[1]) for e in events))
     for row, (ax, (s, title)) in enumerate(zip(axes[:, 0], panels)):
         rows = len(s.devices)
         for i in range(len(s.graph.tasks)):
@@ -127,6 +137,9 @@ def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(
                         fontsize=6, color="black", clip_on=True,
                         bbox={"boxstyle": "square,pad=0.05", "fc": "white", "ec": "none", "alpha": 0.8})
         ax.axvline(s.makespan, color="black", lw=0.8)
+        for panel, when, _ in events:
+            if panel == row:
+                ax.axvline(when, color="#4C72B0", lw=1.2, ls=":")
         if mark is not None and row > 0:
             ax.axvline(mark, color="#C44E52", lw=1.0, ls="--")
             ax.text(mark, rows - 0.6, P.label("模拟完成时间 ", "simulated makespan "), color="#C44E52",
@@ -152,6 +165,8 @@ def gantt_panels(panels, *, mark: float | None = None, names: int = 5, figsize=(
     if mark is not None:
         handles.append(Line2D([], [], color="#C44E52", lw=1.0, ls="--",
                               label=P.label("红色虚线：模拟完成时间", "simulated makespan")))
+    for _, _, text in events:
+        handles.append(Line2D([], [], color="#4C72B0", lw=1.2, ls=":", label=text))
     axes[-1, 0].legend(handles=handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.45),
                        ncol=len(handles), frameon=False)   # below the x axis: covers no bars
     return fig
@@ -331,6 +346,78 @@ def idle_gap_text(schedule, min_gap: float = 0.0) -> str:
     return text
 
 
+def submission_text(startup: float, submit: float, tasks: int, first_starts=None) -> str:
+    """Chinese reading of a Dask run's submission against its start-up, true in every order of events.
+    ``startup``: seconds from the clock's start (the client begins submitting the graph) to the first
+    task's start; ``submit``: seconds the client's loop that submits the tasks one by one took, on the
+    same clock; ``tasks``: how many it submitted. The loop's cost per task is per-task overhead (it grows
+    with the number of tasks), not one-off start-up. When the loop outlasts the start-up, its tail
+    overlaps the first tasks and lies inside the compared window (tasks not yet submitted cannot start).
+    ``first_starts`` (optional) maps each worker's name to its first task's start, in seconds after the
+    first task of all started: a worker that starts late sat idle waiting for its first task."""
+    from .._validate import check_int, check_nonnegative
+
+    startup = check_nonnegative("startup", startup, high=3600.0)
+    submit = check_nonnegative("submit", submit, high=3600.0)
+    tasks = check_int("tasks", tasks, low=1, high=10**7)
+    starts: dict = {}
+    if first_starts is not None:
+        if not isinstance(first_starts, dict) or not first_starts:
+            raise TypeError("first_starts must be a non-empty dict of worker name -> seconds, "
+                            f"got {first_starts!r:.80}")
+        for name, when in first_starts.items():
+            if not isinstance(name, str):
+                raise TypeError(f"first_starts keys must be worker names (str), got {name!r:.80}")
+            starts[name] = check_nonnegative(f"first_starts[{name!r}]", when, high=3600.0)
+    text = (f"客户端逐个提交 {tasks} 个任务的循环用了 {submit * 1e3:.1f} 毫秒，每任务 {submit / tasks * 1e3:.2f} 毫秒："
+            "这是按任务计的开销（任务越多，循环越长），不是一次性启动")
+    tail = submit - startup
+    if tail > 0:
+        text += (f"；第一个任务开始时提交还没结束，启动的 {startup * 1e3:.1f} 毫秒全程都在提交，"
+                 f"最后一个任务在第一个任务开始后 {tail * 1e3:.1f} 毫秒才提交完（Dask 甘特图上的蓝色点线）："
+                 "这一段提交与执行重叠，落在下面比较的窗口之内，其间还没提交的任务不可能开始")
+    else:
+        text += (f"；提交在第一个任务开始前 {-tail * 1e3:.1f} 毫秒就已结束，整段落在启动之内，"
+                 "所以启动里有这一段随任务数增长，并非全是一次性的")
+    if starts:
+        name, late = max(starts.items(), key=lambda kv: (kv[1], kv[0]))
+        if late > 1e-3:
+            text += (f"；{name} 的第一个任务在第一个任务开始后 {late * 1e3:.1f} 毫秒才开始，此前它空等第一个任务"
+                     + (f"（其中前 {min(late, tail) * 1e3:.1f} 毫秒提交仍在进行）" if tail > 0 else "")
+                     + "——这段白缝不是任务间空隙")
+        else:
+            text += "；各工作者的第一个任务都在 1 毫秒之内开始，开头没有工作者空等"
+    return text
+
+
+def speedup_text(measured: dict, model: dict, drift: float, tolerance: float = 0.05) -> str:
+    """Chinese line of the speed-ups against the once-run all-CPU serial run, each next to its model
+    value. ``measured`` and ``model`` map run names to speed-ups (same keys, in print order);
+    ``drift`` is the serial run's CPU cost per loop step over the one-thread baseline's, minus 1. Beyond
+    ``tolerance`` a note says the serial baseline drifted, so every measured speed-up is inflated
+    (drift above 0: the serial run was slow) or deflated (below 0) by about that factor."""
+    from .._validate import check_positive
+
+    if not isinstance(measured, dict) or not isinstance(model, dict) or not measured:
+        raise TypeError("measured and model must be non-empty dicts of run name -> speed-up")
+    if set(measured) != set(model):
+        raise ValueError(f"model must have the same runs as measured: {sorted(measured)} vs {sorted(model)}")
+    for kind in measured:
+        check_positive(f"measured[{kind!r}]", measured[kind], high=1e6)
+        check_positive(f"model[{kind!r}]", model[kind], high=1e6)
+    if isinstance(drift, bool) or not isinstance(drift, (int, float)) or not -1 < drift < 100:
+        raise ValueError(f"drift must be a number in (-1, 100), got {drift!r}")
+    tolerance = check_positive("tolerance", tolerance, high=1.0)
+    text = ("相对“全在 CPU 上串行”的实测加速比（括号里是模型值）："
+            + "，".join(f"{kind} {measured[kind]:.2f}x（{model[kind]:.2f}x）" for kind in measured))
+    if abs(drift) > tolerance:
+        text += (f"\n  注意：串行基线只跑了一次，它的每步 CPU 成本比单线程依次执行{'高' if drift > 0 else '低'} "
+                 f"{abs(drift):.0%}（循环速度漂了），所以上面的实测加速比都随之偏{'大' if drift > 0 else '小'}约 "
+                 f"{abs(drift):.0%}，与模型值相比时以第一行“要点”为准；按单线程依次执行折算串行基线后："
+                 + "，".join(f"{kind} {measured[kind] / (1 + drift):.2f}x" for kind in measured))
+    return text
+
+
 def demo_for_real(scale: float = 0.1, band: float = 0.15, *, details: bool = False, repeat: int = 1):
     """Run chapter 11's demo plan for real (serial, process pool, thread pool, one thread in sequence),
     each task a pure-Python loop lasting work / speed * ``scale`` seconds at the loop rate (median of
@@ -421,10 +508,12 @@ def demo_for_real(scale: float = 0.1, band: float = 0.15, *, details: bool = Fal
                 f"（空闲时接近 1）；按它归一，线程池 {par_t / share:.2f}，进程池 {par_p / share:.2f}"
                 + ("——一个线程都分不到 0.8 个核，整台机器已经饱和，进程池也无从并行，本次只能检验“线程池 ≤ 1”这条上界"
                    if share < 0.8 else ""))
-    lines.append(f"相对“全在 CPU 上串行”的实测加速比：进程池 {t_serial / runs['进程池'].makespan:.2f}x，线程池 "
-                 f"{t_serial / t_thr:.2f}x，单线程依次执行 {t_serial / t_seq:.2f}x"
-                 f"（后两者的“加速”只来自更短的循环）；演示的模拟 {report.speedup:.2f}x，"
-                 f"{cores} 核上的预测 {expect['串行（全在 CPU 上）'] / expect['进程池']:.2f}x")
+    serial_model = expect["串行（全在 CPU 上）"]
+    speedups = {"进程池": t_serial / t_proc, "线程池": t_serial / t_thr, "单线程依次执行": t_serial / t_seq}
+    lines.append(speedup_text(speedups, {"进程池": serial_model / expect["进程池"], "线程池": serial_model / busy,
+                                         "单线程依次执行": serial_model / busy}, drift)
+                 + f"\n  线程池与单线程依次执行的“加速”只来自更短的循环；进程池的模型值是 {cores} 核上的预测，"
+                 f"演示的模拟（核数不少于设备数时）是 {report.speedup:.2f}x")
     stagger, stretch = lane_stagger_and_stretch(runs["线程池"])
     more.append(f"CPython 的 GIL 切换间隔 sys.getswitchinterval() = {sys.getswitchinterval() * 1e3:.1f} 毫秒："
                 "有其他线程在等 GIL 时，等待方在这么久之后请求持有者让出\n  线程池三条线的起点依次相隔（中位数）"
@@ -684,11 +773,14 @@ def dask_report(dag, bodies, workers, process_run, *, figure: bool = False, deta
 def _dask_figure(queue, real):
     """Gantt panels of the central-queue simulation and the Dask run with its start-up removed."""
     startup = float(real.info.get("startup_removed", 0.0))
+    submit = real.info.get("submit_seconds")
+    events = ([(1, submit - startup, P.label("蓝色点线：最后一个任务提交完", "last task submitted"))]
+              if submit is not None and submit > startup else [])
     return gantt_panels([(queue, P.label("中心就绪队列模拟（不计开销）", "central ready queue (simulated)")),
                          (real, P.label(f"Dask 实测（从第一个任务开始计时；之前的一次性启动 "
                                         f"{startup * 1e3:.1f} 毫秒未画出）",
                                         "Dask (measured, from the first task's start)"))],
-                        mark=queue.makespan, figsize=(8, 3.8), label_from=1, color_by="level")
+                        mark=queue.makespan, figsize=(8, 3.8), label_from=1, color_by="level", events=events)
 
 
 def _dask_report(dag, bodies, workers, process_run):
@@ -738,12 +830,14 @@ def _dask_report(dag, bodies, workers, process_run):
     else:
         where = "实测落在两者之间：差距基本由空隙解释"
     proc = task_gaps(proc_real)
+    first = {d.name: float(real.start[real.device_of == k].min()) for k, d in enumerate(real.devices)
+             if np.any(real.device_of == k)}
     edges, crossed, far_gap, near_gap = cross_worker_edges(real)
     summary = [
-        f"Dask 实测 {measured.makespan * 1e3:.1f} 毫秒 = 一次性启动 {startup * 1e3:.1f} 毫秒"
-        "（从提交任务图到第一个任务开始"
-        + (f"；其中提交 {len(dag.tasks)} 个任务的循环本身用了 {submit * 1e3:.1f} 毫秒" if submit is not None else "")
-        + f"）+ 从第一个任务开始算起的 {real.makespan * 1e3:.1f} 毫秒；下面只比较后者",
+        f"Dask 实测 {measured.makespan * 1e3:.1f} 毫秒 = 启动 {startup * 1e3:.1f} 毫秒"
+        f"（从客户端开始提交任务图到第一个任务开始）+ 从第一个任务开始算起的 {real.makespan * 1e3:.1f} 毫秒；"
+        "下面只比较后者",
+        *([submission_text(startup, submit, len(dag.tasks), first)] if submit is not None else []),
         f"中心就绪队列模拟（空闲的工作者取最早就绪的任务，不计开销）：{queue.makespan * 1e3:.1f} 毫秒；"
         f"偏差 = (实测 − 模拟) / 模拟 = {e0:+.1%}",
         f"每任务空隙（启动已除去）：中位数 {median_gap * 1e3:.2f} 毫秒，平均 {mean_gap * 1e3:.2f} 毫秒"
