@@ -777,7 +777,7 @@ def _dask_figure(queue, real):
     events = ([(1, submit - startup, P.label("蓝色点线：最后一个任务提交完", "last task submitted"))]
               if submit is not None and submit > startup else [])
     return gantt_panels([(queue, P.label("中心就绪队列模拟（不计开销）", "central ready queue (simulated)")),
-                         (real, P.label(f"Dask 实测（从第一个任务开始计时；之前的一次性启动 "
+                         (real, P.label(f"Dask 实测（从第一个任务开始计时；之前的启动 "
                                         f"{startup * 1e3:.1f} 毫秒未画出）",
                                         "Dask (measured, from the first task's start)"))],
                         mark=queue.makespan, figsize=(8, 3.8), label_from=1, color_by="level", events=events)
