@@ -591,7 +591,18 @@ def test_submission_text_is_true_in_every_order_of_events():
     assert "其中" not in text.split("；")[0]
     assert "0.89 毫秒" in text and "按任务计的开销" in text and "不是一次性启动" in text
     assert "18.0 毫秒才提交完" in text and "全程都在提交" in text
-    assert "worker1" in text and "33.0 毫秒" in text and "前 18.0 毫秒提交仍在进行" in text and "不是任务间空隙" in text
+    assert "worker1" in text and "33.0 毫秒" in text and "前 18.0 毫秒提交仍在进行" in text
+    split = a1.submission_text(0.0176, 0.0356, 40, {"worker0": 0.0, "worker1": 0.033},
+                               {"worker0": 0.0, "worker1": 0.020})
+    assert "前 20.0 毫秒它的第一个任务还在等前驱" in split and "其后 13.0 毫秒计入任务间空隙" in split
+    source = a1.submission_text(0.0176, 0.0356, 40, {"worker0": 0.0, "worker1": 0.033},
+                                {"worker0": 0.0, "worker1": 0.0})
+    assert "一开始就已就绪" in source and "这 33.0 毫秒的白缝全部计入任务间空隙" in source
+    waited = a1.submission_text(0.0176, 0.0356, 40, {"worker0": 0.0, "worker1": 0.033},
+                                {"worker0": 0.0, "worker1": 0.040})
+    assert "前 33.0 毫秒它的第一个任务还在等前驱" in waited and "没有一段计入任务间空隙" in waited
+    with pytest.raises(TypeError, match="first_ready"):
+        a1.submission_text(0.01, 0.02, 4, {"w0": 0.0}, {"w1": 0.0})
     # the loop ends before the first task starts: it lies inside the start-up, which is then not all one-off
     early = a1.submission_text(0.030, 0.012, 40, {"worker0": 0.0, "worker1": 0.0004})
     assert "18.0 毫秒就已结束" in early and "并非全是一次性的" in early and "提交完" not in early

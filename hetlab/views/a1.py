@@ -346,7 +346,7 @@ def idle_gap_text(schedule, min_gap: float = 0.0) -> str:
     return text
 
 
-def submission_text(startup: float, submit: float, tasks: int, first_starts=None) -> str:
+def submission_text(startup: float, submit: float, tasks: int, first_starts=None, first_ready=None) -> str:
     """Chinese reading of a Dask run's submission against its start-up, true in every order of events.
     ``startup``: seconds from the clock's start (the client begins submitting the graph) to the first
     task's start; ``submit``: seconds the client's loop that submits the tasks one by one took, on the
@@ -354,7 +354,10 @@ def submission_text(startup: float, submit: float, tasks: int, first_starts=None
     with the number of tasks), not one-off start-up. When the loop outlasts the start-up, its tail
     overlaps the first tasks and lies inside the compared window (tasks not yet submitted cannot start).
     ``first_starts`` (optional) maps each worker's name to its first task's start, in seconds after the
-    first task of all started: a worker that starts late sat idle waiting for its first task."""
+    first task of all started: a worker that starts late sat idle waiting for its first task.
+    ``first_ready`` (optional, same keys, same clock) gives when each worker's first task's predecessors
+    had all finished (0 for a source task): of the late worker's idle start, the part before that moment
+    is waiting on predecessors, the rest counts as inter-task gap (:func:`hetlab.execute.task_gaps`)."""
     from .._validate import check_int, check_nonnegative
 
     startup = check_nonnegative("startup", startup, high=3600.0)
@@ -369,6 +372,13 @@ def submission_text(startup: float, submit: float, tasks: int, first_starts=None
             if not isinstance(name, str):
                 raise TypeError(f"first_starts keys must be worker names (str), got {name!r:.80}")
             starts[name] = check_nonnegative(f"first_starts[{name!r}]", when, high=3600.0)
+    ready: dict = {}
+    if first_ready is not None:
+        if not isinstance(first_ready, dict) or set(first_ready) != set(starts):
+            raise TypeError("first_ready must be a dict with the same worker names as first_starts, "
+                            f"got {first_ready!r:.80}")
+        for name, when in first_ready.items():
+            ready[name] = check_nonnegative(f"first_ready[{name!r}]", when, high=3600.0)
     text = (f"客户端逐个提交 {tasks} 个任务的循环用了 {submit * 1e3:.1f} 毫秒，每任务 {submit / tasks * 1e3:.2f} 毫秒："
             "这是按任务计的开销（任务越多，循环越长），不是一次性启动")
     tail = submit - startup
@@ -383,8 +393,15 @@ def submission_text(startup: float, submit: float, tasks: int, first_starts=None
         name, late = max(starts.items(), key=lambda kv: (kv[1], kv[0]))
         if late > 1e-3:
             text += (f"；{name} 的第一个任务在第一个任务开始后 {late * 1e3:.1f} 毫秒才开始，此前它空等第一个任务"
-                     + (f"（其中前 {min(late, tail) * 1e3:.1f} 毫秒提交仍在进行）" if tail > 0 else "")
-                     + "——这段白缝不是任务间空隙")
+                     + (f"（其中前 {min(late, tail) * 1e3:.1f} 毫秒提交仍在进行）" if tail > 0 else ""))
+            if name in ready:
+                wait = min(late, ready[name])
+                if wait <= 0:
+                    text += f"；它的第一个任务一开始就已就绪，这 {late * 1e3:.1f} 毫秒的白缝全部计入任务间空隙"
+                else:
+                    text += (f"；这段白缝里，前 {wait * 1e3:.1f} 毫秒它的第一个任务还在等前驱，"
+                             + (f"其后 {(late - wait) * 1e3:.1f} 毫秒计入任务间空隙" if late - wait > 0 else
+                                "没有一段计入任务间空隙"))
         else:
             text += "；各工作者的第一个任务都在 1 毫秒之内开始，开头没有工作者空等"
     return text
@@ -833,14 +850,19 @@ def _dask_report(dag, bodies, workers, process_run):
     else:
         where = "实测落在两者之间：差距基本由空隙解释"
     proc = task_gaps(proc_real)
-    first = {d.name: float(real.start[real.device_of == k].min()) for k, d in enumerate(real.devices)
-             if np.any(real.device_of == k)}
+    first, first_ready = {}, {}
+    for k, d in enumerate(real.devices):
+        on = np.flatnonzero(real.device_of == k)
+        if len(on):
+            i = int(on[np.argmin(real.start[on])])
+            first[d.name] = float(real.start[i])
+            first_ready[d.name] = max([0.0] + [float(real.end[p]) for p in real.graph.preds[i]])
     edges, crossed, far_gap, near_gap = cross_worker_edges(real)
     summary = [
         f"Dask 实测 {measured.makespan * 1e3:.1f} 毫秒 = 启动 {startup * 1e3:.1f} 毫秒"
         f"（从客户端开始提交任务图到第一个任务开始）+ 从第一个任务开始算起的 {real.makespan * 1e3:.1f} 毫秒；"
         "下面只比较后者",
-        *([submission_text(startup, submit, len(dag.tasks), first)] if submit is not None else []),
+        *([submission_text(startup, submit, len(dag.tasks), first, first_ready)] if submit is not None else []),
         f"中心就绪队列模拟（空闲的工作者取最早就绪的任务，不计开销）：{queue.makespan * 1e3:.1f} 毫秒；"
         f"偏差 = (实测 − 模拟) / 模拟 = {e0:+.1%}",
         f"每任务空隙（启动已除去）：中位数 {median_gap * 1e3:.2f} 毫秒，平均 {mean_gap * 1e3:.2f} 毫秒"
