@@ -339,19 +339,13 @@ def loop_rate(seconds: float = 0.05, *, repeat: int = 3, statistic: str = "best"
         if took >= seconds / 3 or n >= MAX_LOOP // 2:
             break
         n = min(MAX_LOOP // 2, n * 2)
-    if statistic == "best":
-        times = [took]
-        for _ in range(repeat - 1):
-            t = time.perf_counter()
-            busy_loop(n)
-            times.append(time.perf_counter() - t)
-        return n / min(times)
-    times = []                    # the sizing runs above were the warm-up
-    for _ in range(repeat):
+    # For the median the sizing runs above were the warm-up; for the best, the last of them counts.
+    times = [took] if statistic == "best" else []
+    while len(times) < repeat:
         t = time.perf_counter()
         busy_loop(n)
         times.append(time.perf_counter() - t)
-    return n / float(np.median(times))
+    return n / (min(times) if statistic == "best" else float(np.median(times)))
 
 
 def calibrate(*, cache: bool = True, refresh: bool = False) -> dict:
