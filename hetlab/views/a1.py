@@ -476,12 +476,11 @@ def demo_for_real(scale: float = 0.1, band: float = 0.15, *, details: bool = Fal
               "进程池": max(plan.makespan * scale, busy / min(cores, 3)), "线程池": busy, "单线程依次执行": busy}
     t_serial = runs["串行（全在 CPU 上）"].makespan
     planned_cpu = {kind: (expect[kind] if kind.startswith("串行") else busy) for kind in runs}
-    t_proc, t_thread = runs["进程池"].makespan, runs["线程池"].makespan
-    t_seq0 = runs["单线程依次执行"].makespan
-    proc_base = t_seq0 * expect["进程池"] / busy
-    r_thr, r_proc = t_thread / t_seq0, t_proc / proc_base
-    lines = [f"要点（以实测的单线程依次执行 {t_seq0:.3f} 秒为基线，循环速度的标定偏差被约掉）："
-             f"线程池 {t_thread:.3f} 秒，之比 {r_thr:.2f}（{_band(r_thr - 1, band)[1:-1]}）；"
+    t_proc, t_thr, t_seq = (runs[k].makespan for k in ("进程池", "线程池", "单线程依次执行"))
+    proc_base = t_seq * expect["进程池"] / busy
+    ratio, r_proc = t_thr / t_seq, t_proc / proc_base
+    lines = [f"要点（以实测的单线程依次执行 {t_seq:.3f} 秒为基线，循环速度的标定偏差被约掉）："
+             f"线程池 {t_thr:.3f} 秒，之比 {ratio:.2f}（{_band(ratio - 1, band)[1:-1]}）；"
              f"进程池 {t_proc:.3f} 秒，基线 × 预测 ÷ 忙碌时间之和 = "
              f"{proc_base:.3f} 秒，之比 {r_proc:.2f}（{_band(r_proc - 1, band)[1:-1]}）"]
     more = [f"循环速度 {rate / 1e6:.1f} 百万步/秒（热身一次后七次计时的中位数）；"
@@ -501,7 +500,6 @@ def demo_for_real(scale: float = 0.1, band: float = 0.15, *, details: bool = Fal
         more.append(f"| {kind} | {s.makespan:.3f} | {expect[kind]:.3f} | {_pct(err)}{_band(err, band)} | "
                     f"{s.info['parallelism']:.2f} | {cost:.3f} | {short:.3f} |")
     par_p, par_t = runs["进程池"].info["parallelism"], runs["线程池"].info["parallelism"]
-    t_seq, t_thr = runs["单线程依次执行"].makespan, runs["线程池"].makespan
     share = runs["单线程依次执行"].info["parallelism"]
     cap = min(cores, 3)
     lines.append(f"读数（有效并行度）：线程池 {par_t:.2f}" + thread_parallelism_verdict(par_t)
@@ -512,7 +510,6 @@ def demo_for_real(scale: float = 0.1, band: float = 0.15, *, details: bool = Fal
     more.append("读数（每步 CPU 成本，以单线程依次执行为 1）：" + "\n  ".join(cpu_cost_verdict(
         factors["串行（全在 CPU 上）"] / seq_cost, factors["进程池"] / seq_cost, factors["线程池"] / seq_cost,
         saturated=share < 0.8 or par_p <= 1.3).split("；")))
-    ratio = t_thr / t_seq
     load = measure.load_per_cpu()
     verdict = thread_ratio_verdict(ratio, band, shares=(par_t, share), idle=None if load is None else load <= 0.75)
     drift = factors["串行（全在 CPU 上）"] / seq_cost - 1
