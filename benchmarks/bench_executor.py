@@ -1,15 +1,15 @@
 """Benchmark 5: overhead per task of hetlab's executor, for 1,000 tiny tasks (ratios in one run).
 
 The same 1,000 independent no-op tasks on 2 workers: plain concurrent.futures (submit all, wait:
-hetlab.measure.dispatch_overhead), hetlab.execute.run_graph on the same pool type (dependency
+hetlab.real.measure.dispatch_overhead), hetlab.real.execute.run_graph on the same pool type (dependency
 tracking + timing records), and Dask distributed on a LocalCluster (cluster start-up excluded).
 """
 from __future__ import annotations
 
 import time
 
-from hetlab.execute import run_graph
-from hetlab.measure import dispatch_overhead
+from hetlab.real.execute import run_graph
+from hetlab.real.measure import dispatch_overhead
 from hetlab.tasks import independent_tasks
 
 

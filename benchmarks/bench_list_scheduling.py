@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 import article_demo  # noqa: E402
 from _common import best_of  # noqa: E402
 
-from hetlab import _kernels  # noqa: E402
 from hetlab import schedulers as S  # noqa: E402
 from hetlab.devices import Device  # noqa: E402
+from hetlab.schedulers import _kernels  # noqa: E402
 from hetlab.tasks import Task, TaskGraph  # noqa: E402
 
 

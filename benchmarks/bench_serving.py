@@ -1,4 +1,4 @@
-"""Benchmark: LLM serving simulation of 100,000 requests (hetlab.serving), against a bare heapq loop.
+"""Benchmark: LLM serving simulation of 100,000 requests (hetlab.models.serving), against a bare heapq loop.
 
 Baselines in the same run, both bare heapq loops with no batching logic:
 - per request: push and pop an arrival and a completion for every request (the least any event-driven
@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import best_of  # noqa: E402
 
-from hetlab import serving as SV  # noqa: E402
+from hetlab.models import serving as SV  # noqa: E402
 
 
 def bare_token_loop(arrivals, output) -> int:

@@ -5,7 +5,7 @@ widgets of the book (by time per redraw) it measures, in the same run:
 
 - before: the naive pattern, ``ipywidgets.interact`` calling the plotting function, which builds
   a new pyplot figure on every change and re-displays it in an Output area;
-- after: the book's ``hetlab.views`` widget (one figure reused, artists updated in place where it
+- after: the book's ``hetlab.book.views`` widget (one figure reused, artists updated in place where it
   matters, layout solved once, light PNG compression, the bars of a Gantt chart drawn as one collection).
 
 Latency = time of the key press (performance.now() in the page) to the first animation frame after
@@ -33,7 +33,9 @@ import labdriver  # noqa: E402
 
 SETUP = """import ipywidgets as w
 import matplotlib.pyplot as plt
-from hetlab import views, plotting, serving, simulators as sim
+from hetlab.book import views
+from hetlab import plotting
+from hetlab.models import serving, simulators as sim
 plotting.use_cjk_font()
 def slider(d, lo, hi, step, value, kind=w.FloatSlider):
     return kind(min=lo, max=hi, step=step, value=value, description=d, continuous_update=False)"""
@@ -136,7 +138,7 @@ def main() -> dict:
             before = summary(measure(page, 3 + 2 * k, label))
             results[name] = {"before": before, "after": after}
             print(f"    {name:<20} before (naive interact): median {before[0]:6.0f} ms, P95 {before[1]:6.0f} ms"
-                  f" | after (hetlab.views): median {after[0]:6.0f} ms, P95 {after[1]:6.0f} ms"
+                  f" | after (hetlab.book.views): median {after[0]:6.0f} ms, P95 {after[1]:6.0f} ms"
                   f" | {before[0] / after[0]:.1f}x faster")
         page.close()
     print("    as a ratio to the floor (median / P95; 1.0x = nothing left to gain in the widget):")

@@ -7,9 +7,9 @@ The library behind the hetlab textbook. A handful of plain concepts:
 - a scheduler is ``policy(graph, devices, **options) -> Schedule`` (:mod:`hetlab.schedulers`);
 - :class:`~hetlab.schedule.Schedule`: where and when each task runs, validated;
 - :mod:`hetlab.formulas`: the book's formulas (Amdahl, N* = sqrt(W/Os), ...);
-- :mod:`hetlab.simulators`, :mod:`hetlab.training`, :mod:`hetlab.serving`: pipelines, memory and step time of
+- :mod:`hetlab.models.simulators`, :mod:`hetlab.models.training`, :mod:`hetlab.models.serving`: pipelines, memory and step time of
   DP x TP x PP training, LLM serving with continuous batching;
-- :mod:`hetlab.plotting`, :mod:`hetlab.widgets`, :mod:`hetlab.quiz`: figures, sliders and quizzes.
+- :mod:`hetlab.plotting`, :mod:`hetlab.widgets`, :mod:`hetlab.book.quiz`: figures, sliders and quizzes.
 
 Submodules load on first use, so ``import hetlab`` stays fast.
 

@@ -1,4 +1,4 @@
 """Command line: ``python -m hetlab --help``."""
-from hetlab.cli import main
+from hetlab.book.cli import main
 
 raise SystemExit(main())

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import as_float_array, check_finite_result, check_int, check_positive
+from hetlab._validate import as_float_array, check_finite_result, check_int, check_positive
 
 __all__ = ["amdahl_with_allreduce", "peak_devices", "copy_compute_pipeline"]
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from . import schedulers as S
-from ._validate import check_fields, check_int, check_positive, check_sequence
-from .devices import identical
-from .tasks import Task, TaskGraph, _as_graph
+from hetlab import schedulers as S
+from hetlab._validate import check_fields, check_int, check_positive, check_sequence
+from hetlab.devices import identical
+from hetlab.tasks import Task, TaskGraph, _as_graph
 
 __all__ = ["SweepRow", "device_sweep", "sweep_table_zh"]
 

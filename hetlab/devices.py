@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ._validate import (
+from hetlab._validate import (
     check_bool,
     check_finite_result,
     check_instance,

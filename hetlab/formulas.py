@@ -19,7 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import as_float_array, check_finite_result, check_instance, check_int, check_nonnegative, check_positive
+from hetlab._validate import (
+    as_float_array,
+    check_finite_result,
+    check_instance,
+    check_int,
+    check_nonnegative,
+    check_positive,
+)
 
 __all__ = [
     "serial_time", "parallel_time", "peak_compute", "total_time", "optimal_tasks", "GranularityDerivation",

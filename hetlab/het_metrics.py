@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ._validate import check_positive
-from .devices import Device, check_devices
-from .tasks import Task, TaskGraph, as_graph, total_work
+from hetlab._validate import check_positive
+from hetlab.devices import Device, check_devices
+from hetlab.tasks import Task, TaskGraph, as_graph, total_work
 
 # HeteroMetrics and BatchPoint: result types, built by hetero_metrics and batch_latency
 __all__ = ["speed_weighted_efficiency", "hetero_metrics", "conflict_start", "batch_latency"]
@@ -90,7 +90,7 @@ def hetero_metrics(graph: TaskGraph | Sequence[Task], devices: Sequence[Device],
                    policy: str = "LPT") -> HeteroMetrics:
     """Schedule independent tasks on ``devices`` with ``policy`` (a key of ``schedulers.POLICIES``) and
     report both baselines, the naive ``S/N``, the speed-weighted ``E_w`` and the mean utilisation."""
-    from . import schedulers as S
+    from hetlab import schedulers as S
 
     try:
         graph = as_graph(graph)

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._validate import (
+from hetlab._validate import (
     check_bool,
     check_instance,
     check_int,
@@ -147,7 +147,7 @@ def gantt(schedule, ax=None, *, title: str | None = None, show_names: bool = Tru
     from matplotlib.collections import PolyCollection
     from matplotlib.patches import Patch
 
-    from .schedule import Schedule
+    from hetlab.schedule import Schedule
 
     check_instance("schedule", schedule, Schedule)
     for name, flag in (("show_names", show_names), ("show_deps", show_deps), ("highlight_steals", highlight_steals)):
@@ -201,7 +201,7 @@ def gantt(schedule, ax=None, *, title: str | None = None, show_names: bool = Tru
 
 def speedup_curve(p_values: Sequence[float], n_max: int = 1024, ax=None, *, log: bool = True):
     """Amdahl speed-up against device count for each parallel fraction, with its 1/(1-p) ceiling."""
-    from .formulas import amdahl, amdahl_limit
+    from hetlab.formulas import amdahl, amdahl_limit
 
     p_values = _check_p_values(p_values)
     log = check_bool("log", log)
@@ -228,7 +228,7 @@ def speedup_curve(p_values: Sequence[float], n_max: int = 1024, ax=None, *, log:
 
 def efficiency_curve(p_values: Sequence[float], n_max: int = 1024, ax=None):
     """Amdahl efficiency ``E = 1 / (N (1 - p) + p)`` against device count."""
-    from .formulas import amdahl_efficiency
+    from hetlab.formulas import amdahl_efficiency
 
     p_values = _check_p_values(p_values)
     n_max = check_int("n_max", n_max, low=1, high=10**12)
@@ -247,7 +247,7 @@ def efficiency_curve(p_values: Sequence[float], n_max: int = 1024, ax=None):
 
 def granularity_curve(W: float, Os: float, ax=None, *, n_max: int | None = None):
     """The U-curve ``T(N) = N Os + W / N`` with its two terms and the optimum N* marked."""
-    from .formulas import optimal_tasks, total_time
+    from hetlab.formulas import optimal_tasks, total_time
 
     # Bounded so that every term of T(N) = N Os + W / N stays a float over the plotted range.
     W = check_nonnegative("W", W, high=1e100)
@@ -278,7 +278,7 @@ def granularity_curve(W: float, Os: float, ax=None, *, n_max: int | None = None)
 
 def pipeline_timeline(schedule, ax=None, *, title: str | None = None):
     """A pipeline schedule's Gantt chart (forward blue, backward orange), with its bubble share."""
-    from .schedule import Schedule
+    from hetlab.schedule import Schedule
 
     check_instance("schedule", schedule, Schedule)
     bubble = schedule.info.get("bubble_fraction")

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import as_float_array
+from hetlab._validate import as_float_array
 
 __all__ = ["scaled_fraction", "unscaled_fraction"]
 

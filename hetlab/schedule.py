@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import check_nonnegative, check_real
-from .devices import Device, check_devices
-from .tasks import TaskGraph, as_device_indices, assigned_costs, comm_matrices
+from hetlab._validate import check_nonnegative, check_real
+from hetlab.devices import Device, check_devices
+from hetlab.tasks import TaskGraph, as_device_indices, assigned_costs, comm_matrices
 
 __all__ = ["Placement", "Schedule", "ScheduleError"]
 
@@ -119,7 +119,7 @@ class Schedule:
     @property
     def imbalance(self) -> float:
         """Load imbalance ``(W_max - W_avg) / W_avg`` over the devices' busy times."""
-        from .formulas import imbalance
+        from hetlab.formulas import imbalance
 
         return imbalance(self.busy)
 

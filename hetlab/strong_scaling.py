@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import as_float_array, check_finite_result, check_positive, check_real
+from hetlab._validate import as_float_array, check_finite_result, check_positive, check_real
 
 __all__ = ["step_time", "speedup_with_allreduce", "best_device_count", "efficiency_knee"]
 

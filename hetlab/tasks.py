@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
 
-from ._validate import check_int, check_nonnegative
-from .devices import Device, check_devices
+from hetlab._validate import check_int, check_nonnegative
+from hetlab.devices import Device, check_devices
 
 __all__ = ["Task", "TaskGraph", "CycleError", "UnknownTaskError", "as_graph", "execution_time", "cost_matrix",
            "assigned_costs", "comm_matrices", "critical_path", "total_work", "independent_tasks", "random_dag"]

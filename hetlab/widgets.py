@@ -12,7 +12,7 @@ import io
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._validate import (
+from hetlab._validate import (
     check_bool,
     check_callable,
     check_instance,
@@ -144,7 +144,7 @@ class Explorer:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
-        from .plotting import use_cjk_font
+        from hetlab.plotting import use_cjk_font
 
         check_callable("draw", draw)
         if not isinstance(controls, Mapping):

@@ -4,10 +4,10 @@ import math
 import numpy as np
 import pytest
 
-from hetlab import measure
 from hetlab import schedulers as S
 from hetlab.devices import Device, kitchen
-from hetlab.execute import Attribution, attribute, run_plan
+from hetlab.real import measure
+from hetlab.real.execute import Attribution, attribute, run_plan
 from hetlab.tasks import Task, TaskGraph
 from hetlab.workloads import article_tasks
 
@@ -83,7 +83,7 @@ def test_sweep_repeat_is_validated():
 def test_gantt_panels_and_machine_note():
     import matplotlib
     matplotlib.use("Agg")
-    from hetlab.views import a1
+    from hetlab.book.views import a1
     plan = S.eft(article_tasks(), kitchen())
     fig = a1.gantt_panels([(plan, "a"), (plan, "b")], mark=plan.makespan)
     assert len(fig.axes) == 2
@@ -96,7 +96,7 @@ def test_gantt_panels_and_machine_note():
 
 
 def test_attribution_text_reads_a_run():
-    from hetlab.views import a1
+    from hetlab.book.views import a1
     plan = S.eft(article_tasks(), kitchen())
     text = a1.attribution_text(plan, plan, 1e-4, 2e-4)
     assert "偏差（实测 − 模拟）/ 模拟 = +0.0%（在 ±15% 之内）" in text and "拉长倍数中位数 1.00" in text
@@ -123,7 +123,7 @@ def test_run_plan_records_cpu_time_and_sequential_baseline():
 
 
 def test_task_gaps_sum_to_attribution_gaps():
-    from hetlab.execute import task_gaps
+    from hetlab.real.execute import task_gaps
     g = TaskGraph([Task("a", 1.0), Task("b", 1.0), Task("c", 1.0)], [("a", "b")])
     plan = S.eft(g, [Device("w0", "CPU", 1.0), Device("w1", "CPU", 1.0)])
     import dataclasses
@@ -165,7 +165,7 @@ def test_attribute_totals_see_the_long_tail():
 
 
 def test_attribution_text_names_load_and_long_tail():
-    from hetlab.views import a1
+    from hetlab.book.views import a1
     plan, real = _stretched_run()
     text = a1.attribution_text(plan, real, 1e-4, 1e-3)
     assert "1 个任务被拉长 2 倍以上" in text and "额外忙碌 +40.0 毫秒" in text
@@ -177,7 +177,7 @@ def test_attribution_text_names_load_and_long_tail():
 def test_gantt_panels_label_the_same_tasks():
     import matplotlib
     matplotlib.use("Agg")
-    from hetlab.views import a1
+    from hetlab.book.views import a1
     plan, real = _stretched_run()
     fig = a1.gantt_panels([(plan, "plan"), (real, "real")], label_from=1, names=1)
     names = [[t.get_text() for t in ax.texts] for ax in fig.axes]
@@ -189,7 +189,7 @@ def test_gantt_panels_label_the_same_tasks():
 def test_thread_verdicts_use_stated_tolerances():
     import pytest
 
-    from hetlab.views import a1
+    from hetlab.book.views import a1
 
     assert "不超过 1 个核" in a1.thread_parallelism_verdict(1.01)
     assert "容差 0.05" in a1.thread_parallelism_verdict(1.01)
@@ -212,7 +212,7 @@ def test_thread_verdicts_use_stated_tolerances():
 
 
 def test_lane_stagger_and_stretch_reads_a_thread_run():
-    from hetlab.views import a1
+    from hetlab.book.views import a1
 
     plan = S.POLICIES["article demo"](article_tasks(), kitchen())
     run = run_plan(plan, 0.002, executor="thread", steps_per_second=measure.loop_rate(0.01)).schedule
@@ -235,7 +235,7 @@ def test_sleep_body_waits_and_validates():
 
 
 def test_gil_gap_control_returns_gaps_for_both_bodies():
-    from hetlab.execute import gil_gap_control
+    from hetlab.real.execute import gil_gap_control
     from hetlab.tasks import random_dag
 
     g = random_dag(6, mean_degree=1.0, work=(1.0, 2.0), data=(0.0, 0.0), seed=0)
@@ -246,7 +246,7 @@ def test_gil_gap_control_returns_gaps_for_both_bodies():
 
 
 def test_gil_gap_control_rejects_bad_input():
-    from hetlab.execute import gil_gap_control
+    from hetlab.real.execute import gil_gap_control
 
     g = article_tasks()
     with pytest.raises(ValueError, match="seconds_per_unit"):
@@ -264,7 +264,7 @@ def test_gil_gap_control_rejects_bad_input():
 
 
 def test_gil_control_verdict_covers_every_outcome():
-    from hetlab.views.a1 import gil_control_verdict
+    from hetlab.book.views.a1 import gil_control_verdict
 
     assert "与 GIL 假设一致" in gil_control_verdict(0.004, 0.001)
     assert "一部分" in gil_control_verdict(0.004, 0.0028)
@@ -281,7 +281,7 @@ def test_gil_control_verdict_covers_every_outcome():
 def test_gil_control_text_says_so_without_dask(monkeypatch):
     import builtins
 
-    from hetlab.views.a1 import gil_control_text
+    from hetlab.book.views.a1 import gil_control_text
 
     real_import = builtins.__import__
 
@@ -315,7 +315,7 @@ def test_offload_breakeven_matches_the_closed_form_and_validates():
 
 
 def test_a1_readings_follow_the_numbers():
-    from hetlab.views import a1
+    from hetlab.book.views import a1
 
     assert a1._pct(-0.001, 0) == "0%" and a1._pct(0.0881) == "+8.8%"
     cal = {"matmul_gflops": 40.0, "gpu": {"available": False}}
@@ -325,8 +325,8 @@ def test_a1_readings_follow_the_numbers():
 
 
 def test_gantt_panels_colour_by_level():
+    from hetlab.book.views import a1
     from hetlab.tasks import random_dag
-    from hetlab.views import a1
 
     dag = random_dag(12, mean_degree=1.5, seed=1)
     s = S.eft(dag, [Device("w0", "CPU", 1.0), Device("w1", "CPU", 1.0)])
@@ -342,7 +342,7 @@ def test_offload_breakeven_refuses_absurd_links():
 
 
 def test_cost_and_shortfall_is_an_identity():
-    from hetlab.views import a1
+    from hetlab.book.views import a1
 
     cost, short = a1.cost_and_shortfall(0.220, 0.189, 1.90, 0.378)
     assert abs(cost * short - 0.220 / 0.189) < 1e-12
@@ -352,7 +352,7 @@ def test_cost_and_shortfall_is_an_identity():
 
 
 def test_cpu_cost_verdict_is_conditional():
-    from hetlab.views import a1
+    from hetlab.book.views import a1
 
     assert "核都忙时每个核变慢" in a1.cpu_cost_verdict(1.0, 1.13, 1.0)
     assert "没有让核明显变慢" in a1.cpu_cost_verdict(1.0, 1.01, 1.0)
@@ -365,7 +365,7 @@ def test_cpu_cost_verdict_is_conditional():
 def test_idle_gap_text_names_the_gap_and_blocked_tasks():
     from hetlab import Device, random_dag
     from hetlab import schedulers as S
-    from hetlab.views import a1
+    from hetlab.book.views import a1
 
     dag = random_dag(40, mean_degree=1.5, work=(2.0, 10.0), data=(0.0, 0.0), seed=1)
     workers = [Device(f"worker{k}", "CPU", 1000.0) for k in range(2)]
@@ -379,7 +379,7 @@ def test_idle_gap_text_names_the_gap_and_blocked_tasks():
 
 
 def test_cpu_cost_verdict_saturated_machine():
-    from hetlab.views import a1
+    from hetlab.book.views import a1
 
     assert "饱和" in a1.cpu_cost_verdict(1.0, 1.2, 1.0, saturated=True)
     with pytest.raises(TypeError, match="saturated"):
@@ -387,7 +387,7 @@ def test_cpu_cost_verdict_saturated_machine():
 
 
 def test_cpu_cost_verdict_thread_reading_qualified_by_drift():
-    from hetlab.views import a1
+    from hetlab.book.views import a1
 
     assert "分不出" in a1.cpu_cost_verdict(1.14, 1.0, 1.07)
     assert "分不出" in a1.cpu_cost_verdict(1.0, 1.0, 1.07, saturated=True)
@@ -397,7 +397,7 @@ def test_cpu_cost_verdict_thread_reading_qualified_by_drift():
 def test_cross_worker_edges_and_lane_first_stretch():
     import dataclasses
 
-    from hetlab.views.a1 import cross_worker_edges, lane_first_stretch
+    from hetlab.book.views.a1 import cross_worker_edges, lane_first_stretch
     g = TaskGraph([Task("a", 1.0), Task("b", 1.0), Task("c", 1.0)], [("a", "b"), ("a", "c")])
     plan = S.eft(g, [Device("w0", "cpu", 1.0), Device("w1", "cpu", 1.0)])
     edges, crossed, far, near = cross_worker_edges(plan)
@@ -410,7 +410,7 @@ def test_cross_worker_edges_and_lane_first_stretch():
 
 
 def test_dask_report_figure_flag(monkeypatch):
-    from hetlab.views import a1
+    from hetlab.book.views import a1
 
     with pytest.raises(TypeError, match="figure"):
         a1.dask_report(None, None, None, None, figure="yes")
@@ -429,7 +429,7 @@ def test_dask_report_figure_flag(monkeypatch):
 
 
 def test_split_startup_adds_up_and_removes_the_startup_from_the_gaps():
-    from hetlab.execute import split_startup, task_gaps
+    from hetlab.real.execute import split_startup, task_gaps
     from hetlab.schedule import Schedule
 
     g = TaskGraph([Task("a", 1.0), Task("b", 1.0), Task("c", 1.0)], [("a", "c")])
@@ -450,7 +450,7 @@ def test_split_startup_adds_up_and_removes_the_startup_from_the_gaps():
 
 def test_dask_run_warms_up_before_the_clock_and_reports_its_startup():
     pytest.importorskip("dask.distributed", reason="dask[distributed] not installed (test extra)")
-    from hetlab.execute import run_graph, split_startup
+    from hetlab.real.execute import run_graph, split_startup
 
     g = TaskGraph([Task("a", 1.0), Task("b", 1.0), Task("c", 1.0)], [("a", "c"), ("b", "c")])
     run = run_graph(g, {k: measure.Spin(0.002) for k in "abc"}, executor="dask", workers=2)
@@ -473,7 +473,7 @@ def test_loop_rate_median_option():
 
 
 def test_demo_for_real_details_flag_is_checked():
-    from hetlab.views import a1
+    from hetlab.book.views import a1
 
     with pytest.raises(TypeError, match="details"):
         a1.demo_for_real(0.01, details="yes")
@@ -482,7 +482,7 @@ def test_demo_for_real_details_flag_is_checked():
 
 
 def test_sweep_counts_add_p_p_plus_one_and_2p():
-    from hetlab.views.a1 import sweep_counts
+    from hetlab.book.views.a1 import sweep_counts
 
     assert sweep_counts(2) == [1, 2, 3, 4, 8, 16, 64, 256]
     assert sweep_counts(16) == [1, 2, 3, 4, 8, 16, 17, 32, 64, 256]
@@ -494,8 +494,8 @@ def test_sweep_counts_add_p_p_plus_one_and_2p():
 
 
 def test_sawtooth_text_is_general_in_p():
-    from hetlab import granularity as G
-    from hetlab.views.a1 import sawtooth_text
+    from hetlab.book.views.a1 import sawtooth_text
+    from hetlab.models import granularity as G
 
     w, os_ = 0.2, 400e-6
     for p in (2, 3, 8):
@@ -517,8 +517,8 @@ def test_sawtooth_text_is_general_in_p():
 
 
 def test_sweep_figure_draws_a_sweep_and_validates():
-    from hetlab import granularity as G
-    from hetlab.views.a1 import sweep_counts, sweep_figure
+    from hetlab.book.views.a1 import sweep_counts, sweep_figure
+    from hetlab.models import granularity as G
 
     for p in (2, 3, 16):
         counts = sweep_counts(p)
@@ -539,7 +539,7 @@ def test_chapter_label_names_the_appendix():
     import tempfile
     from pathlib import Path
 
-    from hetlab.progress import ProgressStore, chapter_label
+    from hetlab.book.progress import ProgressStore, chapter_label
 
     assert chapter_label(5) == "第 5 章" and chapter_label(14) == "附录 A1"
     with pytest.raises(ValueError, match="chapter"):
@@ -550,7 +550,7 @@ def test_chapter_label_names_the_appendix():
 
 
 def test_dask_report_as_dict(monkeypatch):
-    from hetlab.views import a1
+    from hetlab.book.views import a1
 
     monkeypatch.setattr(a1, "_dask_report", lambda *args: ("跳过 Dask（未安装）", "", None, None))
     out = a1.dask_report(None, None, None, None, as_dict=True)
@@ -565,8 +565,8 @@ def test_dask_report_as_dict(monkeypatch):
 
 
 def test_gil_control_text_prints_the_run_to_run_spread(monkeypatch):
-    from hetlab import execute
-    from hetlab.views.a1 import gil_control_text
+    from hetlab.book.views.a1 import gil_control_text
+    from hetlab.real import execute
 
     def fake(graph, **kwargs):
         spin = np.concatenate([np.full(8, 0.004), np.full(8, 0.005)])
@@ -585,7 +585,7 @@ def test_gil_control_text_prints_the_run_to_run_spread(monkeypatch):
 
 
 def test_submission_text_is_true_in_every_order_of_events():
-    from hetlab.views import a1
+    from hetlab.book.views import a1
     # the loop outlasts the start-up: its tail overlaps the first tasks, inside the compared window
     text = a1.submission_text(0.0176, 0.0356, 40, {"worker0": 0.0, "worker1": 0.033})
     assert "其中" not in text.split("；")[0]
@@ -621,7 +621,7 @@ def test_submission_text_is_true_in_every_order_of_events():
 
 
 def test_speedup_text_prints_model_values_and_flags_a_drifted_serial_run():
-    from hetlab.views import a1
+    from hetlab.book.views import a1
     measured = {"进程池": 3.67, "线程池": 1.76, "单线程依次执行": 1.87}
     model = {"进程池": 3.01, "线程池": 1.51, "单线程依次执行": 1.51}
     calm = a1.speedup_text(measured, model, 0.02)
@@ -641,7 +641,7 @@ def test_speedup_text_prints_model_values_and_flags_a_drifted_serial_run():
 def test_gantt_panels_draws_events_in_the_legend():
     import matplotlib.pyplot as plt
 
-    from hetlab.views import a1
+    from hetlab.book.views import a1
 
     plan = S.POLICIES["article demo"](article_tasks(), kitchen())
     fig = a1.gantt_panels([(plan, "a"), (plan, "b")], mark=1.0, events=[(1, 2.0, "submitted")])

@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from hetlab import views
+from hetlab.book import views
 from hetlab.workloads import article_tasks
 
 

@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from hetlab import quiz
-from hetlab.answer_key import answer_key
-from hetlab.cli import main
+from hetlab.book import quiz
+from hetlab.book.answer_key import answer_key
+from hetlab.book.cli import main
 
 
 def _blocks(text: str) -> dict[str, list[str]]:

@@ -1,7 +1,7 @@
 """Chapter 1 extras: the SIMT branch-divergence model and the Flynn figure's key."""
 import pytest
 
-from hetlab.simt import warp_divergence
+from hetlab.models.simt import warp_divergence
 
 
 def test_divergent_warp_runs_both_sides_one_after_the_other():
@@ -46,7 +46,7 @@ def test_flynn_diagram_has_a_key_and_consistent_subtitles():
 
 
 def test_warp_divergence_record_rejects_inconsistent_fields():
-    from hetlab.simt import WarpDivergence
+    from hetlab.models.simt import WarpDivergence
 
     assert WarpDivergence(8, 32, 1.0, 1.0, 2.0, 0.5).utilisation == 0.5
     with pytest.raises(ValueError, match="utilisation"):
@@ -61,7 +61,7 @@ def test_static_figures_of_the_widgets():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from hetlab import views
+    from hetlab.book import views
 
     ax = views.serial_vs_parallel_figure(tasks=4, spread=0.5)
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
@@ -84,7 +84,7 @@ def test_player_title_does_not_give_the_makespan_away():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from hetlab.views.ch01 import _Chart
+    from hetlab.book.views.ch01 import _Chart
 
     fig, ax = plt.subplots()
     chart = _Chart(ax, "article demo")

@@ -1,8 +1,8 @@
 """Chapter 2 extras: peak width against average parallelism, and the example-dish figure."""
 import pytest
 
-from hetlab import workspan as WS
 from hetlab.devices import identical
+from hetlab.schedulers import bounds as WS
 from hetlab.tasks import Task, TaskGraph, random_dag
 
 
@@ -38,7 +38,7 @@ def test_dish_figure_and_critical_gantt():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from hetlab import views
+    from hetlab.book import views
 
     axes = views.dish_figure()
     assert len(axes) == 3
@@ -48,8 +48,8 @@ def test_dish_figure_and_critical_gantt():
 
 
 def test_transformer_layer_is_almost_a_chain():
-    from hetlab.opgraphs import transformer_layer
     from hetlab.tasks import critical_path
+    from hetlab.workloads.opgraphs import transformer_layer
 
     g = transformer_layer()
     assert len(g) == 14
@@ -62,7 +62,7 @@ def test_transformer_layer_is_almost_a_chain():
 
 
 def test_transformer_layer_validates():
-    from hetlab.opgraphs import transformer_layer
+    from hetlab.workloads.opgraphs import transformer_layer
 
     with pytest.raises(ValueError, match="heads"):
         transformer_layer(hidden=100, heads=3)
@@ -78,7 +78,7 @@ def test_critical_gantt_draws_only_the_critical_path_on_request():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from hetlab import views
+    from hetlab.book import views
 
     g = views.example_graph("dag", 16)
     s = WS.greedy(g, identical(3, speed=10.0))
@@ -98,7 +98,7 @@ def test_transformer_figure_names_the_span():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from hetlab import views
+    from hetlab.book import views
 
     ax = views.transformer_figure()
     assert "D = 2842.3" in ax.get_title() and "W/D = 1.16" in ax.get_title()

@@ -1,8 +1,8 @@
 """Chapter 3 extras: TF32/INT8 tensor rows, vendor NPU peaks, offload times."""
 import pytest
 
-from hetlab import hardware as H
-from hetlab.views import ch03
+from hetlab.book.views import ch03
+from hetlab.models import hardware as H
 
 
 def test_tf32_and_int8_tensor_rows_match_datasheet():
@@ -79,7 +79,7 @@ def test_static_figures_have_chinese_titles_and_units():
 def test_gpu_occupancy_and_littles_law():
     import pytest as _pt
 
-    from hetlab import hardware as _H
+    from hetlab.models import hardware as _H
     o = _H.gpu_occupancy(10_000, 256)
     assert (o.blocks, o.sms_used, o.warps_per_used_sm, o.warp_slots) == (40, 40, 8.0, 64)
     o = _H.gpu_occupancy(10_000, 128)

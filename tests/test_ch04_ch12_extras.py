@@ -1,8 +1,8 @@
 """Library additions for chapters 4 and 12: grain levels, greedy makespan, and chapter 12's verdicts."""
 import pytest
 
-from hetlab import granularity as G
-from hetlab import misconceptions as M
+from hetlab.book import misconceptions as M
+from hetlab.models import granularity as G
 
 
 def test_grain_levels_ratio_falls_with_level():

@@ -3,10 +3,10 @@ import matplotlib
 import pytest
 
 import hetlab
-from hetlab import dispatch_cost as DC
-from hetlab import runtime_variance as R
 from hetlab import schedulers as S
 from hetlab.devices import identical, kitchen
+from hetlab.models import dispatch as DC
+from hetlab.models import dynamics as R
 from hetlab.workloads import skewed_tasks
 
 matplotlib.use("Agg")
@@ -72,7 +72,7 @@ def test_seeds_validation():
 def test_gantt_legend_titles_and_identical():
     import matplotlib.pyplot as plt
 
-    from hetlab.views import ch05
+    from hetlab.book.views import ch05
     g, d = _orders()
     fig, ax = plt.subplots()
     hetlab.plotting.gantt(S.lpt(g, d), ax)
@@ -95,8 +95,8 @@ def test_fork_join_wins_counts():
 
 
 def test_decision_counts_fast_device_decides_most_and_predicts_small_overhead():
-    from hetlab import dispatch_cost as DC
     from hetlab.devices import kitchen
+    from hetlab.models import dispatch as DC
     from hetlab.workloads import skewed_tasks
 
     orders, devices = skewed_tasks(24, spread=0.8, seed=7), kitchen()
@@ -111,7 +111,7 @@ def test_decision_counts_fast_device_decides_most_and_predicts_small_overhead():
 
 
 def test_crossing_noise_interpolates_between_grid_points():
-    from hetlab import dispatch_cost as DC
+    from hetlab.models import dispatch as DC
 
     pts = [DC.OverheadPoint(0.0, 1.0, 1.2, 0, 1), DC.OverheadPoint(0.1, 1.0, 1.1, 0, 1),
            DC.OverheadPoint(0.2, 1.3, 1.0, 1, 1)]
@@ -123,8 +123,8 @@ def test_crossing_noise_interpolates_between_grid_points():
 
 
 def test_speed_rule_is_proportional_to_speed_and_beats_round_robin():
-    from hetlab import extra_orders as X
     from hetlab.devices import kitchen
+    from hetlab.models import late_orders as X
     from hetlab.workloads import skewed_tasks
 
     devices = kitchen()
@@ -172,7 +172,7 @@ def test_capacity_bound_rejects_bad_input():
 
 
 def test_ch05_figures_and_table():
-    from hetlab.views import ch05
+    from hetlab.book.views import ch05
     g, d = _orders()
     ws = S.work_stealing(g, d, steal_latency=0.1, initial="first", seed=0)
     fig = ch05.steal_vs_eft_figure(S.eft(g, d), ws)
@@ -206,7 +206,7 @@ def test_capacity_bound_default_decisions():
 
 
 def test_variance_figure():
-    from hetlab.views import ch05
+    from hetlab.book.views import ch05
     g, d = _orders()
     fig = ch05.variance_figure(R.compare_under_variance(g, d, noise=0.0, straggler="GPU", slowdown=4.0))
     assert len(fig.axes) == 2 and "18.96" in fig.axes[0].get_title()

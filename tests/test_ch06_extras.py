@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from hetlab import barrier_model as BM
-from hetlab import sync
+from hetlab.models import barrier as BM
+from hetlab.models import sync
 
 
 def test_expected_max_normal_known_values():
@@ -44,7 +44,7 @@ def test_mean_idle_fraction_and_validation():
 
 
 def test_backward_share_default_unchanged_and_caps():
-    from hetlab.simulators import data_parallel_step
+    from hetlab.models.simulators import data_parallel_step
     base = data_parallel_step(1.0, 64, grad_size=1.0, bandwidth=10.0, latency=1e-4, overlap=0.8)
     same = data_parallel_step(1.0, 64, grad_size=1.0, bandwidth=10.0, latency=1e-4, overlap=0.8, backward_share=1.0)
     capped = data_parallel_step(1.0, 64, grad_size=1.0, bandwidth=10.0, latency=1e-4, overlap=0.8, backward_share=2 / 3)
@@ -59,7 +59,7 @@ def test_backward_share_default_unchanged_and_caps():
 def test_barrier_view_readout_mentions_prediction():
     import matplotlib
     matplotlib.use("Agg")
-    from hetlab.views import ch06
+    from hetlab.book.views import ch06
     explorer = ch06.barrier()
     assert explorer is not None
 

@@ -2,8 +2,8 @@
 import pytest
 
 from hetlab import het_metrics as M
+from hetlab.book.views import ch07
 from hetlab.devices import Device, identical
-from hetlab.views import ch07
 from hetlab.workloads import skewed_tasks
 
 

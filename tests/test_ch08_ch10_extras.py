@@ -3,8 +3,8 @@ import math
 
 import pytest
 
-from hetlab import serving as SV
-from hetlab.views import ch08, ch10
+from hetlab.book.views import ch08, ch10
+from hetlab.models import serving as SV
 
 
 def test_iteration_costs_follow_flops_and_bytes():

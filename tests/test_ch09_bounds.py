@@ -3,10 +3,10 @@ import pytest
 
 from hetlab import schedulers as S
 from hetlab.devices import Link, identical, kitchen
-from hetlab.restructure import serial_stages, split_longest_critical_task, staged_bound
+from hetlab.schedulers.restructure import serial_stages, split_longest_critical_task, staged_bound
 from hetlab.tasks import Task, TaskGraph, random_dag
-from hetlab.workflows import workflow
 from hetlab.workloads import heft_paper_example
+from hetlab.workloads.workflows import workflow
 
 
 def test_serial_stages_peel_a_diamond_completely():
@@ -23,7 +23,7 @@ def test_serial_stages_stop_at_parallel_lanes():
 
 def test_split_head_is_one_stage_of_pieces():
     g = TaskGraph([Task("s", 8.0), Task("a", 1.0), Task("b", 1.0)], [("s", "a"), ("s", "b")])
-    from hetlab.restructure import split_task
+    from hetlab.schedulers.restructure import split_task
 
     head, tail = serial_stages(split_task(g, "s", 4))
     assert head == [["s#0", "s#1", "s#2", "s#3"]] and tail == []
@@ -78,7 +78,7 @@ def test_paper_table_dag_and_padding():
     import matplotlib
 
     matplotlib.use("Agg")
-    from hetlab.views import ch09
+    from hetlab.book.views import ch09
 
     table = ch09.heft_paper_table()
     assert list(table.index) == [f"n{i}" for i in range(1, 11)]
@@ -94,7 +94,7 @@ def test_workflow_gantts_highlight():
     import matplotlib
 
     matplotlib.use("Agg")
-    from hetlab.views import ch09
+    from hetlab.book.views import ch09
 
     fig = ch09.workflow_gantts("montage", ("HEFT",), 100, highlight="mProject_00000001")
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]

@@ -4,7 +4,7 @@ import pytest
 
 from hetlab import schedulers as S
 from hetlab.devices import Link, kitchen
-from hetlab.restructure import split_longest_critical_task, split_task
+from hetlab.schedulers.restructure import split_longest_critical_task, split_task
 from hetlab.tasks import Task, TaskGraph, critical_path, total_work
 from hetlab.workloads import heft_paper_example
 
@@ -24,7 +24,7 @@ def test_cpop_without_pinning_and_with_upward_order_is_heft():
 
 
 def test_cpop_ablation_on_montage_blames_the_order():
-    from hetlab.workflows import workflow
+    from hetlab.workloads.workflows import workflow
 
     flow, shop = workflow("montage", 60, seed=0), kitchen(link=Link(0.0, 100.0))
     full = S.cpop(flow, shop).makespan
@@ -60,7 +60,7 @@ def test_split_task_validates():
 
 
 def test_splitting_epigenomics_first_task_shortens_the_critical_path():
-    from hetlab.workflows import workflow
+    from hetlab.workloads.workflows import workflow
 
     epi, shop = workflow("epigenomics", 60, seed=0), kitchen(link=Link(0.0, 100.0))
     g, name = split_longest_critical_task(epi, shop, 4)
@@ -70,7 +70,7 @@ def test_splitting_epigenomics_first_task_shortens_the_critical_path():
 
 
 def test_chapter_views():
-    from hetlab.views import ch09, ch11
+    from hetlab.book.views import ch09, ch11
 
     assert "LPT 不均衡度 0.018" in ch09.balance_readout(1.0)
     with pytest.raises(ValueError, match="spread"):
@@ -85,7 +85,7 @@ def test_chapter_views():
 
 
 def test_article_program_agrees_with_the_library(capsys):
-    from hetlab import _article_program as A
+    from hetlab.book import _article_program as A
     from hetlab.workloads import article_tasks
 
     assert A.parallel_time(A.TASKS, A.DEVICES) == S.article_demo(article_tasks(), kitchen()).makespan

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from hetlab import frames as FR
 from hetlab import schedulers as S
-from hetlab import serving as SV
 from hetlab.devices import phone_soc
+from hetlab.models import pipelines as FR
+from hetlab.models import serving as SV
 from hetlab.workloads import segmentation_model
 
 
@@ -76,7 +76,7 @@ def test_energy_aware_choice_picks_least_energy_that_meets_the_rate():
 
 
 def test_kernel_efficiency_matches_the_chapter_formula():
-    from hetlab import training as T
+    from hetlab.models import training as T
     assert T.kernel_efficiency(2048) == pytest.approx(0.5 * 2048 / (2048 + 256))
     assert T.kernel_efficiency(4096) > T.kernel_efficiency(2048)
     with pytest.raises(ValueError, match="peak_efficiency"):

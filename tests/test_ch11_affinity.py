@@ -3,9 +3,9 @@ import matplotlib
 import pytest
 
 from hetlab import schedulers as S
-from hetlab.demo import preference_kitchen
+from hetlab.book.demo import preference_kitchen
+from hetlab.book.views import ch11
 from hetlab.devices import kitchen
-from hetlab.views import ch11
 from hetlab.workloads import ARTICLE_TASKS, article_tasks
 
 matplotlib.use("Agg")

@@ -1,5 +1,5 @@
 """Chapter 12: verdict wording follows the direction of the data."""
-from hetlab import misconceptions as m
+from hetlab.book import misconceptions as m
 
 
 def test_split_verdict_slower_says_slower_not_machine_busy_when_idle():

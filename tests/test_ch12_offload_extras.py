@@ -1,8 +1,8 @@
 """Tests for the chapter-12 additions: interleaved pool repeats, spread verdict, crossover, best cards."""
 import pytest
 
-from hetlab import measure
-from hetlab import misconceptions as M
+from hetlab.book import misconceptions as M
+from hetlab.real import measure
 
 
 def test_time_pools_repeated_shape():
@@ -41,7 +41,7 @@ def test_best_cards_matches_chapter():
 
 
 def test_overhead_reading_zh_branches():
-    from hetlab import granularity as G
+    from hetlab.models import granularity as G
     assert "量级一致" in G.overhead_reading_zh(13e-6, 110e-6)
     assert "机器在忙" in G.overhead_reading_zh(86e-6, 1043e-6, busy=True)
     assert "更小" in G.overhead_reading_zh(3e-6, 30e-6)

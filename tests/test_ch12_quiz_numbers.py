@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from hetlab import granularity as G
-from hetlab import misconceptions as M
-from hetlab import quiz
+from hetlab.book import misconceptions as M
+from hetlab.book import quiz
+from hetlab.models import granularity as G
 
 BANK = {q["id"]: q for q in json.loads((Path(M.__file__).parent / "data/questions/c12.json").read_text("utf-8"))}
 

@@ -1,5 +1,5 @@
 """Chapter 12: split_verdict must not read a slow N = 1 pool outlier as a 2x speed-up or a bathtub."""
-from hetlab import misconceptions as M
+from hetlab.book import misconceptions as M
 
 
 def test_split_verdict_flags_slow_n1_outlier():

@@ -5,7 +5,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from hetlab import views  # noqa: E402
+from hetlab.book import views  # noqa: E402
 from hetlab.strong_scaling import best_device_count, speedup_with_allreduce  # noqa: E402
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hetlab import quiz
+from hetlab.book import quiz
 
 CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
 BOOK = sorted(CHAPTERS.glob("[0-9][0-9]-*.ipynb")) + sorted(CHAPTERS.glob("A[0-9]-*.ipynb"))

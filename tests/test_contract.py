@@ -52,44 +52,44 @@ import hetlab
 # --- what is driven ----------------------------------------------------------------------------------------------
 
 #: Modules the issue names; discovery must find each with an ``__all__`` (others are picked up automatically).
-NAMED_MODULES = {"formulas", "devices", "tasks", "schedule", "schedulers", "simulators", "workloads", "quiz",
-                 "progress", "measure", "execute", "plotting", "widgets"}
+NAMED_MODULES = {"formulas", "devices", "tasks", "schedule", "schedulers", "models.simulators", "workloads",
+                 "book.quiz", "book.progress", "real.measure", "real.execute", "plotting", "widgets"}
 
 #: Not driven blindly because calling them has side effects; each has hand-written cases (below, or in the file
 #: named). Matched by the function's own name, wherever it is defined (a function that moves stays excluded).
 SIDE_EFFECTS = {
-    "main": "cli.main parses sys.argv and prints; driven below with argv lists",
-    "time_pools": "measure.time_pools starts a process pool",
-    "calibrate": "measure.calibrate measures the machine for about 2 s and writes a cache file",
-    "calibrated_cpu": "measure.calibrated_cpu(data=None) runs calibrate()",
+    "main": "book.cli.main parses sys.argv and prints; driven below with argv lists",
+    "time_pools": "real.measure.time_pools starts a process pool",
+    "calibrate": "real.measure.calibrate measures the machine for about 2 s and writes a cache file",
+    "calibrated_cpu": "real.measure.calibrated_cpu(data=None) runs calibrate()",
     "export_bank": "writes a question-bank file",
     "import_bank": "rewrites the package's question bank",
     "answer_free_bank": "writes a question-bank file",
     "make_student_edition": "writes a folder of notebooks",
-    "grade": "edition.grade starts Jupyter kernels",
-    "workflow": "workflows.workflow: an unstored instance imports wfcommons (seconds) and reseeds the global "
+    "grade": "book.edition.grade starts Jupyter kernels",
+    "workflow": "workloads.workflows.workflow: an unstored instance imports wfcommons (seconds) and reseeds the global "
                 "generators; see tests/test_workflows.py",
-    "from_wfcommons": "workflows.from_wfcommons needs a wfcommons Workflow object; tests/test_workflows.py drives it",
+    "from_wfcommons": "workloads.workflows.from_wfcommons needs a wfcommons Workflow object; tests/test_workflows.py drives it",
 }
 #: A public function whose name says it writes, or with one of these parameters, must be listed above (or in
 #: WRITERS_DRIVEN, when it only writes where it is told): the sweep refuses to call an unlisted writer.
 WRITER_NAMES = re.compile(r"^(export|import|write|save|dump)_|_bank$")
 WRITER_PARAMS = {"out", "out_dir"}
-WRITERS_DRIVEN = {"edition.check_edition_paths"}   # checks the paths, writes nothing
+WRITERS_DRIVEN = {"book.edition.check_edition_paths"}   # checks the paths, writes nothing
 
 #: Functions whose documented result may be infinite (Amdahl's ceiling 1/(1-p) at p = 1).
 INF_OK = {"formulas.amdahl_limit"}
 #: Functions whose documented result may be negative (a signed error, a serial fraction below zero when the
 #: measured speed-up is superlinear).
-SIGNED_OK = {"formulas.karp_flatt", "execute.makespan_error"}
+SIGNED_OK = {"formulas.karp_flatt", "real.execute.makespan_error"}
 #: Parameters where a negative number is meaningful: (callable, parameter).
 NEGATIVE_OK = {("widgets.slider", "lo"), ("widgets.slider", "hi"), ("widgets.slider", "value"),
                ("widgets.int_slider", "lo"), ("widgets.int_slider", "hi"), ("widgets.int_slider", "value"),
-               ("execute.Attribution", "implied_overhead")}   # below zero when the run beat its plan
+               ("real.execute.Attribution", "implied_overhead")}   # below zero when the run beat its plan
 
 #: Containers where empty is a valid value: (callable, parameter).
 EMPTY_OK = {("tasks.TaskGraph", "tasks"),    # an empty graph: ch01's animation draws one before the first dispatch
-            ("restructure.StagedBound", "head"), ("restructure.StagedBound", "tail")}   # no serial stage
+            ("schedulers.StagedBound", "head"), ("schedulers.StagedBound", "tail")}   # no serial stage
 
 TIME_LIMIT_S = 5.0
 #: Calls allowed longer than TIME_LIMIT_S, with the reason (a documented one-off cost, not a size problem).
@@ -104,12 +104,14 @@ def _label(obj) -> str:
 
 def public_modules() -> dict[str, object]:
     found = {}
-    for info in pkgutil.iter_modules(hetlab.__path__):
-        if info.name.startswith("_"):
+    for info in pkgutil.walk_packages(hetlab.__path__, prefix="hetlab."):
+        name = info.name.removeprefix("hetlab.")
+        # The chapter views (book.views.chNN) are driven by tests/test_views.py at every control's values.
+        if any(part.startswith("_") for part in name.split(".")) or name.startswith("book.views"):
             continue
-        module = importlib.import_module(f"hetlab.{info.name}")
+        module = importlib.import_module(info.name)
         if hasattr(module, "__all__"):
-            found[info.name] = module
+            found[name] = module
     return found
 
 
@@ -146,11 +148,13 @@ def _short(label: str) -> str:
 _TMP = Path(tempfile.mkdtemp(prefix="hetlab-contract-"))
 _SCRATCH = _TMP / "cwd"
 _SCRATCH.mkdir()
-_PACKAGE_DATA = Path(hetlab.__file__).parent / "data"
+_PACKAGE = Path(hetlab.__file__).parent
 
 
 def _data_snapshot() -> dict[str, int]:
-    return {str(p): p.stat().st_mtime_ns for p in sorted(_PACKAGE_DATA.rglob("*")) if p.is_file()}
+    """Every package data file (hetlab/data, hetlab/book/data) with its modification time."""
+    return {str(p): p.stat().st_mtime_ns for p in sorted(_PACKAGE.rglob("*"))
+            if p.is_file() and "data" in p.relative_to(_PACKAGE).parts[:-1]}
 
 
 _DATA_BEFORE = _data_snapshot()
@@ -158,11 +162,13 @@ _DATA_BEFORE = _data_snapshot()
 
 @lru_cache(maxsize=1)
 def _fixtures() -> dict:
-    from hetlab import quiz, schedulers, simulators
-    from hetlab.demo import compare_policies
+    from hetlab import schedulers
+    from hetlab.book import quiz
+    from hetlab.book.demo import compare_policies
+    from hetlab.book.progress import ProgressStore
     from hetlab.devices import kitchen
     from hetlab.formulas import derive_optimal_tasks
-    from hetlab.progress import ProgressStore
+    from hetlab.models import simulators
     from hetlab.tasks import Task, TaskGraph
     from hetlab.workloads import article_tasks
 
@@ -175,7 +181,7 @@ def _fixtures() -> dict:
     report = compare_policies()
     return {"graph": graph, "devices": devices, "schedule": schedule, "small": small, "question": q,
             "result": quiz.check(q.id, "A"), "served": served, "report": report,
-            "derivation": derive_optimal_tasks(), "store": ProgressStore(_TMP / "progress.json")}
+            "derivation": derive_optimal_tasks(), "store": ProgressStore(_TMP / "book.progress.json")}
 
 
 def _slider():
@@ -209,7 +215,7 @@ BY_NAME = {
     "zh": "中文", "en": "English", "p_values": lambda: [0.5, 0.9], "description": "x", "lo": 0.0, "hi": 10.0,
     "step": 1.0, "value": 5.0, "options": lambda: ["a", "b"], "control": lambda: _slider(), "draw": lambda: _draw,
     "controls": lambda: {"x": _slider()}, "question_id": lambda: _fixtures()["question"].id, "answer": "A",
-    "chapter": 3, "total": 4, "payload": lambda: {"a": 1}, "token": lambda: __import__("hetlab.quiz").quiz.seal(
+    "chapter": 3, "total": 4, "payload": lambda: {"a": 1}, "token": lambda: importlib.import_module("hetlab.book.quiz").seal(
         {"a": 1}), "store": lambda: _fixtures()["store"], "source": "x = 1\n", "submission": "s.ipynb",
     "tasks": lambda: _tasks_list(), "op": "matmul", "fn": lambda: _one, "seconds": 0.001, "work": 2.0,
 }
@@ -229,17 +235,17 @@ def _schedule_fields() -> dict:
 
 #: Valid values for one callable, where a name means different things in different places.
 OVERRIDES = {
-    "execute.run_graph": {"graph": lambda: _fixtures()["small"], "functions": lambda: {k: _one for k in "abc"},
+    "real.execute.run_graph": {"graph": lambda: _fixtures()["small"], "functions": lambda: {k: _one for k in "abc"},
                           "executor": "thread", "workers": 2},
-    "execute.RealRun": {"results": lambda: {}, "wall_time": 1.0},
-    "measure.busy_loop": {"n": 100},
-    "measure.split_matmul": {"n": 8, "pieces": (1, 2), "repeat": 1, "workers": 1},
-    "measure.dispatch_overhead": {"tasks": 10, "workers": 1},
-    "measure.fit_overhead": {"task_counts": lambda: [1, 2, 4, 8], "seconds": lambda: [1.0, 0.6, 0.5, 0.6]},
-    "measure.granularity_sweep": {"total_seconds": 0.01, "task_counts": (1, 2), "executor": "thread",
+    "real.execute.RealRun": {"results": lambda: {}, "wall_time": 1.0},
+    "real.measure.busy_loop": {"n": 100},
+    "real.measure.split_matmul": {"n": 8, "pieces": (1, 2), "repeat": 1, "workers": 1},
+    "real.measure.dispatch_overhead": {"tasks": 10, "workers": 1},
+    "real.measure.fit_overhead": {"task_counts": lambda: [1, 2, 4, 8], "seconds": lambda: [1.0, 0.6, 0.5, 0.6]},
+    "real.measure.granularity_sweep": {"total_seconds": 0.01, "task_counts": (1, 2), "executor": "thread",
                                   "workers": 2},
-    "granularity_lab.split_matmul_timing": {"n": 8, "pieces": (1, 2), "repeat": 1, "workers": 1},
-    "measure.PoolTiming": {"jobs": 8, "workers": 2, "serial": 1.0, "threads": 0.9, "processes": 0.6},
+    "real.split_timing.split_matmul_timing": {"n": 8, "pieces": (1, 2), "repeat": 1, "workers": 1},
+    "real.measure.PoolTiming": {"jobs": 8, "workers": 2, "serial": 1.0, "threads": 0.9, "processes": 0.6},
     "formulas.matmul_offload_ms": {"n": 64.0},
     "formulas.GranularityDerivation": lambda: {f.name: getattr(_fixtures()["derivation"], f.name)
                                                for f in dataclasses.fields(_fixtures()["derivation"])},
@@ -256,20 +262,20 @@ OVERRIDES = {
     "schedule.Placement": {"task": "t0", "device": "CPU", "start": 0.0, "end": 1.0},
     "schedulers.execute_plan": {"sequences": lambda: {"CPU": [f"t{i}" for i in range(8)]}},
     "schedulers.StealEvent": {"time": 0.0, "thief": "CPU", "victim": "GPU", "task": "t0"},
-    "simulators.ServeResult": lambda: {f.name: getattr(_fixtures()["served"], f.name)
+    "models.simulators.ServeResult": lambda: {f.name: getattr(_fixtures()["served"], f.name)
                                        for f in dataclasses.fields(_fixtures()["served"])},
-    "quiz.Question": lambda: {f.name: getattr(_fixtures()["question"], f.name)
+    "book.quiz.Question": lambda: {f.name: getattr(_fixtures()["question"], f.name)
                               for f in dataclasses.fields(_fixtures()["question"])},
-    "quiz.Result": lambda: {f.name: getattr(_fixtures()["result"], f.name)
+    "book.quiz.Result": lambda: {f.name: getattr(_fixtures()["result"], f.name)
                             for f in dataclasses.fields(_fixtures()["result"])},
-    "demo.DemoReport": lambda: {f.name: getattr(_fixtures()["report"], f.name)
+    "book.demo.DemoReport": lambda: {f.name: getattr(_fixtures()["report"], f.name)
                                 for f in dataclasses.fields(_fixtures()["report"])},
-    "progress.ProgressStore": {"path": lambda: _TMP / "store.json"},
+    "book.progress.ProgressStore": {"path": lambda: _TMP / "store.json"},
     "widgets.int_slider": {"lo": 0, "hi": 10, "value": 5, "step": 1},
-    "plotting.pipeline_timeline": {"schedule": lambda: __import__("hetlab.simulators").simulators.pipeline_schedule(
+    "plotting.pipeline_timeline": {"schedule": lambda: importlib.import_module("hetlab.models.simulators").pipeline_schedule(
         [1.0, 1.0], 2)},
     "devices.Device.speed_for": {"op": "matmul"},
-    "edition.GradeReport": {"submission": "s.ipynb"},
+    "book.edition.GradeReport": {"submission": "s.ipynb"},
 }
 
 
@@ -290,38 +296,38 @@ _SERVING = {"arrivals": lambda: np.array([0.0, 0.1, 0.2]), "prompt": lambda: np.
 _TRAINING = {"params": 1e9, "devices": 8, "dp": 2, "tp": 2, "pp": 2, "global_batch": 64, "micro_batches": 4,
              "sequence": 512, "layers": 8, "hidden": 1024, "heads": 16}
 OVERRIDES.update({
-    "bank.Question": OVERRIDES["quiz.Question"],
-    "edition.GradeItem": {"id": "c03-1", "kind": "question", "score": 1.0, "max_score": 1.0, "status": "correct"},
-    "frames.stream": {"placement": lambda: _fixtures()["schedule"], "frames": 3},
-    "frames.frame_period": {"placement": lambda: _fixtures()["schedule"], "frames": 3},
-    "frames.split_placement": {"graph": lambda: _mod("workloads").segmentation_model(),
+    "book.bank.Question": OVERRIDES["book.quiz.Question"],
+    "book.edition.GradeItem": {"id": "c03-1", "kind": "question", "score": 1.0, "max_score": 1.0, "status": "correct"},
+    "models.pipelines.stream": {"placement": lambda: _fixtures()["schedule"], "frames": 3},
+    "models.pipelines.frame_period": {"placement": lambda: _fixtures()["schedule"], "frames": 3},
+    "models.pipelines.split_placement": {"graph": lambda: _mod("workloads").segmentation_model(),
                                "first": lambda: {"conv": "NPU", "image": "GPU", "control": "CPU"},
                                "rest": lambda: {"conv": "GPU", "image": "GPU", "control": "CPU"}, "cut": 10},
-    "granularity_lab.SplitTiming": _fields_of(lambda: _mod("granularity_lab").split_matmul_timing(
+    "real.split_timing.SplitTiming": _fields_of(lambda: _mod("real.split_timing").split_matmul_timing(
         8, (1, 2), workers=1, repeat=1)),
-    "granularity_lab.plot_split_timing": {"timing": lambda: _mod("granularity_lab").split_matmul_timing(
+    "real.split_timing.plot_split_timing": {"timing": lambda: _mod("real.split_timing").split_matmul_timing(
         8, (1, 2), workers=1, repeat=1)},
-    "serving.Workload": _SERVING,
-    "serving.simulate": _SERVING,
-    "serving.ServingResult": _fields_of(lambda: _mod("serving").simulate(**{k: v() for k, v in _SERVING.items()})),
-    "serving.skewed_workload": {"n": 8},
-    "training.memory_per_device": {"params": 1e9, "layers": 8, "hidden": 1024, "sequence": 512, "heads": 16},
-    "training.step_time": _TRAINING,
-    "training.TrainingStep": _fields_of(lambda: _mod("training").step_time(**_TRAINING)),
-    "hardware.dram_bandwidth": {"transfers_per_s": 6400e6, "bus_bits": 64},
-    "dispatch_cost.overhead_sweep": {"noises": lambda: [0.0, 0.5], "seeds": 2},
-    "dispatch_cost.break_even_noise": {"noises": lambda: [0.0, 0.5], "seeds": 2},
-    "dispatch_cost.fork_join_wins": {"seeds": lambda: [0, 1], "depth": 3},
-    "dispatch_cost.OverheadPoint": {"noise": 0.1, "static": 2.0, "dynamic": 1.5, "dynamic_wins": 3, "seeds": 4},
-    "dispatch_cost.StealingVsEft": {"menus": lambda: (0, 1), "stealing": lambda: (5.0, 4.0), "eft": lambda: (4.5, 4.5),
+    "models.serving.Workload": _SERVING,
+    "models.serving.simulate": _SERVING,
+    "models.serving.ServingResult": _fields_of(lambda: _mod("models.serving").simulate(**{k: v() for k, v in _SERVING.items()})),
+    "models.serving.skewed_workload": {"n": 8},
+    "models.training.memory_per_device": {"params": 1e9, "layers": 8, "hidden": 1024, "sequence": 512, "heads": 16},
+    "models.training.step_time": _TRAINING,
+    "models.training.TrainingStep": _fields_of(lambda: _mod("models.training").step_time(**_TRAINING)),
+    "models.hardware.dram_bandwidth": {"transfers_per_s": 6400e6, "bus_bits": 64},
+    "models.dispatch.overhead_sweep": {"noises": lambda: [0.0, 0.5], "seeds": 2},
+    "models.dispatch.break_even_noise": {"noises": lambda: [0.0, 0.5], "seeds": 2},
+    "models.dispatch.fork_join_wins": {"seeds": lambda: [0, 1], "depth": 3},
+    "models.dispatch.OverheadPoint": {"noise": 0.1, "static": 2.0, "dynamic": 1.5, "dynamic_wins": 3, "seeds": 4},
+    "models.dispatch.StealingVsEft": {"menus": lambda: (0, 1), "stealing": lambda: (5.0, 4.0), "eft": lambda: (4.5, 4.5),
                                     "lpt": lambda: (4.0, 4.0), "steal_seeds": 2, "steal_latency": 0.0},
-    "dispatch_cost.ForkJoinWins": {"trees": 4, "stealing_beats_static": 3, "central_beats_static": 2,
+    "models.dispatch.ForkJoinWins": {"trees": 4, "stealing_beats_static": 3, "central_beats_static": 2,
                                    "stealing_beats_central": 1},
-    "execute.run_plan": {"plan": lambda: _fixtures()["schedule"], "seconds_per_unit": 1e-3, "executor": "thread",
+    "real.execute.run_plan": {"plan": lambda: _fixtures()["schedule"], "seconds_per_unit": 1e-3, "executor": "thread",
                          "steps_per_second": 1e6},
-    "execute.Attribution": _fields_of(lambda: _mod("execute").attribute(_fixtures()["schedule"],
+    "real.execute.Attribution": _fields_of(lambda: _mod("real.execute").attribute(_fixtures()["schedule"],
                                                                         _fixtures()["schedule"])),
-    "restructure.StagedBound": _fields_of(lambda: _mod("restructure").staged_bound(_staged_graph(),
+    "schedulers.StagedBound": _fields_of(lambda: _mod("schedulers.restructure").staged_bound(_staged_graph(),
                                                                                    _fixtures()["devices"])),
 })
 
@@ -388,9 +394,9 @@ def baseline(label: str, fn) -> dict[str, object]:
 
 def _sample(label: str, cls):
     """An instance of a public class, for driving its methods."""
-    fixtures = {"schedule.Schedule": "schedule", "tasks.TaskGraph": "graph", "simulators.ServeResult": "served",
-                "quiz.Question": "question", "quiz.Result": "result", "demo.DemoReport": "report",
-                "formulas.GranularityDerivation": "derivation", "progress.ProgressStore": "store"}
+    fixtures = {"schedule.Schedule": "schedule", "tasks.TaskGraph": "graph", "models.simulators.ServeResult": "served",
+                "book.quiz.Question": "question", "book.quiz.Result": "result", "book.demo.DemoReport": "report",
+                "formulas.GranularityDerivation": "derivation", "book.progress.ProgressStore": "store"}
     if label in fixtures:
         return _fixtures()[fixtures[label]]
     if label == "devices.Device":
@@ -780,7 +786,7 @@ def _expect_named(exc_info, name):
     ({"jobs": "8"}, "jobs"), ({"jobs": 64, "size": 5_000_000}, "size"),
 ])
 def test_time_pools_refuses_bad_input_before_starting_a_pool(kwargs, name):
-    from hetlab.measure import time_pools
+    from hetlab.real.measure import time_pools
 
     with pytest.raises((ValueError, TypeError)) as info:
         time_pools(**kwargs)
@@ -790,7 +796,7 @@ def test_time_pools_refuses_bad_input_before_starting_a_pool(kwargs, name):
 @pytest.mark.parametrize("kwargs, name", [({"cache": "yes"}, "cache"), ({"refresh": None}, "refresh"),
                                           ({"cache": 1}, "cache")])
 def test_calibrate_checks_its_flags(kwargs, name):
-    from hetlab.measure import calibrate
+    from hetlab.real.measure import calibrate
 
     with pytest.raises(TypeError) as info:
         calibrate(**kwargs)
@@ -800,7 +806,7 @@ def test_calibrate_checks_its_flags(kwargs, name):
 @pytest.mark.parametrize("data", [{}, {"matmul_gflops": math.nan, "cpus": 2}, {"matmul_gflops": -1.0, "cpus": 2},
                                   {"matmul_gflops": 10.0, "cpus": 0}, "text", [1.0]])
 def test_calibrated_cpu_names_the_bad_figure(data):
-    from hetlab.measure import calibrated_cpu
+    from hetlab.real.measure import calibrated_cpu
 
     with pytest.raises((ValueError, TypeError)) as info:
         calibrated_cpu(data)
@@ -808,7 +814,7 @@ def test_calibrated_cpu_names_the_bad_figure(data):
 
 
 def test_calibrated_cpu_from_figures():
-    from hetlab.measure import calibrated_cpu
+    from hetlab.real.measure import calibrated_cpu
 
     cpu = calibrated_cpu({"matmul_gflops": 50.0, "cpus": 4})
     assert cpu.speed == 50.0 and cpu.cores == 4
@@ -816,7 +822,7 @@ def test_calibrated_cpu_from_figures():
 
 @pytest.mark.parametrize("args, name", [((math.nan,), "path"), ((None,), "path"), ((3,), "path")])
 def test_bank_files_reject_bad_paths(args, name):
-    from hetlab.quiz import export_bank, import_bank
+    from hetlab.book.quiz import export_bank, import_bank
 
     for fn in (export_bank, import_bank):
         with pytest.raises((ValueError, TypeError)) as info:
@@ -825,7 +831,7 @@ def test_bank_files_reject_bad_paths(args, name):
 
 
 def test_export_bank_checks_chapter_before_writing(tmp_path):
-    from hetlab.quiz import export_bank
+    from hetlab.book.quiz import export_bank
 
     for chapter in (0, 99, "3", 2.5, True):
         with pytest.raises((ValueError, TypeError)) as info:
@@ -835,7 +841,7 @@ def test_export_bank_checks_chapter_before_writing(tmp_path):
 
 
 def test_student_edition_and_grade_refuse_bad_arguments(tmp_path):
-    from hetlab.edition import grade, make_student_edition
+    from hetlab.book.edition import grade, make_student_edition
 
     for chapters in ([0], [99], ["3"], "3", [2.5]):
         with pytest.raises((ValueError, TypeError)) as info:
@@ -851,7 +857,7 @@ def test_student_edition_and_grade_refuse_bad_arguments(tmp_path):
 # --- the command line ----------------------------------------------------------------------------------------------
 
 def _subcommands():
-    from hetlab.cli import _parser
+    from hetlab.book.cli import _parser
 
     parser = _parser()
     for action in parser._actions:
@@ -867,7 +873,7 @@ CLI_BAD = ["nan", "inf", "-inf", "-1", "1e300", "1e-300", "text", "", "0", "10**
 
 
 def run_cli(argv, monkeypatch, tmp_path):
-    from hetlab.cli import main
+    from hetlab.book.cli import main
 
     monkeypatch.chdir(tmp_path)
     out, err = io.StringIO(), io.StringIO()

@@ -9,8 +9,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hetlab import quiz
-from hetlab.edition import grade, make_student_edition, split_hidden_tests, strip_solutions
+from hetlab.book import quiz
+from hetlab.book.edition import grade, make_student_edition, split_hidden_tests, strip_solutions
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = ROOT / "chapters"
@@ -215,7 +215,7 @@ def test_an_answer_free_environment_has_no_key_anywhere(edition, tmp_path):
     probe = textwrap.dedent("""
         import json, sys
         from pathlib import Path
-        from hetlab import bank, progress, quiz
+        from hetlab.book import bank, progress, quiz
         bank.BANK_PATH = Path("/nonexistent")      # prove the package's own files are never read
         ids = [q.id for q in quiz.questions()]
         feedback = quiz.ask(ids[0], store=progress.ProgressStore(sys.argv[1])).submit("A")

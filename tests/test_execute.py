@@ -3,8 +3,8 @@ import operator
 
 import pytest
 
-from hetlab import measure
-from hetlab.execute import makespan_error, run_graph
+from hetlab.real import measure
+from hetlab.real.execute import makespan_error, run_graph
 from hetlab.tasks import Task, TaskGraph, random_dag
 
 

@@ -1,8 +1,8 @@
-"""Extra orders arriving mid-run: static rule vs dynamic queue (hetlab.extra_orders)."""
+"""Extra orders arriving mid-run: static rule vs dynamic queue (hetlab.models.late_orders)."""
 import pytest
 
-from hetlab import extra_orders as X
 from hetlab.devices import identical, kitchen
+from hetlab.models import late_orders as X
 from hetlab.tasks import independent_tasks
 from hetlab.workloads import skewed_tasks
 

@@ -1,7 +1,7 @@
 import pytest
 
-from hetlab import frames as FR
 from hetlab.devices import Device
+from hetlab.models import pipelines as FR
 from hetlab.tasks import Task, TaskGraph
 
 

@@ -14,8 +14,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from hetlab import quiz
-from hetlab.edition import GradingError, grade, make_student_edition
+from hetlab.book import quiz
+from hetlab.book.edition import GradingError, grade, make_student_edition
 
 
 def _graded(source: str, gid: str, *, points: int = 0, solution: bool = False):
@@ -30,7 +30,7 @@ SOLUTION_A = "### BEGIN SOLUTION\nn_star = hetlab.optimal_tasks(2500, 4)\n### EN
 SOLUTION_B = "def ceiling(p):\n    ### BEGIN SOLUTION\n    return 1 / (1 - p)\n    ### END SOLUTION"
 INSTRUCTOR = [
     new_markdown_cell("# 第 4 章（评分测试）"),
-    new_code_cell("import hetlab\nfrom hetlab import formulas, quiz"),
+    new_code_cell("import hetlab\nfrom hetlab import formulas\nfrom hetlab.book import quiz"),
     new_code_cell("def close(a, b, tol=1e-9):\n    return abs(a - b) < tol"),      # a helper the tests use
     new_code_cell("quiz.quiz(4)"),
     _graded(SOLUTION_A, "exa-solution", solution=True),

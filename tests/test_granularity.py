@@ -1,11 +1,11 @@
-"""P-device granularity model and integer N* (hetlab.granularity)."""
+"""P-device granularity model and integer N* (hetlab.models.granularity)."""
 import math
 
 import numpy as np
 import pytest
 
 from hetlab import formulas as F
-from hetlab import granularity as G
+from hetlab.models import granularity as G
 
 
 def test_ideal_model_by_hand():

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from hetlab.granularity_lab import SplitTiming, plot_split_timing, split_matmul_timing
+from hetlab.real.split_timing import SplitTiming, plot_split_timing, split_matmul_timing
 
 
 def test_measures_every_piece_count_and_the_model_combines_the_parts():

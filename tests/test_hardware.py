@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from hetlab import hardware as H
+from hetlab.models import hardware as H
 from hetlab.tasks import Task, execution_time
 
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from test_schedule_properties import instances
 
 from hetlab import schedulers as S
-from hetlab.demo import heft_paper_example
+from hetlab.book.demo import heft_paper_example
 from hetlab.devices import Device, Link, identical
 from hetlab.tasks import comm_matrices, cost_matrix, independent_tasks, random_dag
 

@@ -1,6 +1,6 @@
 import pytest
 
-from hetlab import measure
+from hetlab.real import measure
 
 
 def test_pool_timings_are_positive_and_bounded():

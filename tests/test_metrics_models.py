@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from hetlab import baselines as B
+from hetlab import metrics as B
 from hetlab import device_sweep as D
 from hetlab import formulas as F
 from hetlab import scaling_fractions as SF

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hetlab import quiz
+from hetlab.book import quiz
 
 nbgrader_api = pytest.importorskip("nbgrader.api", reason="nbgrader not installed (test extra)")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hetlab import quiz
+from hetlab.book import quiz
 
 CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
 ORDER = ["visual-demo", "concepts", "hardware", "granularity", "runtime-scheduling", "sync-communication",

@@ -6,8 +6,8 @@ import pytest
 
 from hetlab import plotting
 from hetlab import schedulers as S
-from hetlab import simulators as sim
 from hetlab.devices import kitchen
+from hetlab.models import simulators as sim
 from hetlab.workloads import article_tasks, heft_paper_example
 
 

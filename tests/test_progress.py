@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from hetlab import quiz
-from hetlab.progress import CorruptProgressWarning, ProgressStore
+from hetlab.book import quiz
+from hetlab.book.progress import CorruptProgressWarning, ProgressStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
 WRITER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from hetlab.progress import ProgressStore
+    from hetlab.book.progress import ProgressStore
     path, go, prefix, count = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     store = ProgressStore(path)
     while not go.exists():        # start together, to collide as much as possible
@@ -204,13 +204,14 @@ def test_record_checks_its_arguments(tmp_path, bad):
 
 
 def _imports(module: str) -> set[str]:
-    tree = ast.parse((ROOT / "hetlab" / f"{module}.py").read_text(encoding="utf-8"))
+    """The hetlab.book modules that hetlab.book.<module> imports (at any depth, relative or absolute)."""
+    tree = ast.parse((ROOT / "hetlab" / "book" / f"{module}.py").read_text(encoding="utf-8"))
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level == 1:
             found |= {node.module} if node.module else {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hetlab"):
-            found.add(node.module.split(".")[1] if "." in node.module else node.names[0].name)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hetlab.book"):
+            found |= {node.module.split(".")[2]} if node.module.count(".") >= 2 else {a.name for a in node.names}
     return found
 
 
@@ -218,6 +219,6 @@ def test_progress_and_quiz_import_each_other_in_one_direction_only():
     # bank <- progress <- quiz, never back (issue 11, "Structure"): imports inside functions count too.
     assert "quiz" not in _imports("progress") and "progress" not in _imports("bank") and "quiz" not in _imports("bank")
     assert {"bank", "progress"} <= _imports("quiz")
-    run = subprocess.run([sys.executable, "-c", "import sys, hetlab.progress as p; p.ProgressStore('x').report;"
-                          "print('hetlab.quiz' in sys.modules)"], capture_output=True, text=True, cwd=ROOT)
+    run = subprocess.run([sys.executable, "-c", "import sys, hetlab.book.progress as p; p.ProgressStore('x').report;"
+                          "print('hetlab.book.quiz' in sys.modules)"], capture_output=True, text=True, cwd=ROOT)
     assert run.stdout.strip() == "False", run.stderr

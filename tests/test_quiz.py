@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from hetlab import quiz
-from hetlab.progress import ProgressStore
+from hetlab.book import quiz
+from hetlab.book.progress import ProgressStore
 
 
 def test_bank_shape_every_chapter_has_questions_and_chapter_13_starts_with_the_ten():

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from hetlab import roofline as R
+from hetlab.models import roofline as R
 
 PEAK, BW = 19.5e12, 1.555e12   # A100 40 GB: FP32 peak (datasheet) and HBM2 bandwidth (datasheet)
 

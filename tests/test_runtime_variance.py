@@ -1,9 +1,9 @@
-"""Static plan vs dynamic policy under runtime variance; fork-join DAG (hetlab.runtime_variance)."""
+"""Static plan vs dynamic policy under runtime variance; fork-join DAG (hetlab.models.dynamics)."""
 import pytest
 
-from hetlab import runtime_variance as R
 from hetlab import schedulers as S
 from hetlab.devices import identical, kitchen
+from hetlab.models import dynamics as R
 from hetlab.tasks import independent_tasks
 from hetlab.workloads import skewed_tasks
 

@@ -9,13 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hetlab import schedulers as S
-from hetlab.demo import article_tasks, compare_policies, heft_paper_example
+from hetlab.book.demo import article_tasks, compare_policies, heft_paper_example
 from hetlab.devices import Device, Link, identical, kitchen
 from hetlab.schedule import Placement, Schedule, ScheduleError, from_placements
 from hetlab.tasks import CycleError, Task, TaskGraph, critical_path, independent_tasks
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import article_demo as article  # noqa: E402  the article's code (hetlab._article_program)
+import article_demo as article  # noqa: E402  the article's code (hetlab.book._article_program)
 
 HEURISTICS = ["article demo", "earliest free", "round-robin", "block", "by affinity", "EFT", "LPT",
               "work stealing", "HEFT"]
@@ -309,7 +309,7 @@ def test_same_device_edges_cost_nothing_cross_device_edges_cost_the_transfer():
 @settings(derandomize=True, database=None, max_examples=60, deadline=None)
 @given(st.lists(st.integers(1, 9), min_size=1, max_size=300), st.lists(st.integers(1, 4), min_size=1, max_size=9))
 def test_compiled_earliest_free_equals_the_python_path(works, speeds):
-    from hetlab import _kernels
+    from hetlab.schedulers import _kernels
 
     if _kernels.earliest_free_kernel() is None:
         pytest.skip("numba not installed (hetlab[fast]); the compiled path is unavailable")
@@ -321,7 +321,7 @@ def test_compiled_earliest_free_equals_the_python_path(works, speeds):
 
 
 def test_compiled_true_without_numba_says_how_to_get_it(monkeypatch):
-    from hetlab import _kernels
+    from hetlab.schedulers import _kernels
 
     monkeypatch.setattr(_kernels, "earliest_free_kernel", lambda: None)
     with pytest.raises(ImportError, match=r"hetlab\[fast\]"):
@@ -518,7 +518,7 @@ def test_auto_mode_uses_the_compiled_kernel_only_where_it_pays(monkeypatch):
     # the Python loop on 20,000 tasks. A stand-in kernel records when the automatic choice would call it.
     import importlib
 
-    from hetlab import _kernels
+    from hetlab.schedulers import _kernels
 
     ls = importlib.import_module("hetlab.schedulers.list_scheduling")
     calls = []

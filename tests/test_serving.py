@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hetlab import serving as SV
+from hetlab.models import serving as SV
 
 COST = dict(step_base=0.02, step_per_sequence=2e-4, prefill_per_token=5e-5)
 

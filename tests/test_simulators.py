@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hetlab import formulas as F
-from hetlab import simulators as sim
+from hetlab.models import simulators as sim
 
 
 @settings(max_examples=40, deadline=None)

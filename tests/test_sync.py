@@ -1,8 +1,8 @@
-"""Barrier waits and lock contention (hetlab.sync)."""
+"""Barrier waits and lock contention (hetlab.models.sync)."""
 import numpy as np
 import pytest
 
-from hetlab import sync
+from hetlab.models import sync
 
 
 def test_barrier_wait_is_max_minus_each():

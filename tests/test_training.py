@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from hetlab import training as T
+from hetlab.models import training as T
 
 
 # Rajbhandari et al. 2020 (ZeRO, SC'20), Figure 1: Psi = 7.5e9 parameters, K = 12, N_d = 64, GB = 1e9 bytes.

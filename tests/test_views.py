@@ -5,7 +5,7 @@ import sys
 import matplotlib.pyplot as plt
 import pytest
 
-from hetlab import views
+from hetlab.book import views
 from hetlab.widgets import Explorer, sweep_values
 
 FACTORIES = sorted({f for _, f in views.ALL}, key=lambda f: f.__name__)
@@ -68,8 +68,8 @@ def test_probing_the_views_package_for_dunders_imports_no_chapter_module():
     """doctest and inspect probe ``__wrapped__`` on every module they walk; a lazy ``__getattr__`` that
     imported every chapter module on that probe added submodules to ``hetlab`` while doctest iterated its
     ``__dict__`` ("dictionary changed size during iteration" in a fresh clone's `make test`)."""
-    code = ("import sys, hetlab.views as v; hasattr(v, '__wrapped__'); "
-            "print(sorted(m for m in sys.modules if m.startswith('hetlab.views.')))")
+    code = ("import sys, hetlab.book.views as v; hasattr(v, '__wrapped__'); "
+            "print(sorted(m for m in sys.modules if m.startswith('hetlab.book.views.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     code = "import hetlab, doctest; doctest.DocTestFinder().find(hetlab); print('ok')"
@@ -84,7 +84,7 @@ def test_no_two_chapter_modules_export_the_same_name():
 
     owners: dict[str, list[str]] = {}
     for module_name in views.MODULES:
-        module = importlib.import_module(f"hetlab.views.{module_name}")
+        module = importlib.import_module(f"hetlab.book.views.{module_name}")
         for name in module.__all__:
             owners.setdefault(name, []).append(module_name)
     shared = {name: mods for name, mods in owners.items() if len(mods) > 1}

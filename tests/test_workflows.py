@@ -1,4 +1,4 @@
-"""Workflow shapes from WfCommons recipes (hetlab.workflows)."""
+"""Workflow shapes from WfCommons recipes (hetlab.workloads.workflows)."""
 import json
 import math
 import random
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from hetlab import schedulers as S
-from hetlab import workflows as W
 from hetlab.devices import Link, kitchen
+from hetlab.workloads import workflows as W
 
 
 def _preds(graph, name):

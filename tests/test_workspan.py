@@ -3,8 +3,8 @@ import math
 import pytest
 
 from hetlab import schedulers as S
-from hetlab import workspan as WS
 from hetlab.devices import Device, Link, identical
+from hetlab.schedulers import bounds as WS
 from hetlab.tasks import Task, TaskGraph, independent_tasks, random_dag
 
 

@@ -27,14 +27,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..schedule import Schedule
-from ..tasks import cost_matrix  # noqa: F401 -- hetlab.schedulers.cost_matrix worked before the split
-from .cpop import cpop, downward_rank
-from .exact import lower_bound, optimal
-from .heft import heft, upward_rank
-from .list_scheduling import COMPILED_FROM, FRESH_FROM, earliest_free, eft, execute_plan, lpt
-from .static import article_demo, block, by_affinity, round_robin, serial
-from .work_stealing import StealEvent, work_stealing
+from hetlab.schedule import Schedule
+from hetlab.schedulers.cpop import cpop, downward_rank
+from hetlab.schedulers.exact import lower_bound, optimal
+from hetlab.schedulers.heft import heft, upward_rank
+from hetlab.schedulers.list_scheduling import COMPILED_FROM, FRESH_FROM, earliest_free, eft, execute_plan, lpt
+from hetlab.schedulers.static import article_demo, block, by_affinity, round_robin, serial
+from hetlab.schedulers.work_stealing import StealEvent, work_stealing
+from hetlab.tasks import cost_matrix  # noqa: F401 -- hetlab.schedulers.cost_matrix worked before the split
 
 __all__ = [
     "serial", "article_demo", "earliest_free", "round_robin", "block", "by_affinity", "eft", "lpt",

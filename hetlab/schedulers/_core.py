@@ -8,9 +8,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ..devices import Device, check_devices
-from ..schedule import Schedule
-from ..tasks import Task, TaskGraph, _as_graph, comm_matrices, cost_matrix
+from hetlab.devices import Device, check_devices
+from hetlab.schedule import Schedule
+from hetlab.tasks import Task, TaskGraph, _as_graph, comm_matrices, cost_matrix
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..devices import Device
-from ..schedule import Schedule
-from ..tasks import Task, TaskGraph
-from ._core import _Problem, _problem
-from .heft import _upward_rank
-from .list_scheduling import _earliest_gap, by_priority
+from hetlab.devices import Device
+from hetlab.schedule import Schedule
+from hetlab.schedulers._core import _Problem, _problem
+from hetlab.schedulers.heft import _upward_rank
+from hetlab.schedulers.list_scheduling import _earliest_gap, by_priority
+from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["cpop", "downward_rank"]
 

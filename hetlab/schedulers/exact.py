@@ -6,14 +6,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._validate import check_int
-from ..devices import Device
-from ..schedule import Schedule, ScheduleError
-from ..tasks import Task, TaskGraph, critical_path
-from ._core import _Problem, _problem, _run_queues
-from .cpop import cpop
-from .heft import heft
-from .list_scheduling import eft, lpt
+from hetlab._validate import check_int
+from hetlab.devices import Device
+from hetlab.schedule import Schedule, ScheduleError
+from hetlab.schedulers._core import _Problem, _problem, _run_queues
+from hetlab.schedulers.cpop import cpop
+from hetlab.schedulers.heft import heft
+from hetlab.schedulers.list_scheduling import eft, lpt
+from hetlab.tasks import Task, TaskGraph, critical_path
 
 __all__ = ["optimal", "lower_bound"]
 

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..devices import Device
-from ..schedule import Schedule
-from ..tasks import Task, TaskGraph
-from ._core import _Problem, _problem
+from hetlab.devices import Device
+from hetlab.schedule import Schedule
+from hetlab.schedulers._core import _Problem, _problem
+from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["heft", "upward_rank"]
 

@@ -7,11 +7,11 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .. import _kernels
-from ..devices import Device
-from ..schedule import Schedule
-from ..tasks import Task, TaskGraph
-from ._core import _check_runnable, _Problem, _problem, _run_queues
+from hetlab.devices import Device
+from hetlab.schedule import Schedule
+from hetlab.schedulers import _kernels
+from hetlab.schedulers._core import _check_runnable, _Problem, _problem, _run_queues
+from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["execute_plan", "earliest_free", "eft", "lpt", "COMPILED_FROM", "FRESH_FROM"]
 

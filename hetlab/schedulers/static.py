@@ -8,10 +8,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..devices import Device
-from ..schedule import Schedule
-from ..tasks import Task, TaskGraph
-from ._core import _assign_in_order, _check_runnable, _device_index, _problem
+from hetlab.devices import Device
+from hetlab.schedule import Schedule
+from hetlab.schedulers._core import _assign_in_order, _check_runnable, _device_index, _problem
+from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["serial", "round_robin", "block", "by_affinity", "article_demo"]
 

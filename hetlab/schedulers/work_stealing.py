@@ -9,11 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import check_int, check_nonnegative
-from ..devices import Device
-from ..schedule import Schedule
-from ..tasks import Task, TaskGraph
-from ._core import _problem
+from hetlab._validate import check_int, check_nonnegative
+from hetlab.devices import Device
+from hetlab.schedule import Schedule
+from hetlab.schedulers._core import _problem
+from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["work_stealing", "StealEvent"]
 

@@ -92,7 +92,8 @@ def _glyphs_missing(figure) -> list[str]:
 def test_chinese_in_the_browsers_figure_has_every_glyph(lab, page):
     """The figure the browser shows is byte-for-byte the library's rendering, and every character
     of that figure's text exists in the font it was drawn with (so no tofu boxes)."""
-    from hetlab import plotting, views
+    from hetlab import plotting
+    from hetlab.book import views
 
     if plotting.use_cjk_font() is None:
         pytest.fail("no CJK font installed: install Debian's fonts-noto-cjk (make test does this as root)")
@@ -108,7 +109,7 @@ def test_chinese_in_the_browsers_figure_has_every_glyph(lab, page):
 
 
 def test_interview_quiz_marks_a_right_and_a_wrong_answer(lab, page):
-    from hetlab import quiz
+    from hetlab.book import quiz
 
     base, token, _ = lab
     labdriver.open_notebook(page, base, token, "13-interview.ipynb")

@@ -178,7 +178,7 @@ def test_chapter_one_animation_plays(site):
             slider = page.locator(".animation input[type=range]").first
             frame.scroll_into_view_if_needed()
             before = (frame.get_attribute("src"), slider.input_value())
-            # The book relabels matplotlib's player in Chinese (hetlab.views.ch01): Play is titled 播放.
+            # The book relabels matplotlib's player in Chinese (hetlab.book.views.ch01): Play is titled 播放.
             page.locator(".animation button[title='播放']").first.click()
             page.wait_for_function("""([img, range, b]) => img.src !== b[0] && range.value !== b[1]""",
                                    arg=[frame.element_handle(), slider.element_handle(), list(before)],

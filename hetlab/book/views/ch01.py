@@ -1,0 +1,378 @@
+"""Chapter 1 (visual demo): decompose, assign, orchestrate; serial vs parallel; parallelism combinations.
+
+:func:`orchestration_player` is the same demo as a self-contained HTML player (frames embedded as PNG),
+so it plays on GitHub's viewer and on the book's website without a kernel.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import numpy as np
+
+from hetlab import plotting as P
+from hetlab import schedulers as S
+from hetlab.devices import identical, kitchen
+from hetlab.widgets import Explorer, dropdown, int_slider, slider
+from hetlab.workloads import article_tasks, skewed_tasks
+
+__all__ = ['orchestration', 'orchestration_player', 'kitchen_schedule', 'serial_vs_parallel', 'parallelism_combo',
+           'serial_vs_parallel_figure', 'parallelism_figure']
+
+#: Dropdown labels for the policies; only the article's demo policy is taught in chapter 1.
+POLICY_LABELS = {"article demo": ("演示调度（最早空闲）", "demo (earliest free)"),
+                 "EFT": ("EFT（第 5 章会讲）", "EFT (chapter 5)"),
+                 "LPT": ("LPT（第 5 章会讲）", "LPT (chapter 5)"),
+                 "optimal": ("最优解（第 5 章会讲）", "optimal (chapter 5)")}
+
+
+def _policy_name(policy: str) -> str:
+    return P.label(*POLICY_LABELS[policy])
+
+
+@lru_cache(maxsize=8)
+def kitchen_schedule(policy: str = "article demo"):
+    """The demo's 8 dishes on the article's kitchen (CPU 10, GPU 20, NPU 15) under ``policy``, validated."""
+    if policy not in POLICY_LABELS:
+        raise ValueError(f"policy must be one of {sorted(POLICY_LABELS)}, got {policy!r}")
+    return S.POLICIES[policy](article_tasks(), kitchen()).validate()
+
+
+@lru_cache(maxsize=256)
+def _kitchen_schedule(policy: str, gpu_speed: float = 20.0):
+    """Any policy on the kitchen with the GPU's speed changed (used by chapter 11's widget)."""
+    from hetlab.devices import Device
+
+    devices = [Device(d.name, d.kind, gpu_speed if d.kind == "GPU" else d.speed) for d in kitchen()]
+    return S.POLICIES[policy](article_tasks(), devices).validate()
+
+
+def _preference_legend(ax) -> None:
+    """Bars are coloured by the dish's *preferred* cook; the row is the cook that actually made it.
+
+    Relabels the legend :func:`plotting.gantt` drew ("CPU" -> "偏好 CPU") in place: cheaper than a new legend.
+    """
+    legend = ax.get_legend()
+    if legend is not None:
+        for text in legend.get_texts():
+            kind = text.get_text()
+            text.set_text(P.label(f"偏好 {kind}", f"prefers {kind}"))
+
+
+def _step_text(s, order, step: int, *, figure: bool = False) -> str:
+    """What the last two dispatches did: Chinese for the widget's readout, ``plotting.label`` inside a figure."""
+    n = len(s.graph)
+    names = [d.name for d in s.devices]
+    recent = [(s.graph.tasks[i], names[s.device_of[i]], s.start[i]) for i in order[max(0, step - 2):step]]
+    zh = (f"分解：一桌菜拆成 {n} 道互不依赖的菜，还没有派出去" if step == 0 else "分配 + 编排：" + "；".join(
+        f"{t.name}（偏好 {t.kind}）→ {d}，{start:.2f} 开工" for t, d, start in recent))
+    if not figure:
+        return zh
+    en = (f"decompose: {n} independent dishes, none dispatched yet" if step == 0 else "assign + orchestrate: " +
+          "; ".join(f"{t.name} (prefers {t.kind}) -> {d} at {start:.2f}" for t, d, start in recent))
+    return P.label(zh, en)
+
+
+class _Chart:
+    """The full Gantt chart of one schedule, drawn once; :meth:`show` reveals the first ``step`` dispatches
+    by changing colours, visibility and texts only (no axes rebuilt), for the widget and the player alike."""
+
+    def __init__(self, ax, policy: str):
+        from matplotlib.collections import PolyCollection
+
+        self.ax, self.policy = ax, policy
+        self.schedule = s = kitchen_schedule(policy)
+        self.order = np.argsort(s.start, kind="stable")
+        P.gantt(s, ax, xmax=s.makespan, title=self.title(len(s.graph)))
+        _preference_legend(ax)
+        self.bars = next(c for c in ax.collections if isinstance(c, PolyCollection))
+        self.colours = self.bars.get_facecolors().copy()
+        self.names = {t.get_text(): t for t in ax.texts}
+        self.finish_line = ax.lines[-1]            # gantt's dashed makespan line
+
+    def title(self, step: int) -> str:
+        """The frame's title: the latest finish *so far*; the makespan only once every dish is placed
+        (an earlier frame must not give the ending away)."""
+        s, name = self.schedule, _policy_name(self.policy)
+        n = len(s.graph)
+        if step >= n:
+            return P.label(f"{name}：{n} 道菜全部派出，完工时间 {s.makespan:.2f}",
+                           f"{name}: all {n} dishes dispatched, makespan {s.makespan:.2f}")
+        if step == 0:
+            return P.label(f"{name}：已派出 0/{n} 道菜", f"{name}: 0/{n} dishes dispatched")
+        done = float(s.end[self.order[:step]].max())
+        return P.label(f"{name}：已派出 {step}/{n} 道菜，目前最晚出锅于 {done:.2f}",
+                       f"{name}: {step}/{n} dishes dispatched, latest finish so far {done:.2f}")
+
+    @property
+    def moving(self) -> list:
+        return [self.bars, self.finish_line, self.ax.title, *self.names.values()]
+
+    def show(self, step: int) -> None:
+        s, n = self.schedule, len(self.schedule.graph)
+        shown = np.zeros(n, dtype=bool)
+        shown[self.order[:step]] = True
+        faces = self.colours.copy()
+        faces[~shown, 3] = 0.0
+        self.bars.set_facecolors(faces)
+        self.bars.set_edgecolors([(1, 1, 1, 1.0 if k else 0.0) for k in shown])
+        for i, task in enumerate(s.graph.tasks):
+            if task.name in self.names:
+                self.names[task.name].set_visible(bool(shown[i]))
+        done = float(s.end[shown].max()) if step else 0.0
+        self.finish_line.set_xdata([done, done])
+        self.finish_line.set_visible(step > 0)
+        self.ax.set_title(self.title(step))
+
+
+def orchestration() -> Explorer:
+    """Decompose, assign, orchestrate: the demo's dishes appear on the Gantt chart one by one (Play button).
+
+    The chart of a policy is drawn once; moving the step slider only updates artists in place.
+    """
+    n = len(article_tasks())
+    options = [(POLICY_LABELS[p][0], p) for p in POLICY_LABELS]
+    state: dict = {}
+
+    def draw(ax, step: int, policy: str) -> str:
+        chart = state.get("chart")
+        if chart is None or chart.policy != policy:
+            ax.clear()
+            chart = state["chart"] = _Chart(ax, policy)
+        chart.show(step)
+        return _step_text(chart.schedule, chart.order, step)
+
+    return Explorer(draw, {"step": int_slider("已派出的菜", 0, n, n),
+                           "policy": dropdown("调度策略", options, "article demo")},
+                    play="step", figsize=(8, 2.8), clear=False)
+
+
+class Player:
+    """A self-contained animation: ``.html`` (a JavaScript player with the frames embedded) and
+    ``.widget`` (an ``IPython.display.HTML`` of it, what a notebook cell shows)."""
+
+    def __init__(self, html: str, frames: int):
+        self.html = html
+        self.frames = frames
+
+    @property
+    def widget(self):
+        from IPython.display import HTML
+
+        return HTML(self.html)
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+
+#: The player's buttons: matplotlib's English tooltip -> (Unicode symbol + Chinese label, Chinese tooltip).
+#: Unicode text replaces the Font Awesome icons, whose stylesheet comes from a CDN (blank buttons offline).
+_BUTTONS = {"Decrease speed": ("－ 减速", "放慢播放"),
+            "First frame": ("⏮\ufe0e 首帧", "回到第一帧"),
+            "Previous frame": ("◁ 上一帧", "后退一帧"),
+            "Play backwards": ("◀\ufe0e 倒放", "倒着播放"),
+            "Pause": ("⏸\ufe0e 暂停", "暂停"),
+            "Play": ("▶\ufe0e 播放", "播放"),
+            "Next frame": ("▷ 下一帧", "前进一帧"),
+            "Last frame": ("⏭\ufe0e 末帧", "跳到最后一帧"),
+            "Increase speed": ("＋ 加速", "加快播放")}
+#: The repetition-mode radio buttons.
+_MODES = {"Once": "播放一次", "Loop": "循环", "Reflect": "往返", "Repetition mode": "重复方式"}
+_PLAYER_STYLE = """
+<style>
+.animation .anim-buttons button {
+    width: auto; padding: 2px 6px; margin: 0 2px; font-size: 13px; line-height: 1.4;
+}
+.animation img { max-width: 100%; height: auto; }
+input[type=range].anim-slider { width: 80%; }
+</style>
+"""
+
+
+def _localise_player(html: str) -> str:
+    """matplotlib's player made self-contained and Chinese: no CDN stylesheet, Unicode + Chinese buttons,
+    Chinese repetition modes and tooltips. Raises ``RuntimeError`` if matplotlib's template changed so much
+    that an English control would be left behind."""
+    html, links = re.subn(r'<link rel="stylesheet"\s*href="https?://[^"]*font-awesome[^"]*">', "", html)
+    for english, (text, tip) in _BUTTONS.items():
+        pattern = (rf'title="{english}" aria-label="{english}"(\s*onclick="[^"]*">)\s*'
+                   r'<i class="fa [^"]*"></i>')
+        html, count = re.subn(pattern, lambda m, t=text, h=tip: f'title="{h}" aria-label="{h}"{m.group(1)}{t}',
+                              html)
+        if count != 1:
+            raise RuntimeError(f"matplotlib's player template changed: button {english!r} found {count} times")
+    for english, chinese in _MODES.items():
+        html = html.replace(f">{english}</label>", f">{chinese}</label>")
+        html = html.replace(f'title="{english}" aria-label="{english}"', f'title="{chinese}" aria-label="{chinese}"')
+    if links != 1 or re.search(r'class="fa |https?://|>(Once|Loop|Reflect)<', html):
+        raise RuntimeError("matplotlib's player template changed: a CDN link or English label is left")
+    return html + _PLAYER_STYLE
+
+
+def _jshtml(frames_png: list[bytes], interval: int) -> str:
+    """matplotlib's JavaScript player (the one ``Animation.to_jshtml`` writes) around ready-made PNG frames,
+    localised by :func:`_localise_player` (works offline, controls in Chinese)."""
+    import base64
+    import uuid
+
+    from matplotlib._animation_data import DISPLAY_TEMPLATE, JS_INCLUDE, STYLE_INCLUDE
+
+    def line(k: int, png: bytes) -> str:
+        # base64 lines end in a backslash: a JavaScript string continued on the next line (as matplotlib does)
+        data = base64.encodebytes(png).decode("ascii").replace("\n", "\\\n")
+        return f'  frames[{k}] = "data:image/png;base64,{data}"\n'
+
+    fill = "\n" + "".join(line(k, png) for k, png in enumerate(frames_png))
+    return _localise_player(JS_INCLUDE + STYLE_INCLUDE + DISPLAY_TEMPLATE.format(
+        id=uuid.uuid4().hex, Nframes=len(frames_png), fill_frames=fill, interval=interval,
+        once_checked="checked", loop_checked="", reflect_checked=""))
+
+
+#: Font sizes (points) in the player's frames: readable at the embedded size.
+PLAYER_FONT = 10
+
+
+def orchestration_player(policy: str = "article demo", *, dpi: int = 120, interval: int = 900) -> Player:
+    """The decompose -> assign -> orchestrate demo as a kernel-free player (matplotlib's ``to_jshtml`` player).
+
+    One frame per dispatched dish (9 frames for the 8 dishes); the schedule is produced and validated by
+    :func:`kitchen_schedule`. The static part of the chart (axes, ticks, legend) is rendered once and each
+    frame only redraws the bars, names, finish line, title and readout over it (blitting). Frames are
+    8 x 3 inches at ``dpi`` (960 x 360 pixels by default) with text of at least :data:`PLAYER_FONT` points,
+    stored as palette PNGs to keep the notebook light. The player needs no network (no CDN icons) and its
+    controls are labelled in Chinese.
+    """
+    import io
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+    from hetlab._validate import check_int
+
+    dpi = check_int("dpi", dpi, low=20, high=200)
+    interval = check_int("interval", interval, low=50, high=10_000)
+    P.use_cjk_font()
+    fig = Figure(figsize=(8, 3.0), dpi=dpi, layout="constrained")
+    canvas = FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    chart = _Chart(ax, policy)
+    for text in chart.names.values():
+        text.set_fontsize(PLAYER_FONT)
+    ax.title.set_fontsize(PLAYER_FONT + 1)
+    ax.tick_params(labelsize=PLAYER_FONT)
+    ax.xaxis.label.set_fontsize(PLAYER_FONT)
+    legend = ax.get_legend()
+    if legend is not None:
+        for text in legend.get_texts():
+            text.set_fontsize(PLAYER_FONT)
+    s, order, n = chart.schedule, chart.order, len(chart.schedule.graph)
+    # Lay out with a readout present (the longest kind), so constrained layout leaves room for it.
+    readout = fig.supxlabel(_step_text(s, order, n, figure=True), fontsize=PLAYER_FONT, x=0.01, ha="left")
+    moving = [*chart.moving, readout]
+    fig.draw_without_rendering()                  # solve the constrained layout once, without rasterising
+    fig.set_layout_engine("none")                 # the layout found for the full chart stays put
+    for artist in moving:
+        artist.set_animated(True)                 # left out of the background
+    canvas.draw()
+    background = canvas.copy_from_bbox(fig.bbox)
+    frames = []
+    for step in range(n + 1):
+        chart.show(step)
+        readout.set_text(_step_text(s, order, step, figure=True))
+        canvas.restore_region(background)
+        for artist in moving:
+            fig.draw_artist(artist)
+        buffer = io.BytesIO()
+        image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        # A 64-colour palette keeps text crisp (flat colours, anti-aliased edges) at a third of the RGB size.
+        image.convert("RGB").quantize(colors=64).save(buffer, format="png", optimize=True)
+        frames.append(buffer.getvalue())
+    return Player(_jshtml(frames, interval), n + 1)
+
+
+def _serial_parallel_draw(ax, tasks: int, spread: float) -> str:
+    """Bars of the dishes' times (one cook each) against the serial sum; returns the readout."""
+    from matplotlib.lines import Line2D
+
+    graph = skewed_tasks(tasks, spread=spread, seed=1)
+    devices = identical(tasks, speed=10.0)
+    serial = S.serial(graph, devices).validate()
+    parallel = S.eft(graph, devices).validate()
+    times = S.cost_matrix(graph, devices)[:, 0]
+    ax.bar([P.label("串行", "serial")], [serial.makespan], color="#4C72B0",
+           label=P.label("串行 = 各道菜用时之和", "serial = sum of the times"))
+    ax.bar([f"t{i}" for i in range(tasks)], times, color="#55A868",
+           label=P.label("每道菜的用时（一位师傅做一道）", "each dish's time (one cook each)"))
+    ax.axhline(parallel.makespan, color="crimson", ls="--", lw=1)
+    handles, _ = ax.get_legend_handles_labels()
+    handles.append(Line2D([], [], color="crimson", ls="--", lw=1,
+                          label=P.label("红色虚线 = 并行时间 = 最大值", "dashed red = parallel time = max")))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    ax.set_ylabel(P.label("时间（时间单位）", "time (time units)"))
+    ax.set_title(P.label(f"串行 = 求和 {serial.makespan:.2f}，并行 = 最大值 {parallel.makespan:.2f}",
+                         f"serial = sum {serial.makespan:.2f}, parallel = max {parallel.makespan:.2f}"))
+    return (f"串行 {serial.makespan:.2f}，并行 {parallel.makespan:.2f}，"
+            f"加速比 {parallel.speedup(serial):.2f} 倍（{tasks} 位师傅）")
+
+
+def serial_vs_parallel() -> Explorer:
+    """Serial sum against parallel max for n tasks on n identical cooks (the 4x of chapter 1)."""
+    return Explorer(_serial_parallel_draw, {"tasks": int_slider("菜的数量（= 师傅数）", 1, 8, 4),
+                                            "spread": slider("大小差异 σ", 0.0, 1.0, 0.1, 0.0)},
+                    figsize=(8, 3))
+
+
+def serial_vs_parallel_figure(tasks: int = 4, spread: float = 0.5, ax=None):
+    """The widget's chart as a static figure (for readers of the HTML or PDF). Returns the axes."""
+    from hetlab._validate import check_int, check_nonnegative
+
+    tasks = check_int("tasks", tasks, low=1, high=8)
+    check_nonnegative("spread", spread)
+    if spread > 1.0:
+        raise ValueError(f"spread must be in [0, 1], got {spread!r}")
+    P.use_cjk_font()
+    ax = P.new_axes(ax, figsize=(8, 3))
+    _serial_parallel_draw(ax, tasks, float(spread))
+    return ax
+
+
+def _combo_draw(ax, data: int, tensor: int, pipeline: int) -> str:
+    """:func:`plotting.parallelism_grid` with stages and replicas numbered from 1, the tensor-parallel
+    ways named, and no empty band above and below the grid; returns the readout."""
+    P.parallelism_grid(data, tensor, pipeline, ax)
+    ax.set_aspect("auto")                       # fill the figure: no empty band above and below
+    ax.set_yticks([pipeline - 1 - s + 0.42 for s in range(pipeline)],
+                  [P.label(f"第 {s + 1} 段", f"stage {s + 1}") for s in range(pipeline)])
+    if data <= 8:
+        ax.set_xticks([d * (tensor + 0.6) + tensor / 2 - 0.05 for d in range(data)],
+                      [P.label(f"副本 {d + 1}", f"replica {d + 1}") for d in range(data)])
+    ax.set_xlabel(P.label(f"每个副本内横排的 {tensor} 个方块 = {tensor} 路张量并行的卡；同一颜色 = 同一段流水线",
+                          f"within a replica, the {tensor} squares side by side = {tensor} tensor-parallel devices"),
+                  fontsize=9)
+    total = data * tensor * pipeline
+    return f"设备数 = 数据并行 {data} × 张量并行 {tensor} × 流水线 {pipeline} 段 = {total}"
+
+
+def parallelism_combo() -> Explorer:
+    """Data x tensor x pipeline parallelism: how many devices a combination uses."""
+    return Explorer(_combo_draw, {"data": int_slider("数据并行路数", 1, 8, 2),
+                                  "tensor": int_slider("张量并行路数", 1, 4, 2),
+                                  "pipeline": int_slider("流水线段数", 1, 4, 4)}, figsize=(8, 2.8))
+
+
+def parallelism_figure(data: int = 8, tensor: int = 4, pipeline: int = 4, ax=None):
+    """The widget's grid as a static figure (for readers of the HTML or PDF). Returns the axes."""
+    from hetlab._validate import check_int
+
+    data = check_int("data", data, low=1, high=8)
+    tensor = check_int("tensor", tensor, low=1, high=4)
+    pipeline = check_int("pipeline", pipeline, low=1, high=4)
+    P.use_cjk_font()
+    ax = P.new_axes(ax, figsize=(8, 2.8))
+    _combo_draw(ax, data, tensor, pipeline)
+    return ax
+
+
+#: (chapter, factory) for each widget of this module.
+VIEWS = [(1, orchestration), (1, serial_vs_parallel), (1, parallelism_combo)]

@@ -1,0 +1,200 @@
+"""Chapter 7 (metrics): efficiency, throughput against utilisation as devices are added, load imbalance."""
+from __future__ import annotations
+
+import numpy as np
+
+from hetlab import device_sweep as D
+from hetlab import formulas as F
+from hetlab import plotting as P
+from hetlab import schedulers as S
+from hetlab.devices import identical
+from hetlab.widgets import Explorer, dropdown, int_slider, slider
+from hetlab.workloads import skewed_tasks
+
+__all__ = ['efficiency', 'metrics', 'imbalance', 'throughput_utilisation_figure', 'split_figure',
+           'efficiency_figure', 'sweep_table']
+
+COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+
+
+def efficiency() -> Explorer:
+    """Efficiency E = S/N = 1/(N(1-p)+p) against N, with the chosen point marked."""
+    def draw(ax, p: float, N: int) -> str:
+        n = np.unique(np.round(np.geomspace(1, 4096, 160)))
+        e = F.amdahl_efficiency(p, N)
+        ax.plot(n, F.amdahl_efficiency(p, n))
+        ax.plot([N], [e], "o", color="crimson")
+        ax.set_xscale("log", base=2)
+        ax.set_ylim(0, 1.05)
+        ax.set_xlabel(P.label("设备数 N", "devices N"))
+        ax.set_ylabel(P.label("效率 E", "efficiency E"))
+        ax.set_title(P.label(f"p = {p:.2f} 时的并行效率", f"efficiency at p = {p:.2f}"))
+        return f"S = {F.amdahl(p, N):.3f}，E = S/N = {e:.4f}，串行阶段空等的设备 N−1 = {N - 1}"
+
+    return Explorer(draw, {"p": slider("可并行比例 p", 0.0, 1.0, 0.01, 0.9),
+                           "N": int_slider("设备数 N", 1, 4096, 16)}, figsize=(7, 3.2))
+
+
+def metrics() -> Explorer:
+    """Throughput and mean utilisation of one fixed job on N identical devices (LPT), N on the x axis."""
+    art: dict = {}
+
+    def draw(ax, tasks: int, spread: float) -> str:
+        rows = D.device_sweep(skewed_tasks(tasks, spread=spread, seed=1), COUNTS)
+        n = [r.n_devices for r in rows]
+        thr = [r.throughput for r in rows]
+        util = [r.utilisation for r in rows]
+        if not art:
+            art["right"] = ax.twinx()
+            art["thr"], = ax.plot(n, thr, "o-", color="tab:blue", label=P.label("吞吐量", "throughput"))
+            art["util"], = art["right"].plot(n, util, "s--", color="tab:red",
+                                             label=P.label("平均利用率 = E", "mean utilisation = E"))
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(n, [str(k) for k in n])
+            ax.set_xlabel(P.label("设备数 N", "devices N"))
+            ax.set_ylabel(P.label("吞吐量（任务/时间单位）", "throughput (tasks per time unit)"), color="tab:blue")
+            art["right"].set_ylabel(P.label("平均利用率", "mean utilisation"), color="tab:red")
+            art["right"].set_ylim(0, 1.05)
+            ax.legend(handles=[art["thr"], art["util"]], fontsize=8, loc="center left")
+        art["thr"].set_ydata(thr)
+        art["util"].set_ydata(util)
+        ax.set_ylim(0, max(thr) * 1.1)
+        ax.set_title(P.label(f"{tasks} 个任务：加设备，吞吐升、利用率降", f"{tasks} tasks: more devices"))
+        return _readout(rows)
+
+    return Explorer(draw, {"tasks": int_slider("任务数", 8, 96, 32),
+                           "spread": slider("任务大小差异", 0.0, 1.5, 0.1, 0.5)}, figsize=(7, 3.4), clear=False)
+
+
+def _readout(rows) -> str:
+    best = max(rows, key=lambda r: r.throughput)
+    last = rows[-1]
+    if best is last or last.throughput > 1.01 * rows[-2].throughput:
+        return (f"在所选范围（≤ {last.n_devices} 台）内吞吐量仍在上升，尚未走平："
+                f"N = {last.n_devices} 时吞吐量 {last.throughput:.2f}，利用率 {last.utilisation:.0%}")
+    knee = next(r for r in rows if r.throughput >= 0.99 * best.throughput)
+    word = "只剩" if last.utilisation < 0.6 else "为"
+    return (f"吞吐量在 N = {knee.n_devices} 时已达最高值的 99%（{knee.throughput:.2f}），"
+            f"此时利用率 {knee.utilisation:.0%}；"
+            f"N = {last.n_devices} 时吞吐量 {last.throughput:.2f}，利用率{word} {last.utilisation:.0%}")
+
+
+def _width(text: str) -> int:
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def sweep_table(graph, counts) -> str:
+    """The device sweep of ``device_sweep.device_sweep`` as a table whose columns line up in display width."""
+    head = ["设备数 N", "完成时间", "吞吐量（任务/时间单位）", "加速比 S", "平均利用率 U", "效率 E=S/N", "闲忙比 R"]
+    rows = [[str(r.n_devices), f"{r.makespan:.2f}", f"{r.throughput:.2f}", f"{r.speedup:.2f} 倍",
+             f"{r.utilisation:.0%}", f"{r.efficiency:.0%}", f"{r.idle_busy:.2f}"]
+            for r in D.device_sweep(graph, counts)]
+    widths = [max(_width(x[k]) for x in rows + [head]) for k in range(len(head))]
+    return "\n".join("  ".join(" " * (w - _width(c)) + c for c, w in zip(row, widths)) for row in [head] + rows)
+
+
+def throughput_utilisation_figure(tasks: int = 32, spread: float = 0.5, ax=None):
+    """Static twin-axis figure: throughput and mean utilisation (= E) of ``tasks`` skewed tasks against N."""
+    counts = tuple(range(1, 33))
+    rows = D.device_sweep(skewed_tasks(tasks, spread=spread, seed=1), counts)
+    ax = P.new_axes(ax, figsize=(7, 3.6))
+    right = ax.twinx()
+    n = [r.n_devices for r in rows]
+    a, = ax.plot(n, [r.throughput for r in rows], "o-", ms=3, color="tab:blue", label=P.label("吞吐量", "throughput"))
+    b, = right.plot(n, [r.utilisation for r in rows], "s--", ms=3, color="tab:red",
+                    label=P.label("平均利用率 = 效率 E", "mean utilisation = E"))
+    floor = max(skewed_tasks(tasks, spread=spread, seed=1).work) / 10.0
+    c = ax.axhline(tasks / floor, color="0.4", ls=":", lw=1,
+                   label=P.label("上限 n / 最大任务时间", "ceiling n / longest task"))
+    ax.set_xlabel(P.label("设备数 N", "devices N"))
+    ax.set_ylabel(P.label("吞吐量（任务/时间单位）", "throughput (tasks per time unit)"), color="tab:blue")
+    right.set_ylabel(P.label("平均利用率", "mean utilisation"), color="tab:red")
+    right.set_ylim(0, 1.05)
+    ax.set_ylim(0, tasks / floor * 1.15)
+    ax.set_xlim(0, 33)
+    ax.legend(handles=[a, b, c], fontsize=8, loc="lower center")
+    ax.set_title(P.label(f"{tasks} 个任务：吞吐量碰到上限后，利用率按 1/N 下滑",
+                         f"{tasks} tasks: once throughput hits its ceiling, utilisation falls as 1/N"))
+    return ax
+
+
+def split_figure(ax=None):
+    """Static side-by-side bars: busy time of 4 identical devices before and after cutting the largest of
+    16 skewed tasks (spread 0.8, seed 3) into 4, with each case's lower bound."""
+    from hetlab.tasks import independent_tasks
+
+    jobs = skewed_tasks(16, spread=0.8, seed=3)
+    four = identical(4, speed=10.0)
+    works = sorted(jobs.work.tolist())
+    big = works.pop()
+    split = independent_tasks(works + [big / 4] * 4)
+    ax = P.new_axes(ax, figsize=(7, 3.4))
+    x = np.arange(4)
+    for shift, graph, colour, zh, en in ((-0.2, jobs, "#C44E52", "切开前", "before"),
+                                         (0.2, split, "#4C72B0", "切开后", "after")):
+        s = S.lpt(graph, four).validate()
+        bound = S.lower_bound(graph, four)
+        ax.bar(x + shift, s.busy, width=0.4, color=colour, label=P.label(f"{zh}（完成时间 {s.makespan:.2f}）",
+                                                                        f"{en} (makespan {s.makespan:.2f})"))
+        ax.axhline(bound, color=colour, ls=":", lw=1.2,
+                   label=P.label(f"{zh}的下界 {bound:.2f}", f"{en}: bound {bound:.2f}"))
+    ax.set_xticks(x, [d.name for d in four])
+    ax.set_ylabel(P.label("忙碌时间（时间单位）", "busy time (time units)"))
+    ax.set_title(P.label("把最大的任务切成 4 份：各设备忙碌时间", "cutting the largest task into 4"))
+    ax.legend(fontsize=8, loc="upper right")
+    ax.set_ylim(0, 17)
+    return ax
+
+
+def efficiency_figure(p_values=(0.5, 0.9, 0.99), n_max: int = 4096, ax=None):
+    """Amdahl efficiency E = 1/(N(1-p)+p) as continuous curves (N real, 400 points on a log grid) with the
+    integer device counts 1, 2, 4, ... marked, E = 0.5 and each half-efficiency point N_1/2 = (2 - p)/(1 - p)."""
+    ax = P.new_axes(ax, figsize=(7, 4))
+    grid = np.geomspace(1, n_max, 400)
+    powers = 2.0 ** np.arange(0, int(np.log2(n_max)) + 1)
+    curves = [ax.plot(grid, F.amdahl_efficiency(p, grid), label=f"p = {p:g}")[0] for p in p_values]
+    for k, (line, p) in enumerate(zip(curves, p_values)):
+        ax.plot(powers, F.amdahl_efficiency(p, powers), ".", color=line.get_color(), ms=5,
+                label=P.label("整数 N = 1, 2, 4, … 的取值", "integer N = 1, 2, 4, ...") if k == 0 else None)
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel(P.label("设备数 N（对数轴）", "devices N (log axis)"))
+    ax.set_ylabel(P.label("并行效率 E", "efficiency E"))
+    ax.set_title(P.label("并行效率随设备数下降（Amdahl 模型）", "Efficiency falls as devices are added"))
+    ax.axhline(0.5, color="0.4", ls="--", lw=1)
+    for line, p in zip(curves, p_values):
+        half = (2 - p) / (1 - p)
+        ax.plot([half], [0.5], "o", color=line.get_color(), ms=5)
+        ax.annotate(f"N½ = {half:.0f}", (half, 0.5), textcoords="offset points", xytext=(4, 6), fontsize=8,
+                    color=line.get_color())
+    ax.legend(fontsize=8)
+    return ax
+
+
+def imbalance() -> Explorer:
+    """Per-device loads of a policy, with W_max, W_avg and the imbalance."""
+    names = [("分块", "block"), ("轮转", "round-robin"), ("最早空闲", "earliest free"), ("LPT", "LPT")]
+
+    def draw(ax, policy: str, tasks: int, spread: float) -> str:
+        graph = skewed_tasks(tasks, spread=spread, seed=3)
+        devices = identical(4, speed=10.0)
+        s = S.POLICIES[policy](graph, devices).validate()
+        zh = dict((v, k) for k, v in names)[policy]
+        ax.bar([d.name for d in devices], s.busy, color="#4C72B0")
+        ax.axhline(s.busy.mean(), color="black", ls="--", lw=1, label=P.label("平均负载 W_avg", "W_avg"))
+        ax.axhline(s.busy.max(), color="crimson", ls=":", lw=1, label=P.label("最大负载 W_max", "W_max"))
+        ax.set_ylabel(P.label("忙碌时间", "busy time"))
+        ax.legend(fontsize=8)
+        ax.set_title(P.label(f"{zh}：负载不均衡度 {s.imbalance:.3f}", f"{policy}: imbalance {s.imbalance:.3f}"))
+        big = graph.work.max() / graph.work.sum()
+        return (f"W_max = {s.busy.max():.2f}，W_avg = {s.busy.mean():.2f}，不均衡度 = {s.imbalance:.3f}；"
+                f"最大的任务占总工作量 {big:.0%}")
+
+    return Explorer(draw, {"policy": dropdown("策略", names, "block"),
+                           "tasks": int_slider("任务数", 4, 64, 16),
+                           "spread": slider("任务大小差异", 0.0, 1.5, 0.1, 0.8)}, figsize=(6, 3))
+
+
+#: (chapter, factory) for each widget of this module.
+VIEWS = [(7, efficiency), (7, metrics), (7, imbalance)]

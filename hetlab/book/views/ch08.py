@@ -1,0 +1,169 @@
+"""Chapter 8 (data, tensor and pipeline parallelism): pipeline timelines and memory per device."""
+from __future__ import annotations
+
+import numpy as np
+
+from hetlab import plotting as P
+from hetlab.models import simulators as sim
+from hetlab.models import training as T
+from hetlab.widgets import Explorer, dropdown, int_slider, slider
+
+__all__ = ['pipeline', 'memory', 'pipeline_figure', 'pipeline_pair_figure', 'allreduce_figure', 'memory_figure',
+           'MODELS']
+
+#: Reference transformer shapes (parameters, layers, hidden size, attention heads): LLaMA 7B/13B/70B
+#: (Touvron et al. 2023) and GPT-3 175B (Brown et al. 2020).
+MODELS = {"7B": (7e9, 32, 4096, 32), "13B": (13e9, 40, 5120, 40), "70B": (70e9, 80, 8192, 64),
+          "175B": (175e9, 96, 12288, 96)}
+_RECOMPUTE = {"不重计算": "none", "选择性重计算": "selective", "完全重计算": "full"}
+_SCHEDULE = {"GPipe": "gpipe", "1F1B": "1f1b"}
+
+
+def pipeline_figure(schedule, ax=None, title: str | None = None):
+    """A pipeline schedule's timeline without box labels (they overflow small boxes), Chinese legend."""
+    from matplotlib.patches import Patch
+
+    bubble = schedule.info["bubble_fraction"]
+    name = {"gpipe": "GPipe", "1f1b": "1F1B"}.get(schedule.policy, schedule.policy)
+    ax = P.gantt(schedule, ax, show_names=False,
+                 title=title or P.label(f"{name}：{schedule.info['stages']} 段，{schedule.info['micro_batches']} 个"
+                                        f"微批次，气泡占比 {bubble:.1%}",
+                                        f"{name}: bubble {bubble:.1%}"))
+    ax.set_yticks(range(schedule.info["stages"]),
+                  [P.label(f"第 {s} 段", f"stage {s}") for s in reversed(range(schedule.info["stages"]))])
+    ax.legend(handles=[Patch(color=P.KIND_COLOURS["forward"], label=P.label("前向 F", "forward")),
+                       Patch(color=P.KIND_COLOURS["backward"], label=P.label("反向 B", "backward"))],
+              loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    return ax
+
+
+def pipeline_pair_figure(stages: int = 4, micro_batches: int = 6):
+    """GPipe (top) and 1F1B (bottom) on the same equal stages; each box names its micro-batch (F3 = forward of
+    micro-batch 3, from 0), each stage's peak activations are written at its end."""
+    import matplotlib.pyplot as plt
+
+    P.use_cjk_font()
+    fig, axes = plt.subplots(2, 1, figsize=(9.5, 4.8), layout="constrained", sharex=True)
+    for ax, method in zip(axes, ["gpipe", "1f1b"]):
+        s = sim.pipeline_schedule(np.ones(stages), micro_batches, method=method).validate()
+        pipeline_figure(s, ax)
+        for i, task in enumerate(s.graph.tasks):          # "F3@S0": micro-batch 3 on stage 0
+            kind, mb = task.name[0], task.name[1:].split("@")[0]
+            ax.text((s.start[i] + s.end[i]) / 2, stages - 1 - int(s.device_of[i]), f"{kind}{mb}",
+                    ha="center", va="center", fontsize=6.5 if kind == "F" else 7.5, color="white")
+        if ax is axes[0]:
+            ax.set_xlabel("")
+        for stage, peak in enumerate(s.info["peak_activations"]):
+            ax.text(s.makespan + 0.3, stages - 1 - stage, P.label(f"峰值 {peak} 份", f"peak {peak}"),
+                    va="center", fontsize=8)
+        ax.set_xlim(0, s.makespan + 3.2)
+    axes[1].set_xlabel(P.label("时间（前向 = 1 个时间单位，反向 = 2）", "time (forward = 1, backward = 2)"))
+    return fig
+
+
+def allreduce_figure(bandwidth: float = 25e9, latency: float = 1e-5, sizes=(1e9, 1e7)):
+    """Bandwidth and latency terms of a ring all-reduce against the number of devices, with their crossovers."""
+    ax = P.new_axes(figsize=(7.5, 3.6))
+    n = np.unique(np.logspace(1, 14, 300, base=2).astype(int))
+    lat = [T.ring_allreduce(int(k), 1.0, bandwidth, latency)["latency_term"] * 1e3 for k in n]
+    ax.plot(n, lat, color="crimson", label=P.label("延迟项 2(N−1)α（与 M 无关）", "latency term"))
+    for k, (size, colour) in enumerate(zip(sizes, ["#4C72B0", "#55A868"])):
+        band = [T.ring_allreduce(int(k), size, bandwidth, latency)["bandwidth_term"] * 1e3 for k in n]
+        gb = f"{size / 1e9:g} GB" if size >= 1e9 else f"{size / 1e6:g} MB"
+        ax.plot(n, band, color=colour, label=P.label(f"带宽项，M = {gb}", f"bandwidth term, M = {gb}"))
+        cross = size / (bandwidth * latency)        # (N-1)a = (N-1)/N M/B  <=>  N = M / (B a)
+        ax.axvline(cross, color=colour, ls=":", lw=1)
+        ax.text(cross * 1.08, 0.06 + 0.08 * k, P.label(f"交叉 N ≈ {cross:.0f}", f"N = {cross:.0f}"),
+                transform=ax.get_xaxis_transform(), fontsize=8, color=colour)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(P.label("设备数 N（对数轴）", "devices N (log)"))
+    ax.set_ylabel(P.label("时间（毫秒，对数轴）", "time (ms, log)"))
+    ax.set_title(P.label(f"环形全归约：B = {bandwidth / 1e9:g} GB/s，α = {latency * 1e6:g} µs",
+                         f"ring all-reduce: B = {bandwidth / 1e9:g} GB/s, alpha = {latency * 1e6:g} us"))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    return ax.figure
+
+
+def memory_figure(configs=((512, 1, 1), (64, 8, 1), (32, 1, 16), (4, 8, 16)), model: str = "70B",
+                  recompute: str = "selective", zero_stage: int = 1):
+    """Memory per GPU (model states + activations) of several DP x TP x PP splits, against 80 GB."""
+    ax = P.new_axes(figsize=(7.5, 3.0))
+    psi, layers, hidden, heads = MODELS[model]
+    rows = [T.memory_per_device(psi, dp=d, tp=t, pp=p, zero_stage=zero_stage, layers=layers, hidden=hidden,
+                                heads=heads, sequence=2048, recompute=recompute) for d, t, p in configs]
+    states = np.array([r["model_states"] for r in rows]) / 1e9
+    act = np.array([r["activations"] for r in rows]) / 1e9
+    y = np.arange(len(configs))
+    ax.barh(y, states, color="#4C72B0", label=P.label("模型状态", "model states"))
+    ax.barh(y, act, left=states, color="#DD8452", label=P.label("激活", "activations"))
+    for k, total in enumerate(states + act):
+        ax.text(total + 3, k, f"{total:.1f} GB", va="center", fontsize=8)
+    ax.axvline(80, color="crimson", ls="--", lw=1, label=P.label("A100 显存 80 GB", "A100 80 GB"))
+    ax.set_yticks(y, [f"DP {d} × TP {t} × PP {p}" for d, t, p in configs])
+    ax.invert_yaxis()
+    ax.set_xlim(0, float((states + act).max()) * 1.15)
+    ax.set_xlabel(P.label("每张 GPU 的显存（GB，1 GB = 1e9 字节）", "memory per GPU (GB)"))
+    ax.set_title(P.label(f"{model} 模型、512 张 GPU、ZeRO-{zero_stage}、选择性重计算：每卡显存",
+                         f"{model} on 512 GPUs, ZeRO-{zero_stage}: memory per GPU"))
+    ax.legend(fontsize=8, loc="lower right")
+    return ax.figure
+
+
+def pipeline() -> Explorer:
+    """Pipeline parallel timeline: stages, micro-batches, GPipe or 1F1B, and one slow stage."""
+    def draw(ax, stages: int, micro_batches: int, method: str, slow: float) -> str:
+        times = np.ones(stages)
+        times[stages // 2] *= slow
+        s = sim.pipeline_schedule(times, micro_batches, method=_SCHEDULE[method]).validate()
+        pipeline_figure(s, ax)
+        formula = T.bubble_fraction(stages, micro_batches)
+        return (f"周期 max t_i = {times.max():.2f}，模拟气泡 {s.info['bubble_fraction']:.3f}"
+                f"（等长阶段公式 (p-1)/(m+p-1) = {formula:.3f}），各段峰值激活份数 {s.info['peak_activations']}")
+
+    return Explorer(draw, {"stages": int_slider("阶段数 p", 1, 8, 4),
+                           "micro_batches": int_slider("微批次 m", 1, 16, 8),
+                           "method": dropdown("调度方式", list(_SCHEDULE), "1F1B"),
+                           "slow": slider("中间一段变慢倍数", 1.0, 3.0, 0.25, 1.0)}, figsize=(8, 3.2))
+
+
+def memory() -> Explorer:
+    """Bytes per GPU of a transformer under DP x TP x PP and ZeRO 0-3, against an 80 GB A100."""
+    colours = ["#4C72B0", "#DD8452", "#55A868", "#C44E52"]
+    parts = [("params", "参数", "params"), ("grads", "梯度", "grads"), ("optimizer", "优化器状态", "optimizer"),
+             ("activations", "激活", "activations")]
+
+    def draw(ax, model: str, dp: int, tp: int, pp: int, recompute: str, micro_batch: int) -> str:
+        psi, layers, hidden, heads = MODELS[model]
+        pp = min(pp, layers)
+        rows = [T.memory_per_device(psi, dp=dp, tp=tp, pp=pp, zero_stage=z, layers=layers, hidden=hidden,
+                                    heads=heads, sequence=2048, micro_batch=micro_batch,
+                                    recompute=_RECOMPUTE[recompute]) for z in range(4)]
+        left = np.zeros(4)
+        for (key, zh, en), colour in zip(parts, colours):
+            values = np.array([r[key] for r in rows]) / 1e9
+            ax.barh(range(4), values, left=left, color=colour, label=P.label(zh, en))
+            left += values
+        ax.axvline(80, color="crimson", ls="--", lw=1, label=P.label("A100 显存 80 GB", "A100 80 GB"))
+        ax.set_yticks(range(4), [f"ZeRO-{z}" for z in range(4)])
+        ax.invert_yaxis()
+        ax.set_xlim(0, max(100.0, float(left.max()) * 1.05))
+        ax.set_xlabel(P.label("每张 GPU 的显存（GB，1 GB = 1e9 字节）", "memory per GPU (GB)"))
+        ax.set_title(P.label(f"{model} 模型：DP {dp} × TP {tp} × PP {pp} = {dp * tp * pp} 张 GPU，序列 2048",
+                             f"{model}: DP {dp} x TP {tp} x PP {pp}"))
+        ax.legend(loc="lower right", fontsize=8)
+        fits = [z for z in range(4) if rows[z]["total"] <= 80e9]
+        verdict = f"能放下 80 GB 的 ZeRO 阶段：{', '.join(map(str, fits))}" if fits else "任何 ZeRO 阶段都放不下 80 GB"
+        totals = "，".join(f"ZeRO-{z} {r['total'] / 1e9:.1f}" for z, r in enumerate(rows))
+        return f"每卡合计（GB）：{totals}；其中激活 {rows[0]['activations'] / 1e9:.1f} GB；{verdict}"
+
+    return Explorer(draw, {"model": dropdown("模型", list(MODELS), "70B"),
+                           "dp": dropdown("数据并行 DP", [1, 2, 4, 8, 16, 32, 64], 8),
+                           "tp": dropdown("张量并行 TP（≤ 单机 8 卡）", [1, 2, 4, 8], 1),
+                           "pp": dropdown("流水线并行 PP", [1, 2, 4, 8, 16], 1),
+                           "recompute": dropdown("激活重计算", list(_RECOMPUTE), "选择性重计算"),
+                           "micro_batch": int_slider("每个微批次的样本数", 1, 8, 1)}, figsize=(8, 3.4))
+
+
+#: (chapter, factory) for each widget of this module.
+VIEWS = [(8, pipeline), (8, memory)]

@@ -1,0 +1,286 @@
+"""Chapter 10 (AI scenarios): a 70B training job, LLM serving under a burst, a phone SoC."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from hetlab import plotting as P
+from hetlab import schedulers as S
+from hetlab.devices import phone_soc
+from hetlab.models import pipelines as FR
+from hetlab.models import serving as SV
+from hetlab.models import training as T
+from hetlab.widgets import Explorer, checkbox, dropdown, int_slider
+from hetlab.workloads import segmentation_model
+
+__all__ = ['training', 'serving', 'phone', 'serving_workload', 'split_placement', 'TRAINING_CASE', 'SERVING', 'SPLIT',
+           'SPLIT_CUT', 'FRAMES', 'PLACEMENTS', 'clamp_micro_batches', 'COSTS', 'GPU_COSTS', 'SERVING_MODEL',
+           'training_figure', 'serving_figure', 'phone_figure', 'POLICY_COLOURS']
+
+#: The seed's training case: a 70B LLaMA-shaped model (80 layers, hidden 8192, 64 heads; Touvron et al. 2023)
+#: on 512 A100 80 GB (NVIDIA datasheet: 312 TFLOP/s BF16 dense), 1024 sequences of 2048 tokens per step.
+#: Other assumptions are step_time's defaults: 50% of peak at large micro-batches, NVLink 300 GB/s within a
+#: node of 8, 25 GB/s per GPU between nodes, ZeRO-1, selective recomputation, 1F1B, half of the DP all-reduce
+#: hidden behind compute.
+TRAINING_CASE = dict(params=70e9, devices=512, global_batch=1024, sequence=2048, layers=80, hidden=8192, heads=64)
+
+#: The served model: a 13B dense decoder (LLaMA 13B shape: 40 layers, hidden 5120; Touvron et al. 2023), 16-bit.
+SERVING_MODEL = dict(params=13e9, layers=40, hidden=5120)
+#: Its per-iteration costs on one A100 80 GB (312 TFLOP/s BF16 dense, 2.039 TB/s HBM) at 50% MFU for prefill and
+#: 60% of the HBM bandwidth for decode, derived by :func:`hetlab.models.serving.iteration_costs`.
+COSTS = SV.iteration_costs(**SERVING_MODEL, mfu=0.5, mbu=0.6)
+#: The serving scenario: 4 GPUs with those costs and the KV cache that fits beside the weights, at most 32
+#: running sequences, least-loaded dispatch with stealing, tokenisation on 2 CPU workers at 2 ms per request.
+GPU_COSTS = dict(step_base=COSTS["step_base"], step_per_sequence=COSTS["step_per_sequence"],
+                 prefill_per_token=COSTS["prefill_per_token"], kv_capacity=COSTS["kv_capacity"])
+SERVING = dict(gpus=4, max_batch=32, dispatch="least_loaded", steal=True, cpu_time=0.002, cpu_workers=2, **GPU_COSTS)
+_RECOMPUTE = {"选择性重计算": "selective", "完全重计算": "full"}
+
+
+def clamp_micro_batches(wanted: int, dp: int) -> int:
+    """The largest micro-batch count not above ``wanted`` that divides the samples per replica."""
+    options = T.micro_batch_options(TRAINING_CASE["global_batch"], dp)
+    return max(m for m in options if m <= max(1, wanted))
+
+
+def training() -> Explorer:
+    """Speed-up of the 70B job on 512 GPUs against the number of micro-batches, for a chosen TP x PP."""
+    def draw(ax, tp: int, pp: int, micro_batches: int, recompute: str) -> str:
+        dp = TRAINING_CASE["devices"] // (tp * pp)
+        options = T.micro_batch_options(TRAINING_CASE["global_batch"], dp)
+        runs = [T.step_time(**TRAINING_CASE, dp=dp, tp=tp, pp=pp, micro_batches=m, recompute=_RECOMPUTE[recompute])
+                for m in options]
+        ms = np.array(options)
+        speed = np.array([r.speedup for r in runs])
+        ok = np.array([r.feasible for r in runs])
+        ax.plot(ms, speed, color="0.6", lw=1)
+        ax.plot(ms[ok], speed[ok], "o", color="#4C72B0", label=P.label("可行", "feasible"))
+        if (~ok).any():
+            ax.plot(ms[~ok], speed[~ok], "x", color="crimson", ms=8, label=P.label("显存放不下", "does not fit"))
+        m = clamp_micro_batches(micro_batches, dp)
+        per_replica = TRAINING_CASE["global_batch"] // dp
+        note = "" if m == micro_batches else f"（m 须整除每副本的 {per_replica} 个样本，取 {m}）"
+        if not runs[options.index(m)].feasible and ok.any():
+            # clamp to the feasible micro-batch count nearest to the one asked for
+            m = min(ms[ok], key=lambda k: (abs(np.log2(k / m)), -k))
+            note += f"（该 m 显存放不下，改取最近的可行值 {m}）"
+        chosen = runs[options.index(int(m))]
+        ax.plot([m], [chosen.speedup], "o", mfc="none", mec="black", ms=13, label=P.label("当前选择", "current choice"))
+        ax.axhline(40, color="0.4", ls=":", lw=1, label=P.label("案例中的“约 40 倍”", "the case's 40x"))
+        ax.set_xscale("log", base=2)
+        ax.set_ylim(0, 512)
+        ax.set_xlabel(P.label("微批次数 m（每个数据并行副本）", "micro-batches m per replica"))
+        ax.set_ylabel(P.label("相对假想单卡（50% 峰值）的加速", "speed-up over a hypothetical GPU at 50% of peak"))
+        ax.set_title(P.label(f"70B，512 张 A100：DP {dp} × TP {tp} × PP {pp}，{recompute}",
+                             f"70B on 512 A100: DP {dp} x TP {tp} x PP {pp}, {_RECOMPUTE[recompute]}"))
+        ax.legend(fontsize=8, loc="upper left")
+        if not chosen.feasible:
+            return chosen.summary() + "；这一切分下任何 m 都放不下，请增大 TP 或 PP，或改用完全重计算"
+        return chosen.summary() + f"，效率 {chosen.efficiency:.0%}" + note
+
+    return Explorer(draw, {"tp": dropdown("张量并行 TP", [1, 2, 4, 8], 1),
+                           "pp": dropdown("流水线段数 PP", [4, 8, 16], 16),
+                           "micro_batches": int_slider("微批次数 m（按可行值取整）", 1, 128, 32),
+                           "recompute": dropdown("激活重计算", list(_RECOMPUTE), "选择性重计算")},
+                    figsize=(7, 3.2))
+
+
+@lru_cache(maxsize=32)
+def serving_workload(rate: int, seed: int = 0) -> SV.Workload:
+    """Ten minutes of bursty requests: bursts at 10x the calm rate, 10% of the time, 2 s on average."""
+    return SV.workload(rate, 600.0, burst_factor=10.0, burst_share=0.1, mean_burst=2.0, seed=seed)
+
+
+#: One colour code for the serving figure and widget: red = request-level, blue = continuous batching
+#: (solid = TTFT, dashed = whole request, black dotted = 200 ms, grey = P99).
+POLICY_COLOURS = {"static": "#C44E52", "continuous": "#4C72B0"}
+
+
+def _latency_cdf_axes(ax, *, longest_ms: float, legend: bool = True) -> None:
+    """Axes of the latency CDFs (figure and widget): log milliseconds from 10 ms, the 200 ms target
+    as a dotted line and the 0.99 share as a grey line, so each curve's P99 is where it crosses it."""
+    ax.axvline(200, color="0.3", ls=":", lw=1, label="200 ms")
+    ax.axhline(0.99, color="0.6", lw=0.6)
+    ax.set_xscale("log")
+    ax.set_xlim(10, longest_ms)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel(P.label("毫秒（对数轴）", "ms (log)"))
+    ax.set_ylabel(P.label("累计比例", "cumulative share"))
+    if legend:
+        ax.legend(fontsize=8, loc="lower right")
+
+
+def serving() -> Explorer:
+    """Time to first token and request latency under a 10x burst, request-level vs continuous batching."""
+    art: dict = {}
+    share = np.linspace(0, 1, 300)
+    names = {"连续批处理": "continuous", "请求级批处理": "static"}
+
+    def draw(ax, rate: int, policy: str, max_batch: int, steal: bool) -> str:
+        w = serving_workload(rate)
+        options = dict(SERVING, max_batch=max_batch, steal=steal)
+        r = SV.simulate(w.arrivals, w.prompt, w.output, policy=names[policy], **options)
+        ttft = np.quantile(r.ttft, share) * 1e3
+        lat = np.quantile(r.latency, share) * 1e3
+        colour = POLICY_COLOURS[names[policy]]
+        if not art:
+            art["ttft"], = ax.plot(ttft, share, color=colour, label=P.label("首字延迟 TTFT（实线）", "TTFT (solid)"))
+            art["lat"], = ax.plot(lat, share, color=colour, ls="--",
+                                  label=P.label("整个请求的延迟（虚线）", "request latency (dashed)"))
+            _latency_cdf_axes(ax, longest_ms=3e5)
+        art["ttft"].set_data(ttft, share)
+        art["lat"].set_data(lat, share)
+        for line in (art["ttft"], art["lat"]):
+            line.set_color(colour)
+        ax.legend(fontsize=8, loc="lower right")
+        ax.set_title(P.label(f"{len(w)} 个请求，4 张 GPU，{policy}，最大批 {max_batch}",
+                             f"{len(w)} requests, 4 GPUs, {names[policy]}, max batch {max_batch}"))
+        return r.summary() + f"，窃取 {r.stolen} 次"
+
+    return Explorer(draw, {"rate": int_slider("平时每秒请求数（突发时 10 倍）", 1, 6, 3),
+                           "policy": dropdown("批处理方式", list(names), "连续批处理"),
+                           "max_batch": int_slider("最大批", 4, 64, 32, step=4),
+                           "steal": checkbox("空闲 GPU 窃取请求", True)}, figsize=(7, 3.2), clear=False)
+
+
+#: A placement for frame-level pipelining: the GPU takes the first SPLIT_CUT operators (pre-processing and the
+#: first encoder blocks) of every frame, the NPU the remaining convolutions, the CPU all control operators.
+SPLIT = "GPU 分担编码器前段"
+SPLIT_CUT = 18
+#: The phone widget's placements: scheduler name (or SPLIT) -> what the learner sees.
+PLACEMENTS = {"by affinity": "按亲和性", "EFT": "EFT", "HEFT": "HEFT", "work stealing": "工作窃取", SPLIT: SPLIT}
+#: Frames in the pipelined view of the phone widget.
+FRAMES = 10
+
+
+def split_placement():
+    graph = segmentation_model()
+    return FR.split_placement(graph, {"conv": "GPU", "image": "GPU", "control": "CPU"},
+                              {"conv": "NPU", "image": "NPU", "control": "CPU"}, SPLIT_CUT)
+
+
+@lru_cache(maxsize=16)
+def _phone(policy: str):
+    graph, devices = segmentation_model(), phone_soc()
+    cpu = S.serial(graph, devices, device="CPU")
+    if policy == SPLIT:
+        return FR.stream(graph, devices, split_placement(), 1).validate(), cpu
+    return S.POLICIES[policy](graph, devices).validate(), cpu
+
+
+def _chinese_legend(ax):
+    from matplotlib.patches import Patch
+
+    kinds = [("control", "控制"), ("conv", "卷积"), ("image", "图像处理")]
+    ax.legend(handles=[Patch(color=P.KIND_COLOURS[k], label=P.label(zh, k)) for k, zh in kinds],
+              loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+
+
+def phone() -> Explorer:
+    """The 120-operator segmentation model on a phone SoC: one frame, or ten frames pipelined."""
+    def draw(ax, policy: str, pipelined: bool) -> str:
+        s, cpu = _phone(policy)
+        name = PLACEMENTS.get(policy, policy)
+        graph, devices = segmentation_model(), phone_soc()
+        placement = split_placement() if policy == SPLIT else s
+        if pipelined:
+            shown = FR.stream(graph, devices, placement, FRAMES)
+            title = P.label(f"{name}，{FRAMES} 帧流水：{shown.makespan:.1f} ms",
+                            f"{policy}, {FRAMES} frames pipelined: {shown.makespan:.1f} ms")
+        else:
+            shown = s
+            title = P.label(f"{name}：每帧 {s.makespan:.1f} ms", f"{policy}: {s.makespan:.1f} ms per frame")
+        P.gantt(shown, ax, show_names=False, title=title, xlabel=P.label("时间（毫秒）", "time (ms)"))
+        _chinese_legend(ax)
+        power = s.energy / s.makespan
+        busy = "，".join(f"{d.name} {b:.2f}" for d, b in zip(s.devices, s.busy))
+        text = (f"{name}：单帧 {s.makespan:.2f} ms（{1000 / s.makespan:.1f} 帧/秒，"
+                f"纯 CPU 的 {s.speedup(cpu):.1f} 倍），平均功耗 {power:.2f} W；每帧各处理器忙碌（ms）：{busy}")
+        if pipelined:
+            text += f"；{FRAMES} 帧流水共 {shown.makespan:.2f} ms（平均每帧 {shown.makespan / FRAMES:.2f} ms）"
+        return text
+
+    return Explorer(draw, {"policy": dropdown("放置方式", [(v, k) for k, v in PLACEMENTS.items()], "HEFT"),
+                           "pipelined": checkbox("连续 10 帧流水", False)}, figsize=(8, 2.6))
+
+
+def training_figure(tp: int = 1, pp: int = 16, recompute: str = "选择性重计算"):
+    """Static copy of the training widget's figure (speed-up against m) for one TP x PP."""
+    e = training()
+    ax = P.new_axes(figsize=(7, 3.2))
+    e.draw(ax, **dict(e.values, tp=tp, pp=pp, recompute=recompute))
+    return ax.figure
+
+
+def serving_figure(rate: int = 3):
+    """TTFT and request-latency CDFs of request-level and continuous batching under the 10x burst scenario."""
+    ax = P.new_axes(figsize=(7.5, 3.4))
+    w = serving_workload(rate)
+    share = np.linspace(0, 1, 300)
+    for policy, zh in [("static", "请求级批处理"), ("continuous", "连续批处理")]:
+        colour = POLICY_COLOURS[policy]
+        r = SV.simulate(w.arrivals, w.prompt, w.output, policy=policy, **SERVING)
+        ax.plot(np.quantile(r.ttft, share) * 1e3, share, color=colour,
+                label=P.label(f"{zh}：首字延迟", f"{policy}: TTFT"))
+        ax.plot(np.quantile(r.latency, share) * 1e3, share, color=colour, ls="--",
+                label=P.label(f"{zh}：整个请求", f"{policy}: request"))
+    _latency_cdf_axes(ax, longest_ms=1e5, legend=False)
+    ax.set_title(P.label(f"{len(w)} 个请求、10 倍突发、4 张 GPU：延迟的累计分布\n"
+                         "（灰色横线：累计比例 0.99，与各曲线的交点即 P99）",
+                         f"{len(w)} requests, 10x bursts, 4 GPUs: latency CDF"))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    return ax.figure
+
+
+def _frame_blocks(schedule, gap: float = 0.05):
+    """Per device, the busy intervals of each frame (tasks named "k:name"), merged across gaps < ``gap`` ms."""
+    runs: dict = {}
+    for i, task in enumerate(schedule.graph.tasks):
+        key = (int(schedule.device_of[i]), int(task.name.split(":", 1)[0]))
+        runs.setdefault(key, []).append((float(schedule.start[i]), float(schedule.end[i])))
+    blocks = []
+    for (device, frame), spans in runs.items():
+        spans.sort()
+        lo, hi = spans[0]
+        for a, b in spans[1:]:
+            if a - hi > gap:
+                blocks.append((device, frame, lo, hi))
+                lo = a
+            hi = max(hi, b)
+        blocks.append((device, frame, lo, hi))
+    return blocks
+
+
+def phone_figure(frames: int = FRAMES):
+    """Pipelined frames on the phone: HEFT's placement (top) and the GPU/NPU split (bottom), coloured by frame."""
+    import matplotlib.pyplot as plt
+
+    P.use_cjk_font()
+    fig, axes = plt.subplots(2, 1, figsize=(8.5, 4.6), layout="constrained", sharex=True)
+    graph, devices = segmentation_model(), phone_soc()
+    colours = plt.get_cmap("tab10").colors
+    for ax, policy in zip(axes, ["HEFT", SPLIT]):
+        placement = split_placement() if policy == SPLIT else _phone("HEFT")[0]
+        shown = FR.stream(graph, devices, placement, frames)
+        blocks = _frame_blocks(shown)
+        widths = [max(b[3] - b[2], 0.4) for b in blocks]  # keep short CPU/GPU blocks visible
+        ax.barh([len(devices) - 1 - b[0] for b in blocks], widths, left=[b[2] for b in blocks],
+                height=0.6, color=[colours[b[1] % 10] for b in blocks], edgecolor="white", linewidth=0.4)
+        for device, frame, lo, hi in blocks:
+            if hi - lo > 4:
+                ax.text((lo + hi) / 2, len(devices) - 1 - device, str(frame), ha="center", va="center",
+                        fontsize=7, color="white")
+        ax.set_yticks(range(len(devices)), [d.name for d in reversed(devices)])
+        ax.axvline(shown.makespan, color="black", ls="--", lw=0.8)
+        name = PLACEMENTS.get(policy, policy)
+        ax.set_title(P.label(f"{name}：{frames} 帧流水共 {shown.makespan:.1f} ms，"
+                             f"至少两个处理器同时计算的时间占 {FR.overlap_share(shown):.0%}",
+                             f"{policy}: {frames} frames in {shown.makespan:.1f} ms"), fontsize=10)
+    axes[1].set_xlabel(P.label("时间（毫秒）；颜色与数字表示第几帧（从 0 起）；虚线 = 最后一帧完成",
+                                "time (ms); colour = frame; dashed = last frame done"))
+    return fig
+
+
+#: (chapter, factory) for each widget of this module.
+VIEWS = [(10, training), (10, serving), (10, phone)]

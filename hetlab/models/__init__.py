@@ -1,0 +1,1 @@
+"""Models: analytic laws and small simulations, one topic per module."""

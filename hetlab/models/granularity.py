@@ -1,0 +1,218 @@
+"""Granularity with a finite number of devices: ``T = N * Os + W / min(N, P)`` and an integer N*.
+
+Chapter 4's model ``T(N) = N * Os + W / N`` (:func:`hetlab.formulas.total_time`) hides two
+assumptions: one dispatcher hands out the N tasks one after another (so dispatching costs ``N * Os``
+in total, not ``Os``), and there are at least N devices, so all N pieces run at once. With P devices
+only ``min(N, P)`` pieces run at a time:
+
+- ``model="ideal"``: the work spreads perfectly over the busy devices, ``T = N Os + W / min(N, P)``;
+- ``model="rounds"``: N equal pieces run in ``ceil(N / P)`` rounds of ``W / N`` each,
+  ``T = N Os + ceil(N / P) W / N`` (what a real pool of P workers does with equal tasks; appendix A1
+  fits this form to a measured sweep).
+
+For ``N >= P`` the first term grows and the second cannot fall below ``W / P``, so in both models
+the best task count never exceeds P; below P the models equal ``N Os + W / N``, which is convex.
+The best *integer* count is therefore the better of ``floor`` and ``ceil`` of ``sqrt(W / Os)``,
+clamped to ``[1, P]`` (:func:`optimal_task_count`).
+
+The real size of ``Os`` depends on the mechanism (:data:`OVERHEADS`): microseconds for a CUDA
+kernel launch or a thread-pool task, hundreds of microseconds for a process pool, about a
+millisecond for a Dask task.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hetlab._validate import as_float_array, check_fields, check_finite_result, check_int, check_positive
+
+__all__ = ["total_time_on", "optimal_task_count", "derivation_zh", "Overhead", "OVERHEADS", "GrainLevel",
+           "GRAIN_LEVELS", "greedy_makespan", "overhead_reading_zh"]
+
+_MODELS = ("ideal", "rounds")
+
+
+def _model(model: str) -> str:
+    if model not in _MODELS:
+        raise ValueError(f"model must be 'ideal' or 'rounds', got {model!r}")
+    return model
+
+
+def total_time_on(N: Any, W: Any, Os: Any, P: int, *, model: str = "ideal") -> Any:
+    """Total time of W split into N tasks on P devices behind one serial dispatcher.
+
+    ``model="ideal"``: ``N Os + W / min(N, P)``; ``model="rounds"``: ``N Os + ceil(N / P) W / N``.
+    ``N`` may be an array (for curves); ``P`` is a positive integer.
+
+    >>> total_time_on(100, 10_000, 1.0, 8)          # 100 + 10000 / 8
+    1350.0
+    >>> total_time_on(12, 1200, 1.0, 8, model="rounds")   # 12 + 2 rounds * 100
+    212.0
+    """
+    n = as_float_array("N", N, low=1.0, finite=True, empty=False)
+    w = as_float_array("W", W, low=0.0, finite=True)
+    o = as_float_array("Os", Os, low=0.0, finite=True)
+    p = check_int("P", P, low=1, high=10**9)
+    if _model(model) == "ideal":
+        t = n * o + w / np.minimum(n, p)
+    else:
+        t = n * o + np.ceil(n / p) * w / n
+    check_finite_result(t, N=N, W=W, Os=Os)
+    return float(t) if t.ndim == 0 else t
+
+
+def optimal_task_count(W: float, Os: float, P: int | None = None) -> int:
+    """The best integer task count for ``N Os + W / N`` (P = None: unlimited devices) or for either
+    P-device model of :func:`total_time_on` (both have the same optimum).
+
+    The real optimum ``sqrt(W / Os)`` is rarely an integer: compare its floor and ceiling (T is
+    convex in N, so one of them wins), then clamp to P, because no model gains from more tasks
+    than devices. Ties go to the smaller count (fewer tasks, less dispatching).
+
+    >>> optimal_task_count(10_000, 1.0)        # sqrt = 100 exactly
+    100
+    >>> optimal_task_count(2000, 3.0)          # sqrt = 25.8: T(25) = 155.0, T(26) = 154.9
+    26
+    >>> optimal_task_count(10_000, 1.0, P=8)
+    8
+    """
+    w = check_positive("W", W)
+    o = check_positive("Os", Os)
+    if P is not None:
+        P = check_int("P", P, low=1, high=10**9)
+    if w > 1e24:
+        raise ValueError(f"W must be at most 1e24, got {w:g}")
+    if o < 1e-24:
+        raise ValueError(f"Os must be at least 1e-24, got {o:g}")
+    root = math.sqrt(w / o)
+    if root > 1e12:
+        raise ValueError(f"W / Os must be at most 1e24 (W = {w:g}, Os = {o:g}), got {w / o:g}")
+    lo = max(1, math.floor(root))
+    hi = lo + 1
+    best = lo if lo * o + w / lo <= hi * o + w / hi else hi
+    return best if P is None else min(best, P)
+
+
+def derivation_zh():
+    """:func:`hetlab.formulas.derive_optimal_tasks` with its step labels in Chinese (for chapter 4)."""
+    from hetlab.formulas import derive_optimal_tasks
+
+    d = derive_optimal_tasks()
+    labels = ["总耗时", "对 N 求一阶导数", "令导数为零，解出", "二阶导数",
+              "在 N* 处为正，所以 N* 是极小值点", "最小总耗时"]
+    if len(labels) != len(d.steps):
+        raise RuntimeError(f"expected {len(labels)} derivation steps, got {len(d.steps)}")
+    return dataclasses.replace(d, steps=[(zh, expr) for zh, (_, expr) in zip(labels, d.steps)])
+
+
+@dataclass(frozen=True)
+class Overhead:
+    """A typical per-task scheduling overhead ``seconds`` of one mechanism, and where the figure comes from."""
+
+    mechanism: str
+    seconds: float
+    source: str
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+#: Orders of magnitude of Os (seconds). Thread and process pools: measured on the book's 2-core build
+#: machine by ``hetlab.real.measure.dispatch_overhead`` (appendix A1 re-measures them on yours).
+OVERHEADS: tuple[Overhead, ...] = (
+    Overhead("CUDA 核函数启动（GPU kernel launch）", 5e-6,
+             "NVIDIA CUDA C++ Best Practices Guide；Gray 2019, Getting Started with CUDA Graphs（数微秒量级）"),
+    Overhead("线程池任务（Python ThreadPoolExecutor）", 12e-6, "本书构建机实测，附录 A1"),
+    Overhead("进程池任务（Python ProcessPoolExecutor）", 120e-6, "本书构建机实测，附录 A1"),
+    Overhead("Dask 分布式任务", 1e-3, "Dask 文档（Shared Memory、Array Best Practices）：每个任务约 200 µs 至 1 ms"),
+)
+
+
+def greedy_makespan(times: Any, P: int) -> float:
+    """Finish time of tasks handed out in the given order, each to the device that frees up first
+    (P identical devices, no dispatch cost, no dependences): the "whoever is idle takes the next
+    piece" rule that makes splitting into more tasks than devices pay off when tasks are unequal.
+
+    >>> greedy_makespan([6, 2], 2)          # two coarse tasks, one per device
+    6.0
+    >>> greedy_makespan([5, 1, 1, 1], 2)    # the same work in four pieces
+    5.0
+    """
+    t = as_float_array("times", times, low=0.0, finite=True, empty=False)
+    if t.ndim != 1:
+        raise ValueError(f"times must be a flat list of task durations, got shape {t.shape}")
+    p = check_int("P", P, low=1, high=10**6)
+    free = [0.0] * min(p, t.size)
+    for d in t:
+        i = min(range(len(free)), key=free.__getitem__)
+        free[i] += float(d)
+    return float(max(free))
+
+
+@dataclass(frozen=True)
+class GrainLevel:
+    """One level of parallel granularity: an example of "one task" there, its typical length, the
+    cheapest software mechanism that could dispatch it, and that mechanism's per-task overhead."""
+
+    level: str
+    example: str
+    task_seconds: float
+    dispatcher: str
+    overhead_seconds: float
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        check_positive("task_seconds", self.task_seconds)
+        check_positive("overhead_seconds", self.overhead_seconds)
+
+    @property
+    def ratio(self) -> float:
+        """Task length over dispatch overhead: far above 1, splitting at this level pays; below 1 it cannot."""
+        return self.task_seconds / self.overhead_seconds
+
+
+#: Orders of magnitude for chapter 4's three levels. Task lengths are illustrative round figures; the
+#: overheads are those of :data:`OVERHEADS` (a thread pool task for the instruction level shows why no
+#: software scheduler works there: the hardware issues instructions at no per-instruction software cost).
+GRAIN_LEVELS: tuple[GrainLevel, ...] = (
+    GrainLevel("任务级", "一个子图或一批数据，交给进程池 / Dask", 10e-3, "进程池任务", 120e-6),
+    GrainLevel("算子级", "一次 CUDA 核函数，或张量并行的一个分片", 100e-6, "CUDA 核函数启动", 5e-6),
+    GrainLevel("指令级", "一条乘加指令（约 3 个时钟周期，3 GHz）", 1e-9, "线程池任务（最便宜的软件派发）", 12e-6),
+)
+
+
+def overhead_reading_zh(thread: float, process: float, table_thread: float = 12e-6,
+                        table_process: float = 120e-6, busy: bool = False) -> str:
+    """Compare a measured thread-pool and process-pool dispatch overhead (seconds) with the
+    table's typical idle-machine magnitudes, in absolute terms and as a ratio. Chinese lines.
+
+    >>> print(overhead_reading_zh(13e-6, 110e-6).splitlines()[0])
+    线程池 Os 是上表典型值（12 µs）的 1.1 倍，进程池是上表（120 µs）的 0.92 倍：与上表的量级一致。
+    """
+    t = check_positive("thread", thread, high=10.0)
+    pr = check_positive("process", process, high=10.0)
+    tt = check_positive("table_thread", table_thread, high=10.0)
+    tp = check_positive("table_process", table_process, high=10.0)
+    if not isinstance(busy, (bool, np.bool_)):
+        raise TypeError(f"busy must be True or False, got {type(busy).__name__} {busy!r}")
+    rt, rp = t / tt, pr / tp
+    head = (f"线程池 Os 是上表典型值（{tt * 1e6:.0f} µs）的 {rt:.2g} 倍，"
+            f"进程池是上表（{tp * 1e6:.0f} µs）的 {rp:.2g} 倍：")
+    if max(rt, rp) <= 2.5 and min(rt, rp) >= 0.4:
+        head += "与上表的量级一致。"
+    elif min(rt, rp) > 2.5:
+        head += ("都明显更大；测量时机器在忙（见下面的负载），派发者和工作者都在排队等核。"
+                 if busy else "都明显更大；这台机器的派发比典型值慢，或测量时有别的程序短暂占用了核。")
+    elif max(rt, rp) < 0.4:
+        head += "都明显更小：这台机器比上表假设的典型机器快。"
+    else:
+        head += "一个在上表的量级内、一个偏离较多；偏离的那个受这次测量条件的影响更大。"
+    ratio = pr / t
+    tail = (f"进程池是线程池的 {ratio:.1f} 倍（上表约 {tp / tt:.0f} 倍）："
+            + ("进程池明显更贵，与上表的结论相同。" if ratio >= 3 else
+               "差距比上表小：机器忙时线程池的数字也会被拖大，空闲时重测一次。"))
+    return head + "\n" + tail

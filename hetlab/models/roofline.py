@@ -1,0 +1,82 @@
+"""The roofline model (Williams, Waterman & Patterson, "Roofline: an insightful visual performance
+model for multicore architectures", Communications of the ACM 52(4), 2009).
+
+A kernel that does ``F`` floating-point operations and moves ``B`` bytes to and from memory has
+*arithmetic intensity* ``I = F / B`` (FLOP/byte). On a chip with peak compute ``P`` (FLOP/s) and
+memory bandwidth ``beta`` (byte/s) it cannot run faster than
+
+    attainable(I) = min(P, I * beta).
+
+Left of the *ridge point* ``I* = P / beta`` the kernel is memory-bound (the slanted roof), right of it
+compute-bound (the flat roof). The model assumes the kernel overlaps compute and memory traffic
+perfectly and counts only the traffic to the memory whose bandwidth is given (here DRAM/HBM); caches,
+latency and launch overhead are outside it, so real kernels sit under the roof.
+
+>>> ridge_point(19.5e12, 1.555e12)          # A100 40 GB, FP32: FLOP per byte at the ridge
+12.540192926045016
+>>> float(attainable(0.25, 19.5e12, 1.555e12)) / 1e12   # a = b + c in FP32 is memory-bound
+0.38875
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hetlab._validate import as_float_array, check_int, check_nonnegative, check_positive
+
+__all__ = ["attainable", "ridge_point", "memory_bound", "matmul_intensity", "elementwise_intensity",
+           "kernel_time"]
+
+
+def _out(arr: np.ndarray) -> Any:
+    return float(arr) if arr.ndim == 0 else arr
+
+
+def attainable(intensity: float | Any, peak: float, bandwidth: float) -> Any:
+    """Attainable FLOP/s ``min(peak, intensity * bandwidth)``; ``intensity`` may be an array (FLOP/byte)."""
+    peak = check_positive("peak", peak)
+    bandwidth = check_positive("bandwidth", bandwidth)
+    i = as_float_array("intensity", intensity, low=0.0)
+    if i.size == 0:
+        raise ValueError("intensity must hold at least one value, got an empty array")
+    if np.isinf(i).any():
+        raise ValueError("intensity must be in [0, inf), got inf")
+    return _out(np.minimum(peak, i * bandwidth))
+
+
+def ridge_point(peak: float, bandwidth: float) -> float:
+    """``I* = peak / bandwidth`` (FLOP/byte): the intensity at which a kernel stops being memory-bound."""
+    return check_positive("peak", peak) / check_positive("bandwidth", bandwidth)
+
+
+def memory_bound(intensity: float, peak: float, bandwidth: float) -> bool:
+    """True when a kernel of this intensity sits left of the ridge point (limited by bandwidth)."""
+    i = as_float_array("intensity", intensity, low=0.0)
+    if i.ndim:
+        raise TypeError("intensity must be a single number here")
+    return bool(float(i) < ridge_point(peak, bandwidth))
+
+
+def matmul_intensity(n: int, bytes_per_element: int = 4) -> float:
+    """Intensity of C = A @ B for n x n matrices: ``2 n^3`` FLOPs over ``3 n^2`` elements moved once
+    (read A and B, write C; the ideal case where caches keep every reuse on chip) = ``2n / (3b)``."""
+    n = check_int("n", n, low=1, high=10**7)
+    b = check_int("bytes_per_element", bytes_per_element, low=1, high=16)
+    return 2.0 * n**3 / (3.0 * n**2 * b)
+
+
+def elementwise_intensity(flops_per_element: int = 1, operands: int = 3, bytes_per_element: int = 4) -> float:
+    """Intensity of an elementwise kernel: ``flops_per_element`` FLOPs per element over ``operands``
+    arrays touched (inputs read plus the output written). ``c = a + b`` in FP32: 1 / 12."""
+    f = check_int("flops_per_element", flops_per_element, low=1, high=10**6)
+    k = check_int("operands", operands, low=1, high=64)
+    b = check_int("bytes_per_element", bytes_per_element, low=1, high=16)
+    return f / (k * b)
+
+
+def kernel_time(flops: float, bytes_moved: float, peak: float, bandwidth: float) -> float:
+    """Roofline time of a kernel, ``max(flops / peak, bytes / bandwidth)`` (perfect overlap assumed)."""
+    flops = check_nonnegative("flops", flops)
+    bytes_moved = check_nonnegative("bytes_moved", bytes_moved)
+    return max(flops / check_positive("peak", peak), bytes_moved / check_positive("bandwidth", bandwidth))

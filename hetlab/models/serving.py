@@ -1,0 +1,608 @@
+"""LLM inference serving as a seeded discrete-event simulation.
+
+One idea: how a batching policy turns a stream of generation requests into latency and GPU time.
+
+A request arrives, is pre-processed on a CPU pool (tokenisation; FIFO over ``cpu_workers``), is dispatched to
+one of ``gpus`` per-GPU queues (round robin or least loaded; with ``steal`` a GPU with room and an empty queue
+takes the oldest request of the longest other queue), then generates ``output`` tokens after a ``prompt``:
+
+- **prefill** processes the whole prompt in one iteration and yields the first token (compute-bound: cost
+  grows with the prompt's tokens); **decode** yields one token per iteration for every running sequence
+  (memory-bound: each iteration reads the weights once, so a bigger batch shares that cost). One iteration
+  with ``B`` running sequences and ``P`` prompt tokens to prefill takes
+  ``step_base + step_per_sequence * B + prefill_per_token * P`` (``cost="sum"``, the default: reading the
+  weights and the prefill matmuls do not overlap, a conservative bound) or, roofline-style,
+  ``max(step_base + step_per_sequence * B, prefill_per_token * P)`` (``cost="max"``: the weights stream in
+  while the prefill computes, so an iteration takes the longer of memory and compute time);
+- **request-level batching** (``policy="static"``; with ``max_wait > 0`` it is dynamic batching): a free GPU
+  takes up to ``max_batch`` queued requests, prefills them together and decodes until the longest is done; no
+  request joins or leaves in between and all return at the end (Yu et al. 2022, Orca, section 2);
+- **iteration-level (continuous) batching** (``policy="continuous"``, Orca, OSDI 2022; vLLM, Kwon et al.,
+  SOSP 2023): after every iteration finished sequences leave and queued ones join (their prefill rides in the
+  next iteration), so no slot idles while requests wait;
+- **KV cache**: each running sequence reserves ``prompt + output`` tokens of a GPU's ``kv_capacity`` (as Orca
+  does; vLLM's paging reserves on demand, which admits more): memory bounds the running batch.
+
+Reports TTFT, time per output token (TPOT), request latency percentiles, tokens/s, the GPUs' busy share and
+the useful share (busy time spent on real sequences rather than on the padding slots of request-level
+batches). Between events the batch is fixed, so the simulation jumps over runs of identical decode iterations
+instead of stepping through them: its cost grows with the number of requests, not of tokens.
+
+>>> w = workload(rate=20, duration=10, seed=1)
+>>> a = simulate(w.arrivals, w.prompt, w.output, policy="static", max_batch=8)
+>>> b = simulate(w.arrivals, w.prompt, w.output, policy="continuous", max_batch=8)
+>>> b.p99 < a.p99
+True
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from hetlab._validate import as_float_array, check_choice, check_int, check_nonnegative, check_positive, check_real
+
+__all__ = ["Workload", "workload", "skewed_workload", "simulate", "ServingResult", "POLICIES", "DISPATCH",
+           "ITERATION_COSTS", "iteration_costs"]
+
+POLICIES = ("static", "continuous")
+DISPATCH = ("round_robin", "least_loaded")
+ITERATION_COSTS = ("sum", "max")   # how an iteration combines weight-read time and prefill compute time
+_MAX_REQUESTS = 10 ** 7
+_MAX_TOKENS = 10 ** 7
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Arrival times (s, sorted) with each request's prompt and output lengths (tokens)."""
+
+    arrivals: np.ndarray
+    prompt: np.ndarray
+    output: np.ndarray
+
+    def __post_init__(self) -> None:
+        arr = _vector("arrivals", self.arrivals, low=0.0)
+        object.__setattr__(self, "arrivals", arr)
+        for name in ("prompt", "output"):
+            object.__setattr__(self, name, _tokens(name, getattr(self, name), arr.size))
+
+    def __len__(self) -> int:
+        return int(self.arrivals.size)
+
+
+def _lengths(rng: np.random.Generator, mean: float, n: int) -> np.ndarray:
+    # Lognormal lengths (sigma 0.6: a long tail, as in chat traces), at least one token.
+    sigma = 0.6
+    draws = rng.lognormal(math.log(mean) - sigma ** 2 / 2, sigma, n)
+    return np.maximum(1, np.rint(draws)).astype(np.int64)
+
+
+def workload(rate: float, duration: float, *, burst_factor: float = 10.0, burst_share: float = 0.1,
+             mean_burst: float = 1.0, prompt_mean: float = 200.0, output_mean: float = 100.0,
+             seed: int = 0) -> Workload:
+    """Bursty requests: calm periods at ``rate`` per second and bursts at ``rate * burst_factor`` taking
+    ``burst_share`` of the time (a two-state Markov-modulated Poisson process,
+    :func:`hetlab.models.simulators.bursty_arrivals`); prompt and output lengths lognormal with the given means."""
+    from hetlab.models.simulators import bursty_arrivals
+
+    check_int("seed", seed, low=0)
+    p_mean = check_positive("prompt_mean", prompt_mean)
+    o_mean = check_positive("output_mean", output_mean)
+    for name, value in (("prompt_mean", p_mean), ("output_mean", o_mean)):
+        if value > 1e5:
+            raise ValueError(f"{name} must be in (0, 100000], got {value:g}")
+    r = check_positive("rate", rate)
+    d = check_positive("duration", duration)
+    b = check_positive("burst_factor", burst_factor)
+    if r * d * max(1.0, b) > _MAX_REQUESTS:
+        raise ValueError(f"rate * duration * burst_factor must be at most {_MAX_REQUESTS:g} requests, got "
+                         f"rate={r:g}, duration={d:g}, burst_factor={b:g}")
+    arrivals = bursty_arrivals(r, d, burst_factor=burst_factor, burst_share=burst_share, mean_burst=mean_burst,
+                               seed=seed)
+    if arrivals.size == 0:
+        raise ValueError(f"rate * duration must bring at least one request, got rate={r:g}, duration={d:g}")
+    rng = np.random.default_rng([seed, 1])
+    return Workload(arrivals, _lengths(rng, p_mean, arrivals.size), _lengths(rng, o_mean, arrivals.size))
+
+
+def skewed_workload(n: int, *, every: int = 4, long_output: int = 400, short_output: int = 20,
+                    prompt: int = 100, gap: float = 0.01) -> Workload:
+    """``n`` requests ``gap`` seconds apart; every ``every``-th one (0, every, 2 every, ...) is long.
+
+    With ``every`` GPUs and round-robin dispatch all long requests land on GPU 0: the case where stealing
+    between queues matters."""
+    n = check_int("n", n, low=1, high=_MAX_REQUESTS)
+    every = check_int("every", every, low=1, high=n)
+    long_output = check_int("long_output", long_output, low=1, high=_MAX_TOKENS)
+    short_output = check_int("short_output", short_output, low=1, high=_MAX_TOKENS)
+    prompt = check_int("prompt", prompt, low=1, high=_MAX_TOKENS)
+    gap = check_positive("gap", gap)
+    idx = np.arange(n)
+    output = np.where(idx % every == 0, long_output, short_output).astype(np.int64)
+    return Workload(idx * gap, np.full(n, prompt, dtype=np.int64), output)
+
+
+@dataclass(frozen=True)
+class ServingResult:
+    """Per-request times (s) and per-GPU busy/useful time of a :func:`simulate` run."""
+
+    policy: str
+    arrivals: np.ndarray
+    ready: np.ndarray          # pre-processing done, request enters a GPU queue
+    first_token: np.ndarray
+    finish: np.ndarray
+    gpu_of: np.ndarray
+    prompt: np.ndarray
+    output: np.ndarray
+    busy: np.ndarray           # per GPU: seconds running iterations
+    useful: np.ndarray         # per GPU: busy seconds weighted by the share of slots holding a real sequence
+    slot_time: np.ndarray      # per GPU: sum over iterations of batch size x duration
+    stolen: int                # requests a GPU took from another GPU's queue
+    served: np.ndarray         # how many times each request was completed (1 for every request)
+
+    def __post_init__(self) -> None:
+        check_choice("policy", self.policy, POLICIES)
+        arr = _vector("arrivals", self.arrivals, low=0.0)
+        n = arr.size
+        object.__setattr__(self, "arrivals", arr)
+        for name in ("ready", "first_token", "finish"):
+            value = _vector(name, getattr(self, name), low=0.0, size=n)
+            object.__setattr__(self, name, value)
+        if (self.ready < arr).any() or (self.first_token < self.ready).any() or (self.finish < self.first_token).any():
+            raise ValueError("arrivals, ready, first_token and finish must not decrease for any request")
+        for name in ("prompt", "output"):
+            object.__setattr__(self, name, _tokens(name, getattr(self, name), n))
+        busy = _vector("busy", self.busy, low=0.0)
+        for name in ("busy", "useful", "slot_time"):
+            object.__setattr__(self, name, _vector(name, getattr(self, name), low=0.0, size=busy.size))
+        gpu_of = _vector("gpu_of", self.gpu_of, low=0.0, high=busy.size - 1, size=n, integer=True)
+        object.__setattr__(self, "gpu_of", gpu_of.astype(np.int64))
+        served = _vector("served", self.served, low=0.0, size=n, integer=True)
+        object.__setattr__(self, "served", served.astype(np.int64))
+        check_int("stolen", self.stolen, low=0)
+
+    @property
+    def latency(self) -> np.ndarray:
+        return self.finish - self.arrivals
+
+    @property
+    def ttft(self) -> np.ndarray:
+        """Time to first token of each request."""
+        return self.first_token - self.arrivals
+
+    @property
+    def tpot(self) -> float:
+        """Mean time per output token after the first, over requests with more than one token."""
+        many = self.output > 1
+        if not many.any():
+            return 0.0
+        return float(np.mean((self.finish[many] - self.first_token[many]) / (self.output[many] - 1)))
+
+    @property
+    def horizon(self) -> float:
+        return float(self.finish.max() - self.arrivals.min()) if self.finish.size else 0.0
+
+    def percentile(self, q: float) -> float:
+        """The ``q``-th percentile (0-100) of request latency, in seconds."""
+        q = check_real("q", q)
+        if not 0.0 <= q <= 100.0:
+            raise ValueError(f"q must be in [0, 100], got {q!r}")
+        return float(np.percentile(self.latency, q))
+
+    @property
+    def p50(self) -> float:
+        return self.percentile(50)
+
+    @property
+    def p99(self) -> float:
+        return self.percentile(99)
+
+    @property
+    def tokens_per_s(self) -> float:
+        h = self.horizon
+        return float(self.output.sum() / h) if h > 0 else 0.0
+
+    @property
+    def busy_fraction(self) -> float:
+        h = self.horizon
+        return float(self.busy.sum() / (self.busy.size * h)) if h > 0 else 0.0
+
+    @property
+    def useful_fraction(self) -> float:
+        h = self.horizon
+        return float(self.useful.sum() / (self.busy.size * h)) if h > 0 else 0.0
+
+    @property
+    def mean_batch(self) -> float:
+        """Time-weighted mean batch size while busy (padding slots included)."""
+        total = self.busy.sum()
+        return float(self.slot_time.sum() / total) if total > 0 else 0.0
+
+    def summary(self) -> str:
+        """One line in Chinese."""
+        name = {"static": "请求级批处理", "continuous": "连续批处理"}[self.policy]
+        return (f"{name}：P50 {self.p50 * 1e3:.0f} ms，P99 {self.p99 * 1e3:.0f} ms，"
+                f"首字延迟 P99 {np.percentile(self.ttft, 99) * 1e3:.0f} ms，每词元 {self.tpot * 1e3:.1f} ms，"
+                f"{self.tokens_per_s:.0f} 词元/秒，GPU 忙碌 {self.busy_fraction:.0%}，有效 {self.useful_fraction:.0%}，"
+                f"平均批 {self.mean_batch:.1f}")
+
+
+def _vector(name: str, value, *, low: float, high: float | None = None, size: int | None = None,
+            integer: bool = False) -> np.ndarray:
+    """A finite, non-empty 1-D float array (of ``size`` entries if given)."""
+    arr = as_float_array(name, value, low=low, high=high, finite=True, integer=integer, empty=False,
+                         size_limit=_MAX_REQUESTS)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence, got shape {arr.shape}")
+    if size is not None and arr.size != size:
+        raise ValueError(f"{name} must have {size} entries (one per request or GPU, like arrivals or busy), "
+                         f"got {arr.size}")
+    return arr
+
+
+def _tokens(name: str, value, n: int) -> np.ndarray:
+    arr = as_float_array(name, value, low=1.0, high=_MAX_TOKENS, integer=True)
+    if arr.shape != (n,):
+        raise ValueError(f"{name} must have one entry per request (arrivals has {n}), got shape {arr.shape}")
+    return arr.astype(np.int64)
+
+
+def _preprocess(arrivals: np.ndarray, cost: np.ndarray, workers: int) -> np.ndarray:
+    """FIFO multi-server queue: when each request leaves the CPU pool."""
+    if not cost.any():
+        return arrivals.copy()
+    if workers == 1:
+        # Lindley's recursion ready_i = max(a_i, ready_{i-1}) + c_i unrolled: with S_i = c_0 + ... + c_i,
+        # ready_i = S_i + max_{j <= i} (a_j - S_{j-1}), a running maximum -- vectorised.
+        total = np.cumsum(cost)
+        before = total - cost
+        return total + np.maximum.accumulate(arrivals - before)
+    heap = [0.0] * workers
+    ready = np.empty_like(arrivals)
+    for i, (a, c) in enumerate(zip(arrivals.tolist(), cost.tolist())):
+        free = heap[0]
+        done = (a if a > free else free) + c
+        heapq.heapreplace(heap, done)
+        ready[i] = done
+    return ready
+
+
+def simulate(arrivals, prompt, output, *, policy: str = "continuous", gpus: int = 1, max_batch: int = 32,
+             max_wait: float = 0.0, kv_capacity: int = 100_000, step_base: float = 0.02,
+             step_per_sequence: float = 2e-4, prefill_per_token: float = 5e-5, cpu_workers: int = 1,
+             cpu_time: float = 0.0, dispatch: str = "round_robin", steal: bool = False,
+             cost: str = "sum") -> ServingResult:
+    """Serve generation requests on ``gpus`` GPUs; see the module docstring for the model.
+
+    ``arrivals`` (s, any order), ``prompt`` and ``output`` (tokens, >= 1) give one entry per request.
+    ``kv_capacity`` is each GPU's KV cache in tokens; a request needing more than it alone is refused.
+    ``max_wait`` (request-level batching only): how long a GPU holding a partial batch waits for more.
+    The default costs are illustrative (a 13B-class model on one A100: ~20 ms to read the weights per
+    iteration). ``cost`` is ``"sum"`` (memory time + prefill compute time, default) or ``"max"`` (the larger
+    of the two, a roofline-style overlap). Deterministic: the same inputs give the same result.
+    """
+    arr = as_float_array("arrivals", arrivals, low=0.0)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"arrivals must be a non-empty 1-D sequence, got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError("arrivals must be finite, got inf")
+    n = arr.size
+    if n > _MAX_REQUESTS:
+        raise ValueError(f"arrivals must hold at most {_MAX_REQUESTS} requests, got {n}")
+    p_tok = _tokens("prompt", prompt, n)
+    o_tok = _tokens("output", output, n)
+    if not isinstance(policy, str) or policy not in POLICIES:
+        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    if not isinstance(dispatch, str) or dispatch not in DISPATCH:
+        raise ValueError(f"dispatch must be one of {', '.join(DISPATCH)}, got {dispatch!r}")
+    if not isinstance(steal, bool):
+        raise TypeError(f"steal must be a bool, got {steal!r}")
+    if not isinstance(cost, str) or cost not in ITERATION_COSTS:
+        raise ValueError(f"cost must be one of {', '.join(ITERATION_COSTS)}, got {cost!r}")
+    n_gpu = check_int("gpus", gpus, low=1, high=4096)
+    max_batch = check_int("max_batch", max_batch, low=1, high=100_000)
+    wait = check_nonnegative("max_wait", max_wait)
+    kv_cap = check_int("kv_capacity", kv_capacity, low=2, high=10 ** 10)
+    base = check_positive("step_base", step_base)
+    per_seq = check_nonnegative("step_per_sequence", step_per_sequence)
+    per_tok = check_nonnegative("prefill_per_token", prefill_per_token)
+    workers = check_int("cpu_workers", cpu_workers, low=1, high=100_000)
+    cpu = check_nonnegative("cpu_time", cpu_time)
+    for name, value in (("max_wait", wait), ("step_base", base), ("step_per_sequence", per_seq),
+                        ("prefill_per_token", per_tok), ("cpu_time", cpu)):
+        if value > 3600:
+            raise ValueError(f"{name} must be at most 3600 seconds, got {value:g}")
+    need = p_tok + o_tok
+    if need.max() > kv_cap:
+        raise ValueError(f"kv_capacity must hold prompt + output of every request (>= {int(need.max())} tokens), "
+                         f"got {kv_cap}")
+
+    order = np.argsort(arr, kind="stable")
+    ready_sorted = _preprocess(arr[order], np.full(n, cpu), workers)
+    ready = np.empty(n)
+    ready[order] = ready_sorted
+    ready_order = order[np.argsort(ready_sorted, kind="stable")]   # requests in the order they reach a GPU
+
+    sim = _Simulator(ready, p_tok, o_tok, n_gpu, max_batch, wait, kv_cap, base, per_seq, per_tok,
+                     dispatch, steal, policy == "continuous", cost == "max")
+    sim.run(ready_order)
+    return ServingResult(policy, arr, ready, sim.first, sim.finish, sim.gpu_of, p_tok, o_tok,
+                         sim.busy, sim.useful, sim.slots, sim.stolen, sim.served)
+
+
+class _Simulator:
+    """The event loop. Events: a request becomes ready, a GPU reaches a planned iteration boundary,
+    a GPU's batching timer (request-level batching) expires. A GPU's planned boundary is cancelled
+    (by a version number) when a new request could join earlier."""
+
+    READY, BOUNDARY, TIMER, KICK = 0, 1, 2, 3   # at equal times: arrivals first, then boundaries, then starts
+
+    def __init__(self, ready, prompt, output, n_gpu, max_batch, wait, kv_cap, base, per_seq, per_tok, dispatch,
+                 steal, continuous, roofline=False):
+        self.roofline = roofline
+        self.ready_t, self.prompt, self.output = ready, prompt.tolist(), output.tolist()
+        self.need = (prompt + output).tolist()
+        self.G, self.B, self.wait, self.kv_cap = n_gpu, max_batch, wait, kv_cap
+        self.base, self.per_seq, self.per_tok = base, per_seq, per_tok
+        self.least_loaded, self.steal, self.continuous = dispatch == "least_loaded", steal, continuous
+        n = ready.size
+        self.first = np.zeros(n)
+        self.finish = np.zeros(n)
+        self.gpu_of = np.zeros(n, dtype=np.int64)
+        self.served = np.zeros(n, dtype=np.int64)
+        self.busy = np.zeros(n_gpu)
+        self.useful = np.zeros(n_gpu)
+        self.slots = np.zeros(n_gpu)
+        self.stolen = 0
+        self.queues = [deque() for _ in range(n_gpu)]
+        self.load = [0] * n_gpu            # queued + running requests, for least-loaded dispatch
+        self.running = [[] for _ in range(n_gpu)]   # heap of (finishing iteration, request)
+        self.kv = [0] * n_gpu
+        self.iters = [0] * n_gpu           # iterations completed
+        self.active = [False] * n_gpu      # an iteration run is planned
+        self.plan = [(0.0, 0.0, 0, 0)] * n_gpu   # (start, step duration, iterations, slots) of the planned run
+        self.version = [0] * n_gpu
+        self.joiners: list[list[int]] = [[] for _ in range(n_gpu)]
+        self.timer = [math.inf] * n_gpu
+        self.kicked = [False] * n_gpu
+        self.events: list = []
+        self.seq = 0
+        self.rr = 0
+
+    def push(self, t, kind, x, version=0):
+        self.seq += 1
+        heapq.heappush(self.events, (t, kind, self.seq, x, version))
+
+    def run(self, ready_order):
+        for i in ready_order.tolist():
+            self.events.append((float(self.ready_t[i]), self.READY, i, i, 0))
+        self.seq = len(self.events) + 1
+        heapq.heapify(self.events)
+        pop = heapq.heappop
+        events = self.events
+        while events:
+            t, kind, _, x, version = pop(events)
+            if kind == self.READY:
+                self.arrive(t, x)
+            elif kind == self.BOUNDARY:
+                if version == self.version[x]:
+                    self.boundary(t, x)
+            elif kind == self.KICK:
+                self.kicked[x] = False
+                if not self.active[x]:
+                    self.start(t, x)
+            elif self.timer[x] == t and not self.active[x]:
+                self.timer[x] = math.inf
+                self.start(t, x)
+
+    # -- dispatch ---------------------------------------------------------------------------------
+    def arrive(self, t, i):
+        if self.least_loaded:
+            g = min(range(self.G), key=self.load.__getitem__)
+        else:
+            g = self.rr
+            self.rr = (g + 1) % self.G
+        self.queues[g].append(i)
+        self.load[g] += 1
+        self.poke(t, g)
+        if self.steal:
+            for h in range(self.G):
+                if h != g and not self.queues[h]:
+                    self.poke(t, h)
+
+    def poke(self, t, g):
+        """A request is waiting that ``g`` could take: start ``g`` if idle (after every arrival at this
+        instant has been queued), or cut its planned run short."""
+        if not self.active[g]:
+            if not self.kicked[g]:
+                self.kicked[g] = True
+                self.push(t, self.KICK, g)
+            return
+        if not self.continuous or len(self.running[g]) >= self.B:
+            return
+        start, step, k, _ = self.plan[g]
+        j = max(1, math.ceil((t - start) / step - 1e-12))
+        if j < k:
+            self.version[g] += 1
+            self.plan[g] = (start, step, j, self.plan[g][3])
+            self.push(start + j * step, self.BOUNDARY, g, self.version[g])
+
+    def take(self, g, fits):
+        """Oldest request of ``g``'s queue, or with stealing of the longest other queue, if ``fits`` it."""
+        q = self.queues[g]
+        if not q and self.steal:
+            victim = max(range(self.G), key=lambda h: len(self.queues[h]))
+            if self.queues[victim]:
+                q = self.queues[victim]
+                if fits(q[0]):
+                    self.stolen += 1
+                    self.load[victim] -= 1
+                    self.load[g] += 1
+                    return q.popleft()
+                return None
+        if q and fits(q[0]):
+            return q.popleft()
+        return None
+
+    def iteration(self, size, prompt_tokens):
+        """Time of one iteration with ``size`` running sequences and ``prompt_tokens`` to prefill."""
+        memory = self.base + self.per_seq * size
+        compute = self.per_tok * prompt_tokens
+        return max(memory, compute) if self.roofline else memory + compute
+
+    # -- request-level batching -----------------------------------------------------------------
+    def start(self, t, g):
+        if self.continuous:
+            self.boundary(t, g, idle=True)
+            return
+        q = self.queues[g]
+        if not q and not (self.steal and any(self.queues)):
+            return
+        if q and len(q) < self.B and self.wait > 0 and t < self.ready_t[q[0]] + self.wait:
+            due = float(self.ready_t[q[0]] + self.wait)
+            if due < self.timer[g]:
+                self.timer[g] = due
+                self.push(due, self.TIMER, g)
+            return
+        batch, kv = [], 0
+        while len(batch) < self.B:
+            i = self.take(g, lambda r, kv=kv: kv + self.need[r] <= self.kv_cap)
+            if i is None:
+                break
+            batch.append(i)
+            kv += self.need[i]
+        if not batch:
+            return
+        size = len(batch)
+        outs = [self.output[i] for i in batch]
+        longest = max(outs)
+        prefill = self.iteration(size, sum(self.prompt[i] for i in batch))
+        step = self.base + self.per_seq * size
+        end = t + prefill + (longest - 1) * step
+        for i in batch:
+            self.first[i] = t + prefill
+            self.finish[i] = end      # request-level batching returns the batch together
+            self.served[i] += 1
+            self.gpu_of[i] = g
+        decode_useful = (sum(outs) - size) / (size * (longest - 1)) if longest > 1 else 1.0
+        busy = prefill + (longest - 1) * step
+        self.busy[g] += busy
+        self.useful[g] += min(busy, prefill + (longest - 1) * step * decode_useful)
+        self.slots[g] += size * busy
+        self.active[g] = True
+        self.timer[g] = math.inf
+        self.version[g] += 1
+        self.running[g] = batch
+        self.push(end, self.BOUNDARY, g, self.version[g])
+
+    # -- iteration-level (continuous) batching and the end of a static batch ------------------------
+    def boundary(self, t, g, idle=False):
+        if not self.continuous:
+            self.active[g] = False
+            self.load[g] -= len(self.running[g])
+            self.running[g] = []
+            self.start(t, g)
+            return
+        run = self.running[g]
+        if not idle and self.active[g]:
+            start, step, k, size = self.plan[g]
+            self.iters[g] += k
+            self.busy[g] += k * step
+            self.useful[g] += k * step
+            self.slots[g] += k * step * size
+            for i in self.joiners[g]:
+                self.first[i] = start + step    # a joiner's prefill iteration yields its first token
+            self.joiners[g] = []
+            now = self.iters[g]
+            while run and run[0][0] <= now:
+                _, i = heapq.heappop(run)
+                self.finish[i] = t
+                self.served[i] += 1
+                self.kv[g] -= self.need[i]
+                self.load[g] -= 1
+        elif self.active[g]:
+            return                              # mid-run: poke() handles early joins
+        joined = []
+        while len(run) + len(joined) < self.B:
+            kv = self.kv[g]
+            i = self.take(g, lambda r, kv=kv: kv + self.need[r] <= self.kv_cap)
+            if i is None:
+                break
+            self.kv[g] += self.need[i]
+            joined.append(i)
+        now = self.iters[g]
+        for i in joined:
+            self.gpu_of[i] = g
+            # it yields token 1 in the next iteration (now + 1) and its last in iteration now + output
+            heapq.heappush(run, (now + self.output[i], i))
+        if not run:
+            self.active[g] = False
+            return
+        size = len(run)
+        if joined:
+            step = self.iteration(size, sum(self.prompt[i] for i in joined))
+            k = 1
+        else:
+            step = self.base + self.per_seq * size
+            k = run[0][0] - now
+        self.joiners[g] = joined
+        self.active[g] = True
+        self.plan[g] = (t, step, k, size)
+        self.version[g] += 1
+        self.push(t + k * step, self.BOUNDARY, g, self.version[g])
+
+
+def iteration_costs(params: float, *, layers: int, hidden: int, peak_flops: float = 312e12, mfu: float = 0.5,
+                    bandwidth: float = 2.039e12, mbu: float = 0.6, context: float = 250.0,
+                    memory: float = 80e9, reserve: float = 0.1, bytes_per_value: float = 2.0) -> dict[str, float]:
+    """Per-iteration costs of :func:`simulate` derived from a model's size and a GPU's datasheet.
+
+    A dense decoder with ``params`` parameters (16-bit, ``bytes_per_value`` = 2) on one GPU with ``peak_flops``
+    (A100: 312 TFLOP/s BF16 dense) and HBM ``bandwidth`` (A100 80 GB SXM: 2.039 TB/s):
+
+    - ``prefill_per_token`` = 2 * params / (peak_flops * mfu): a prompt token costs 2 FLOPs per parameter
+      (a multiply and an add) and prefill is compute-bound, running at ``mfu`` (model FLOPs utilisation) of peak;
+    - ``step_base`` = bytes_per_value * params / (bandwidth * mbu): every decode iteration reads all weights once
+      at ``mbu`` (memory bandwidth utilisation) of the HBM bandwidth;
+    - ``step_per_sequence`` = kv_per_token * context / (bandwidth * mbu): each running sequence also reads its
+      KV cache, ``kv_per_token`` = 2 (K and V) * layers * hidden * bytes_per_value, at ``context`` tokens;
+    - ``kv_capacity``: tokens of KV cache that fit in ``memory`` after the weights and a ``reserve`` share for
+      workspace (full multi-head attention; grouped-query attention would store fewer bytes per token).
+
+    >>> c = iteration_costs(13e9, layers=40, hidden=5120)
+    >>> round(c["prefill_per_token"] * 1e3, 3), round(c["step_base"] * 1e3, 1)   # ms
+    (0.167, 21.3)
+    """
+    psi = check_positive("params", params)
+    if psi > 1e13:
+        raise ValueError(f"params must be at most 1e13, got {psi:g}")
+    n_layers = check_int("layers", layers, low=1, high=10_000)
+    h = check_int("hidden", hidden, low=1, high=10 ** 6)
+    peak = check_positive("peak_flops", peak_flops)
+    bw = check_positive("bandwidth", bandwidth)
+    ctx = check_positive("context", context)
+    mem = check_positive("memory", memory)
+    width = check_positive("bytes_per_value", bytes_per_value)
+    if not 0.5 <= width <= 8:
+        raise ValueError(f"bytes_per_value must be in [0.5, 8] (4-bit to 64-bit values), got {bytes_per_value!r}")
+    for name, value in (("mfu", mfu), ("mbu", mbu)):
+        check_positive(name, value)
+        if value > 1:
+            raise ValueError(f"{name} must be in (0, 1], got {value:g}")
+    share = check_nonnegative("reserve", reserve)
+    if share >= 1:
+        raise ValueError(f"reserve must be in [0, 1), got {share:g}")
+    weights = width * psi
+    kv_per_token = 2.0 * n_layers * h * width
+    free = mem * (1.0 - share) - weights
+    if free < kv_per_token:
+        raise ValueError(f"memory = {memory!r} bytes must hold the weights of params = {params!r} at "
+                         f"bytes_per_value = {bytes_per_value!r} ({weights / 1e9:.1f} GB), the reserve = {reserve!r} "
+                         f"and one token of KV cache")
+    effective = bw * mbu
+    return {"prefill_per_token": 2.0 * psi / (peak * mfu), "step_base": weights / effective,
+            "step_per_sequence": kv_per_token * ctx / effective, "kv_capacity": int(free // kv_per_token),
+            "kv_bytes_per_token": kv_per_token}

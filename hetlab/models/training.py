@@ -1,0 +1,359 @@
+"""Training at scale as formulas: memory per device and the step time of DP x TP x PP.
+
+One idea: what a data x tensor x pipeline parallel training job costs per device, in bytes and in seconds.
+
+- :func:`memory_per_device`: parameters, gradients, optimizer states (mixed-precision Adam, 2 + 2 + 12
+  bytes per parameter, Rajbhandari et al. 2020) sharded by ZeRO stages 0-3 over the data-parallel group and
+  split by tensor and pipeline parallelism, plus activations (Korthikanti et al. 2022).
+- :func:`activation_memory`: activation bytes of one micro-batch in one transformer layer.
+- :func:`ring_allreduce`: ring all-reduce as reduce-scatter + all-gather (Patarasuk & Yuan 2009).
+- :func:`bubble_fraction`: idle share of a pipeline (GPipe, 1F1B, interleaved 1F1B; Narayanan et al. 2021).
+- :func:`step_time`: one step of DP x TP x PP with the pipeline bubble, TP's all-reduces on the fast
+  intra-node link and DP's gradient all-reduce overlapped with compute, checked for feasibility.
+
+Sizes are bytes, times seconds, bandwidths bytes per second. GB in the ZeRO paper means 1e9 bytes.
+
+>>> m = memory_per_device(7.5e9, dp=64, zero_stage=1, activations=False)
+>>> round(m["total"] / 1e9, 1)   # Rajbhandari et al. 2020, Figure 1: 31.4 GB
+31.4
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hetlab._validate import check_fields, check_finite_result, check_int, check_nonnegative, check_positive, check_real
+
+__all__ = ["memory_per_device", "activation_memory", "ring_allreduce", "bubble_fraction", "step_time",
+           "micro_batch_options", "TrainingStep", "SCHEDULES", "RECOMPUTE", "kernel_efficiency"]
+
+#: Pipeline schedules understood by :func:`bubble_fraction` and :func:`step_time`.
+SCHEDULES = ("gpipe", "1f1b", "interleaved")
+#: Activation recomputation modes of :func:`activation_memory` (Korthikanti et al. 2022).
+RECOMPUTE = ("none", "selective", "full")
+
+_MAX_PARAMS = 1e15      # a quadrillion parameters: beyond any model, rejects absurd sizes
+_MAX_DEVICES = 10 ** 7
+
+
+def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+def _params(params: Any) -> float:
+    psi = check_positive("params", params)
+    if psi > _MAX_PARAMS:
+        raise ValueError(f"params must be in (0, {_MAX_PARAMS:g}], got {psi:g}")
+    return psi
+
+
+def activation_memory(*, sequence: int, micro_batch: int, hidden: int, heads: int, tp: int = 1,
+                      sequence_parallel: bool = False, recompute: str = "none") -> float:
+    """Bytes of activations one transformer layer keeps for one micro-batch (16-bit values).
+
+    Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models", eq. 1-6),
+    with ``s`` = sequence, ``b`` = micro_batch, ``h`` = hidden, ``a`` = heads, ``t`` = tp:
+
+    - no recomputation, no parallelism: ``s b h (34 + 5 a s / h)``;
+    - tensor parallel: ``s b h (10 + 24 / t + 5 a s / (h t))`` (layer norms and dropouts stay replicated);
+    - tensor + sequence parallel: ``s b h (34 + 5 a s / h) / t``;
+    - selective recomputation (attention scores recomputed): the ``5 a s / h`` term disappears;
+    - full recomputation: only each layer's input, ``2 s b h`` (divided by ``t`` with sequence parallel).
+
+    >>> activation_memory(sequence=2048, micro_batch=1, hidden=4096, heads=32) / 2**20   # MiB
+    912.0
+    """
+    s = check_int("sequence", sequence, low=1, high=10 ** 7)
+    b = check_int("micro_batch", micro_batch, low=1, high=10 ** 6)
+    h = check_int("hidden", hidden, low=1, high=10 ** 7)
+    a = check_int("heads", heads, low=1, high=h)
+    t = check_int("tp", tp, low=1, high=h)
+    if not isinstance(sequence_parallel, bool):
+        raise TypeError(f"sequence_parallel must be a bool, got {sequence_parallel!r}")
+    mode = _choice("recompute", recompute, RECOMPUTE)
+    sbh = float(s) * b * h
+    if mode == "full":
+        return 2.0 * sbh / (t if sequence_parallel else 1)
+    attention = 0.0 if mode == "selective" else 5.0 * a * s / h
+    if sequence_parallel:
+        return sbh * (34.0 + attention) / t
+    return sbh * (10.0 + 24.0 / t + attention / t)
+
+
+def memory_per_device(params: float, *, dp: int = 1, tp: int = 1, pp: int = 1, zero_stage: int = 0,
+                      activations: bool = True, layers: int | None = None, hidden: int | None = None,
+                      sequence: int | None = None, heads: int | None = None, micro_batch: int = 1,
+                      micro_batches: int | None = None, schedule: str = "1f1b", chunks: int = 1,
+                      recompute: str = "none", sequence_parallel: bool = False, param_bytes: float = 2.0,
+                      grad_bytes: float = 2.0, optimizer_bytes: float = 12.0) -> dict[str, float]:
+    """Bytes each device holds when training a model of ``params`` parameters.
+
+    Model states (Rajbhandari et al. 2020, "ZeRO", section 3): 16-bit parameters (``param_bytes`` = 2) and
+    gradients (``grad_bytes`` = 2), and Adam's fp32 master weights, momentum and variance
+    (``optimizer_bytes`` = K = 12). Tensor (``tp``) and pipeline (``pp``) parallelism split the model, so each
+    device keeps ``1 / (tp * pp)`` of every state; ZeRO then shards over the ``dp`` replicas: stage 1 the
+    optimizer states, stage 2 also the gradients, stage 3 also the parameters (``zero_stage`` 0 = plain DP).
+
+    Activations (``activations=True`` needs ``layers``, ``hidden``, ``sequence`` and ``heads``): the stage's
+    ``layers / pp`` layers times :func:`activation_memory` times the micro-batches in flight on the first
+    stage: ``micro_batches`` for GPipe, ``min(pp, micro_batches)`` for 1F1B (Narayanan et al. 2021), and for
+    the interleaved schedule with ``chunks`` = v model chunks per device ``pp * (1 + (pp - 1) / (pp v))``
+    micro-batches' worth (Korthikanti et al. 2022, section 4.2.3). ``micro_batches`` defaults to ``pp``.
+
+    Returns a dict with ``"params"``, ``"grads"``, ``"optimizer"``, ``"model_states"``, ``"activations"``
+    and ``"total"``, in bytes.
+    """
+    psi = _params(params)
+    dp = check_int("dp", dp, low=1, high=_MAX_DEVICES)
+    tp = check_int("tp", tp, low=1, high=_MAX_DEVICES)
+    pp = check_int("pp", pp, low=1, high=_MAX_DEVICES)
+    stage = check_int("zero_stage", zero_stage, low=0, high=3)
+    for name, value in (("param_bytes", param_bytes), ("grad_bytes", grad_bytes),
+                        ("optimizer_bytes", optimizer_bytes)):
+        check_nonnegative(name, value)
+        if value > 64:
+            raise ValueError(f"{name} must be in [0, 64], got {value!r}")
+    if not isinstance(activations, bool):
+        raise TypeError(f"activations must be a bool, got {activations!r}")
+    shard = psi / (tp * pp)                      # parameters this device's model slice holds
+    states = {
+        "params": float(param_bytes) * shard / (dp if stage >= 3 else 1),
+        "grads": float(grad_bytes) * shard / (dp if stage >= 2 else 1),
+        "optimizer": float(optimizer_bytes) * shard / (dp if stage >= 1 else 1),
+    }
+    act = 0.0
+    if activations:
+        missing = [n for n, v in (("layers", layers), ("hidden", hidden), ("sequence", sequence),
+                                  ("heads", heads)) if v is None]
+        if missing:
+            raise ValueError(f"activations=True needs {', '.join(missing)} (or pass activations=False), got None")
+        n_layers = check_int("layers", layers, low=1, high=10 ** 6)
+        if n_layers < pp:
+            raise ValueError(f"layers must be in [pp, 1000000] = [{pp}, 1000000], got {n_layers}")
+        sched = _choice("schedule", schedule, SCHEDULES)
+        v = check_int("chunks", chunks, low=1, high=n_layers)
+        m = pp if micro_batches is None else check_int("micro_batches", micro_batches, low=1, high=10 ** 7)
+        per_layer = activation_memory(sequence=sequence, micro_batch=micro_batch, hidden=hidden, heads=heads,
+                                      tp=tp, sequence_parallel=sequence_parallel, recompute=recompute)
+        if sched == "gpipe":
+            in_flight = float(m)
+        elif sched == "1f1b":
+            in_flight = float(min(pp, m))
+        else:
+            in_flight = min(pp, m) * (1.0 + (pp - 1) / (pp * v))
+        act = per_layer * (n_layers / pp) * in_flight
+    model_states = sum(states.values())
+    return {**states, "model_states": model_states, "activations": act, "total": model_states + act}
+
+
+def ring_allreduce(n_devices: int, size: float, bandwidth: float, latency: float = 0.0) -> dict[str, float]:
+    """Ring all-reduce of ``size`` bytes over ``n_devices``, as its two phases (Patarasuk & Yuan 2009).
+
+    Reduce-scatter: ``n - 1`` steps, each sending ``size / n`` to the next device, leaves each device one
+    summed shard; all-gather: ``n - 1`` more steps circulate the shards. Each phase costs
+    ``(n - 1) / n * size / bandwidth + (n - 1) * latency``; the total
+    ``2 (n - 1) / n * size / bandwidth + 2 (n - 1) latency`` has a bandwidth term bounded by
+    ``2 size / bandwidth`` but a latency term growing with ``n``.
+
+    >>> r = ring_allreduce(4, 1e9, 1e9)
+    >>> r["reduce_scatter"], r["all_gather"], r["total"]
+    (0.75, 0.75, 1.5)
+    """
+    n = check_int("n_devices", n_devices, low=1, high=_MAX_DEVICES)
+    m = check_nonnegative("size", size)
+    b = check_positive("bandwidth", bandwidth)
+    a = check_nonnegative("latency", latency)
+    phase = (n - 1) / n * m / b + (n - 1) * a
+    return {"reduce_scatter": phase, "all_gather": phase, "total": 2.0 * phase,
+            "bandwidth_term": 2.0 * (n - 1) / n * m / b, "latency_term": 2.0 * (n - 1) * a}
+
+
+def bubble_fraction(stages: int, micro_batches: int, schedule: str = "1f1b", chunks: int = 1) -> float:
+    """Idle share of a pipeline step with equal stages (Narayanan et al. 2021, section 2.2).
+
+    The bubble lasts ``(p - 1)`` stage-times for GPipe (Huang et al. 2019) and for 1F1B (same bubble, fewer
+    micro-batches in flight), and ``(p - 1) / v`` for the interleaved schedule with ``v`` model chunks per
+    device; the step does ``m`` stage-times of useful work, so the idle share is
+    ``(p - 1) / (v m + p - 1)`` (``v = 1`` for GPipe and 1F1B). Narayanan et al. quote the ratio of bubble to
+    useful time, ``(p - 1) / (v m)``.
+
+    >>> bubble_fraction(4, 8)
+    0.2727272727272727
+    """
+    p = check_int("stages", stages, low=1, high=_MAX_DEVICES)
+    m = check_int("micro_batches", micro_batches, low=1, high=10 ** 9)
+    sched = _choice("schedule", schedule, SCHEDULES)
+    v = check_int("chunks", chunks, low=1, high=10 ** 6)
+    if sched != "interleaved" and v != 1:
+        raise ValueError(f"chunks must be 1 unless schedule='interleaved', got {v}")
+    return (p - 1) / (v * m + p - 1)
+
+
+def micro_batch_options(global_batch: int, dp: int) -> list[int]:
+    """The micro-batch counts :func:`step_time` accepts: divisors of the samples per replica.
+
+    >>> micro_batch_options(1024, 32)
+    [1, 2, 4, 8, 16, 32]
+    """
+    batch = check_int("global_batch", global_batch, low=1, high=10 ** 9)
+    dp = check_int("dp", dp, low=1, high=batch)
+    if batch % dp:
+        raise ValueError(f"global_batch must be a multiple of dp = {dp}, got {batch}")
+    per_replica = batch // dp
+    return [m for m in range(1, per_replica + 1) if per_replica % m == 0]
+
+
+@dataclass(frozen=True)
+class TrainingStep:
+    """One training step of a DP x TP x PP job (see :func:`step_time`). Times in seconds, memory in bytes."""
+
+    dp: int
+    tp: int
+    pp: int
+    micro_batches: int
+    micro_batch: int
+    time: float                 # the step's wall-clock time
+    compute: float              # useful compute per device
+    bubble: float               # pipeline idle time
+    tp_comm: float              # tensor-parallel all-reduces (on the critical path)
+    dp_comm: float              # gradient all-reduce, before overlap
+    dp_exposed: float           # the part of dp_comm not hidden behind compute
+    efficiency: float           # speedup / devices
+    samples_per_s: float
+    speedup: float              # over one device at full kernel efficiency holding the whole model
+    memory: dict = field(repr=False)
+    feasible: bool = True
+    reason: str = ""            # why not feasible, in Chinese (shown to learners)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        for name in ("dp", "tp", "pp", "micro_batches", "micro_batch"):
+            check_int(name, getattr(self, name), low=1, high=10 ** 9)
+        if not isinstance(self.memory, dict) or "total" not in self.memory:
+            raise TypeError(f"memory must be a dict of byte counts with a 'total' entry, got {self.memory!r:.80}")
+        for key, value in self.memory.items():
+            check_nonnegative(f"memory[{key!r}]", value)
+        if not self.feasible and not self.reason:
+            raise ValueError("reason must say why the step is not feasible, got ''")
+
+    def summary(self) -> str:
+        """A one-line Chinese summary."""
+        head = (f"DP {self.dp} × TP {self.tp} × PP {self.pp}，"
+                f"微批次 {self.micro_batches} 个（每个 {self.micro_batch} 样本）")
+        if not self.feasible:
+            return f"{head}：不可行——{self.reason}"
+        return (f"{head}：每步 {self.time:.2f} s，加速 {self.speedup:.1f} 倍，"
+                f"显存 {self.memory['total'] / 1e9:.1f} GB/卡")
+
+
+def kernel_efficiency(tokens: float, peak_efficiency: float = 0.5, half_tokens: float = 256.0) -> float:
+    """Share of peak that :func:`step_time` assumes for a GEMM with ``tokens`` rows (micro-batch x sequence):
+    ``peak_efficiency * tokens / (tokens + half_tokens)`` (an illustrative assumption)."""
+    tokens = check_positive("tokens", tokens)
+    peak = check_positive("peak_efficiency", peak_efficiency)
+    if peak > 1:
+        raise ValueError(f"peak_efficiency must be in (0, 1], got {peak:g}")
+    return _kernel_efficiency(tokens, peak, check_positive("half_tokens", half_tokens))
+
+
+def _kernel_efficiency(tokens: float, peak_efficiency: float, half_tokens: float) -> float:
+    # Small matrices under-use the GPU: model the achieved share of peak as saturating in the rows
+    # (tokens) of each GEMM, reaching half of peak_efficiency at half_tokens (an assumption).
+    return peak_efficiency * tokens / (tokens + half_tokens)
+
+
+def step_time(params: float, *, devices: int, dp: int, tp: int = 1, pp: int = 1, global_batch: int,
+              micro_batches: int = 1, sequence: int = 2048, layers: int, hidden: int, heads: int,
+              peak_flops: float = 312e12, peak_efficiency: float = 0.5, half_tokens: float = 256.0,
+              device_memory: float = 80e9, gpus_per_node: int = 8, intra_bandwidth: float = 300e9,
+              inter_bandwidth: float = 25e9, latency: float = 5e-6, schedule: str = "1f1b", chunks: int = 1,
+              zero_stage: int = 1, recompute: str = "selective", sequence_parallel: bool = False,
+              overlap: float = 0.5) -> TrainingStep:
+    """Time of one step of DP x TP x PP training of a ``params``-parameter transformer.
+
+    Model (Shoeybi et al. 2019; Narayanan et al. 2021):
+
+    - compute: ``6 params tokens`` FLOPs per step (``8`` with full recomputation), split over all devices, at
+      ``peak_flops`` times a kernel efficiency that rises with the micro-batch's tokens ``b s``
+      (``peak_efficiency * b s / (b s + half_tokens)``: small micro-batches run less efficiently);
+    - tensor parallelism: per layer and micro-batch, two all-reduces of the ``b s h`` activations forward and
+      two backward (Megatron-LM's column-then-row split), on the intra-node link; they are on the critical path;
+    - pipeline: ``m`` micro-batches of ``b`` samples each make the step last ``(m + (p - 1) / v)`` micro-batch
+      times (:func:`bubble_fraction`); point-to-point activation sends between stages are ignored;
+    - data parallelism: a ring all-reduce (:func:`ring_allreduce`) of the stage's 16-bit gradients on the
+      inter-node link, of which ``overlap`` hides behind compute, capped by the compute time.
+
+    ``dp * tp * pp`` must equal ``devices``; ``global_batch`` must split evenly into ``dp`` replicas and each
+    replica's samples into ``micro_batches`` (so ``micro_batches <= global_batch / dp``): otherwise ValueError.
+    A configuration whose memory (:func:`memory_per_device`) exceeds ``device_memory``, or whose ``tp`` spans
+    more than ``gpus_per_node`` GPUs, comes back with ``feasible=False`` and the reason.
+    """
+    psi = _params(params)
+    n = check_int("devices", devices, low=1, high=_MAX_DEVICES)
+    dp = check_int("dp", dp, low=1, high=n)
+    tp = check_int("tp", tp, low=1, high=n)
+    pp = check_int("pp", pp, low=1, high=n)
+    if dp * tp * pp != n:
+        raise ValueError(f"dp * tp * pp must equal devices = {n}, got {dp} * {tp} * {pp} = {dp * tp * pp}")
+    batch = check_int("global_batch", global_batch, low=1, high=10 ** 9)
+    if batch % dp:
+        raise ValueError(f"global_batch must be a multiple of dp = {dp}, got {batch}")
+    per_replica = batch // dp
+    m = check_int("micro_batches", micro_batches, low=1, high=per_replica)
+    if per_replica % m:
+        raise ValueError(f"micro_batches must divide the samples per replica ({per_replica}), got {m}")
+    b = per_replica // m
+    s = check_int("sequence", sequence, low=1, high=10 ** 7)
+    n_layers = check_int("layers", layers, low=pp, high=10 ** 6)
+    h = check_int("hidden", hidden, low=1, high=10 ** 7)
+    check_int("heads", heads, low=1, high=h)
+    peak = check_positive("peak_flops", peak_flops)
+    eff_max = check_positive("peak_efficiency", peak_efficiency)
+    if eff_max > 1:
+        raise ValueError(f"peak_efficiency must be in (0, 1], got {eff_max}")
+    half = check_nonnegative("half_tokens", half_tokens)
+    mem_cap = check_positive("device_memory", device_memory)
+    per_node = check_int("gpus_per_node", gpus_per_node, low=1, high=_MAX_DEVICES)
+    intra = check_positive("intra_bandwidth", intra_bandwidth)
+    inter = check_positive("inter_bandwidth", inter_bandwidth)
+    alpha = check_nonnegative("latency", latency)
+    v = check_int("chunks", chunks, low=1, high=n_layers)
+    ov = check_real("overlap", overlap)
+    if not 0.0 <= ov <= 1.0:
+        raise ValueError(f"overlap must be in [0, 1], got {ov}")
+    recompute = _choice("recompute", recompute, RECOMPUTE)
+    bubble_fraction(pp, m, schedule, v)          # validates schedule and chunks
+
+    memory = memory_per_device(psi, dp=dp, tp=tp, pp=pp, zero_stage=zero_stage, layers=n_layers, hidden=h,
+                               sequence=s, heads=heads, micro_batch=b, micro_batches=m, schedule=schedule,
+                               chunks=v, recompute=recompute, sequence_parallel=sequence_parallel)
+    tokens = float(batch) * s
+    flops = (8.0 if recompute == "full" else 6.0) * psi * tokens
+    eff = _kernel_efficiency(b * s, eff_max, half)
+    compute = flops / (n * peak * eff)                       # per device, all micro-batches
+    # Megatron-LM: 2 all-reduces forward + 2 backward per layer and micro-batch, b*s*h 16-bit values each.
+    tp_one = ring_allreduce(tp, 2.0 * b * s * h, intra, alpha)["total"]
+    tp_comm = 4.0 * (n_layers / pp) * m * tp_one
+    per_micro = (compute + tp_comm) / m
+    pipeline = per_micro * (m + (pp - 1) / v)
+    bubble = pipeline - compute - tp_comm
+    dp_comm = ring_allreduce(dp, 2.0 * psi / (tp * pp), inter, alpha)["total"]
+    hidden_comm = min(ov * dp_comm, compute)
+    exposed = dp_comm - hidden_comm
+    total = pipeline + exposed
+    single = flops / (peak * eff_max)
+    check_finite_result([total, single, compute, tp_comm, dp_comm], params=psi, peak_flops=peak,
+                        intra_bandwidth=intra, inter_bandwidth=inter, latency=alpha, half_tokens=half)
+    reasons = []
+    if memory["total"] > mem_cap:
+        reasons.append(f"每卡需 {memory['total'] / 1e9:.1f} GB，超过显存 {mem_cap / 1e9:.0f} GB")
+    if tp > per_node:
+        reasons.append(f"张量并行 {tp} 路超过单节点 {per_node} 张卡，只能走慢速的节点间网络")
+    return TrainingStep(dp=dp, tp=tp, pp=pp, micro_batches=m, micro_batch=b, time=total, compute=compute,
+                        bubble=bubble, tp_comm=tp_comm, dp_comm=dp_comm, dp_exposed=exposed,
+                        efficiency=single / (total * n) if total > 0 else 0.0,
+                        samples_per_s=batch / total, speedup=single / total, memory=memory,
+                        feasible=not reasons, reason="；".join(reasons))
+

@@ -1,0 +1,1 @@
+"""Real runs on this machine: execute a TaskGraph, time it, calibrate."""

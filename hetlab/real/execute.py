@@ -1,0 +1,484 @@
+"""Run a TaskGraph of real Python callables, and record what happened as a Schedule.
+
+Each task's callable receives the results of its predecessors, in the order the graph lists
+them, as positional arguments. Tasks start as soon as their inputs are ready, on a local
+process pool (default, nothing to start), a thread pool, or Dask distributed (a LocalCluster
+on loopback by default, or an existing scheduler address). Every task's measured start, end
+and worker go into the same :class:`~hetlab.schedule.Schedule` type that the simulators
+produce, so a real run's Gantt chart can sit beside a simulated one.
+
+>>> from hetlab.tasks import Task, TaskGraph
+>>> g = TaskGraph([Task("a"), Task("b"), Task("c")], [("a", "c"), ("b", "c")])
+>>> run = run_graph(g, {"a": lambda: 2, "b": lambda: 3, "c": lambda x, y: x * y}, executor="thread", workers=2)
+>>> run.results["c"], run.schedule.validate(check_durations=False).policy
+(6, 'thread pool')
+"""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hetlab._validate import (
+    check_callable,
+    check_choice,
+    check_fields,
+    check_instance,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_str,
+    describe,
+)
+from hetlab.devices import Device
+from hetlab.schedule import Schedule
+from hetlab.tasks import TaskGraph, as_graph
+
+__all__ = ["RealRun", "run_graph", "timed_call", "makespan_error", "run_plan", "Attribution", "attribute",
+           "task_gaps", "gil_gap_control", "split_startup"]
+
+#: Most seconds of loop work one :func:`run_plan` call may ask for (planned durations in seconds, summed).
+MAX_PLAN_SECONDS = 10.0
+#: Most loop steps one :func:`run_plan` call may run in all (10 s at 1e8 steps/s, faster than any CPython
+#: loop), so that a wrong ``steps_per_second`` cannot keep a pool busy for minutes.
+MAX_PLAN_STEPS = 10**9
+#: Most planned seconds of one :func:`gil_gap_control` run (graph work x ``seconds_per_unit``).
+MAX_CONTROL_SECONDS = 1.0
+
+
+def timed_call(fn: Callable, *args: Any) -> tuple[Any, float, float, str]:
+    """Call ``fn(*args)`` and return (result, start, end, worker id); times are ``time.time()``
+    so that they compare across processes on one machine."""
+    check_callable("fn", fn)
+    start = time.time()
+    result = fn(*args)
+    end = time.time()
+    return result, start, end, f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+
+
+def _call_on_outputs(fn: Callable, *outputs: tuple) -> tuple[Any, float, float, str]:
+    """Dask passes each input as its producer's whole (result, start, end, worker) record."""
+    return timed_call(fn, *(out[0] for out in outputs))
+
+
+@dataclass(frozen=True)
+class RealRun:
+    """Results by task name, and the measured timeline as a Schedule (one device per worker)."""
+
+    results: dict[str, Any]
+    schedule: Schedule
+    wall_time: float
+
+    def __post_init__(self) -> None:
+        check_instance("results", self.results, dict)
+        check_instance("schedule", self.schedule, Schedule)
+        object.__setattr__(self, "wall_time", check_nonnegative("wall_time", self.wall_time))
+
+
+def _to_schedule(graph: TaskGraph, records: dict[str, tuple[float, float, str]], t0: float, policy: str,
+                 worker_kind: str, info: dict | None = None) -> Schedule:
+    workers: dict[str, int] = {}
+    for name in graph.topological_order():
+        workers.setdefault(records[name][2], len(workers))
+    devices = [Device(f"worker{k}", worker_kind) for k in range(len(workers))]
+    device_of = np.array([workers[records[t.name][2]] for t in graph.tasks], dtype=int)
+    start = np.array([records[t.name][0] - t0 for t in graph.tasks])
+    end = np.array([records[t.name][1] - t0 for t in graph.tasks])
+    return Schedule(graph, devices, device_of, np.maximum(start, 0.0), np.maximum(end, 0.0), policy,
+                    info={"workers": list(workers), **(info or {})})
+
+
+def _inputs(graph: TaskGraph, name: str) -> list[str]:
+    return [graph.tasks[p].name for p in graph.preds[graph.index[name]]]
+
+
+def run_graph(graph: TaskGraph, functions: Mapping[str, Callable], *, executor: str = "process",
+              workers: int | None = None, address: str | None = None) -> RealRun:
+    """Execute ``graph`` for real. ``functions`` maps every task name to a callable.
+
+    ``executor``: ``"process"`` (callables must be picklable: module-level functions),
+    ``"thread"``, or ``"dask"`` (needs ``dask[distributed]``; ``address`` of a running scheduler,
+    or None for a LocalCluster on 127.0.0.1 with ``workers`` single-threaded worker processes,
+    shut down afterwards).
+    """
+    if not isinstance(graph, TaskGraph):
+        try:
+            graph = as_graph(graph)
+        except TypeError:
+            raise TypeError(f"graph must be a TaskGraph or a list of Task, got {describe(graph)}") from None
+        except ValueError as exc:   # a list of tasks that is not a graph (empty, duplicate names)
+            raise ValueError(f"graph: {exc}") from None
+    if not isinstance(functions, Mapping):
+        raise TypeError(f"functions must map task names to callables, got {type(functions).__name__}")
+    missing = [t.name for t in graph.tasks if t.name not in functions]
+    if missing:
+        raise ValueError(f"functions must give a callable for every task; missing {missing[:5]}")
+    bad = [name for name, fn in functions.items() if not callable(fn)]
+    if bad:
+        raise TypeError(f"functions must map task names to callables; {bad[0]!r} is not callable")
+    check_choice("executor", executor, ("process", "thread", "dask"))
+    # None means "one per CPU, at most 8"; 0 is an error, not a request for the default.
+    workers = min(os.cpu_count() or 1, 8) if workers is None else check_int("workers", workers, low=1, high=256)
+    if address is not None:
+        check_str("address", address)
+    if executor == "dask":
+        return _run_dask(graph, functions, workers, address)
+    pool_type = ProcessPoolExecutor if executor == "process" else ThreadPoolExecutor
+    results: dict[str, Any] = {}
+    records: dict[str, tuple[float, float, str]] = {}
+    missing_count = {t.name: len(graph.preds[i]) for i, t in enumerate(graph.tasks)}
+    with pool_type(workers) as pool:
+        if executor == "process":
+            list(pool.map(int, range(workers)))  # start the workers before the clock starts
+        t0 = time.time()
+        running = {}
+
+        def submit(name: str) -> None:
+            args = [results[p] for p in _inputs(graph, name)]
+            running[pool.submit(timed_call, functions[name], *args)] = name
+
+        for name in graph.topological_order():
+            if missing_count[name] == 0:
+                submit(name)
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                name = running.pop(future)
+                result, start, end, worker = future.result()
+                results[name] = result
+                records[name] = (start, end, worker)
+                for s in graph.succs[graph.index[name]]:
+                    succ = graph.tasks[s].name
+                    missing_count[succ] -= 1
+                    if missing_count[succ] == 0:
+                        submit(succ)
+        wall = time.time() - t0
+    policy = "process pool" if executor == "process" else "thread pool"
+    return RealRun(results, _to_schedule(graph, records, t0, policy, "CPU"), wall)
+
+
+def _run_dask(graph: TaskGraph, functions: Mapping[str, Callable], workers: int, address: str | None) -> RealRun:
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise ImportError("executor='dask' needs dask[distributed]: pip install 'hetlab[dask]'") from None
+    cluster = None
+    if address is None:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=None, silence_logs=40)
+        address = cluster.scheduler_address
+    try:
+        with Client(address) as client:
+            # A local cluster: wait for every worker, so that no part of the run uses fewer workers
+            # than asked for; an existing scheduler has the workers it has (wait for one).
+            client.wait_for_workers(workers if cluster is not None else 1, timeout=60)
+            # Warm up before the clock starts, as the process pool's warm-up does: on every worker, a
+            # task through the same wrapper that imports the task bodies' modules (the first real task
+            # must not pay those imports), then a pair of pinned tasks between every two workers, so the
+            # worker-to-worker connections that fetch a predecessor's output are open too.
+            present = list(client.scheduler_info()["workers"])
+            modules = sorted({getattr(fn, "__module__", None) or type(fn).__module__ for fn in functions.values()}
+                             - {"__main__", "builtins", None})
+            warm = [client.submit(_call_on_outputs, _import_modules, (tuple(modules), 0.0, 0.0, ""),
+                                  workers=[addr], allow_other_workers=False, pure=False) for addr in present]
+            for a in present:
+                for b in present:
+                    if a != b:
+                        first = client.submit(timed_call, int, workers=[a], allow_other_workers=False, pure=False)
+                        warm.append(client.submit(_call_on_outputs, int, first, workers=[b],
+                                                  allow_other_workers=False, pure=False))
+            warm_records = [out[1:] for out in client.gather(warm)]
+            steals_before = _steal_count_on(client)
+            t0 = time.time()
+            futures = {}
+            for name in graph.topological_order():
+                deps = [futures[p] for p in _inputs(graph, name)]
+                futures[name] = client.submit(_call_on_outputs, functions[name], *deps, key=f"hetlab-{name}-{t0}",
+                                              pure=False)
+            submitted = time.time() - t0
+            outputs = client.gather(futures)
+            wall = time.time() - t0
+            steals_after = _steal_count_on(client)
+    finally:
+        if cluster is not None:
+            cluster.close()
+    stolen = None if steals_before is None or steals_after is None else steals_after - steals_before
+    results = {name: out[0] for name, out in outputs.items()}
+    records = {name: out[1:] for name, out in outputs.items()}
+    startup = min(rec[0] for rec in records.values()) - t0
+    return RealRun(results, _to_schedule(graph, records, t0, "dask", "CPU",
+                                         {"stolen": stolen, "workers_present": len(present),
+                                          "startup": max(0.0, startup), "submit_seconds": submitted,
+                                          "warmup": [(s - t0, e - t0, w) for s, e, w in warm_records]}), wall)
+
+
+def _import_modules(modules: tuple) -> int:
+    """Import the named modules (a Dask worker's warm-up: the task bodies' modules); returns how many."""
+    import importlib
+
+    for name in modules:
+        importlib.import_module(name)
+    return len(modules)
+
+
+def split_startup(measured: Schedule) -> tuple[float, Schedule]:
+    """Separate a measured run's one-off start-up from its per-task part: returns ``(startup, shifted)``,
+    ``startup`` the seconds from the clock's start (graph submission) to the first task's start, and
+    ``shifted`` the same Schedule with that span removed (every start and end moved earlier by it), so
+    ``startup + shifted.makespan == measured.makespan``. :func:`task_gaps` of ``shifted`` are the
+    per-task gaps with the start-up left out; the first task's gap is 0."""
+    check_instance("measured", measured, Schedule)
+    if not len(measured.start):
+        raise ValueError("measured must have at least one task")
+    startup = float(np.min(measured.start))
+    shifted = Schedule(measured.graph, measured.devices, measured.device_of, measured.start - startup,
+                       measured.end - startup, measured.policy, info={**measured.info, "startup_removed": startup})
+    return startup, shifted
+
+
+def _steal_count(dask_scheduler=None) -> int | None:
+    """Steal requests the scheduler's work-stealing extension has made so far (None without one)."""
+    ext = getattr(dask_scheduler, "extensions", {}).get("stealing")
+    count = getattr(ext, "count", None)
+    return int(count) if count is not None else None
+
+
+def _steal_count_on(client) -> int | None:
+    try:
+        return client.run_on_scheduler(_steal_count)
+    except Exception:   # an old or restricted scheduler: the count is only informative
+        return None
+
+
+def makespan_error(simulated: Schedule, measured: Schedule) -> float:
+    """Relative error of a simulated makespan against a measured one, ``(sim - real) / real``."""
+    check_instance("simulated", simulated, Schedule)
+    check_instance("measured", measured, Schedule)
+    if measured.makespan <= 0:
+        raise ValueError(f"measured must take time: its makespan is {measured.makespan:g}")
+    return (simulated.makespan - measured.makespan) / measured.makespan
+
+
+def _lane(steps: list[int]) -> list[tuple[float, float, str, float]]:
+    """Run pure-Python loops of the given step counts one after another (one device's lane of a plan);
+    the loop holds the GIL, so lanes on a thread pool cannot overlap. Each record is (start, end,
+    worker id, CPU seconds this thread spent on the loop, from ``time.thread_time()``)."""
+    out = []
+    for n in steps:
+        start = time.time()
+        cpu = time.thread_time()
+        total = 0
+        for i in range(n):
+            total += i * i % 7
+        cpu = time.thread_time() - cpu
+        out.append((start, time.time(), f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}", cpu))
+    return out
+
+
+def run_plan(plan: Schedule, seconds_per_unit: float, *, executor: str = "process",
+             steps_per_second: float | None = None, sequential: bool = False) -> RealRun:
+    """Execute a simulated plan of independent tasks for real: one pool worker per device runs that
+    device's tasks in the planned order, each a pure-Python loop sized to last
+    ``(end - start) * seconds_per_unit`` seconds on an idle core, so the simulated device speeds become
+    loop lengths.
+
+    ``executor="process"`` gives every lane its own interpreter; ``"thread"`` runs the lanes as threads
+    of this process, which the GIL serialises. ``steps_per_second`` is the loop rate
+    (:func:`hetlab.real.measure.loop_rate` when None). ``sequential=True`` runs the same loops one after
+    another on a single thread (one lane, in planned start order): the baseline with no concurrency.
+    The returned Schedule keeps the plan's devices and placement; its times are measured seconds from
+    the start, and ``info`` holds ``planned_seconds`` (each task's planned duration in seconds),
+    ``steps_per_second``, ``cpu_seconds`` (each task's CPU seconds on its worker thread) and
+    ``parallelism`` (sum of CPU seconds / wall seconds: how many loops ran at once on average; at most
+    1 for threads under the GIL, at most min(cores, lanes) for processes, whatever the machine's load).
+    """
+    check_instance("plan", plan, Schedule)
+    if plan.graph.edges:
+        raise ValueError(f"plan must schedule independent tasks (no edges), got {len(plan.graph.edges)} edges")
+    scale = check_nonnegative("seconds_per_unit", seconds_per_unit)
+    check_choice("executor", executor, ("process", "thread"))
+    if steps_per_second is None:
+        from hetlab.real.measure import loop_rate
+        steps_per_second = loop_rate()
+    rate = check_positive("steps_per_second", steps_per_second, high=1e9)
+    with np.errstate(over="ignore", invalid="ignore"):
+        planned = (plan.end - plan.start) * scale
+        total = float(planned.sum())
+    if not total <= MAX_PLAN_SECONDS:
+        raise ValueError(f"seconds_per_unit={scale:g} makes the plan's work {total:.1f} s; at most "
+                         f"{MAX_PLAN_SECONDS:g} s is allowed")
+    if total * rate > MAX_PLAN_STEPS:
+        raise ValueError(f"steps_per_second={rate:g} and seconds_per_unit={scale:g} make {total * rate:.3g} loop "
+                         f"steps; at most {MAX_PLAN_STEPS:.0e} are allowed (steps_per_second is the loop rate, "
+                         "measured by hetlab.real.measure.loop_rate())")
+    if not isinstance(sequential, bool):
+        raise TypeError(f"sequential must be a bool, got {sequential!r}")
+    lanes = [[i for i in np.argsort(plan.start, kind="stable") if plan.device_of[i] == d]
+             for d in range(len(plan.devices))]
+    if sequential:
+        lanes = [[int(i) for i in np.argsort(plan.start, kind="stable")]]
+        executor = "thread"
+    pool_type = ProcessPoolExecutor if executor == "process" else ThreadPoolExecutor
+    with pool_type(len(lanes)) as pool:
+        list(pool.map(time.sleep, [0.05] * len(lanes)))   # every worker exists before the clock starts
+        t0 = time.time()
+        futures = [pool.submit(_lane, [int(round(planned[i] * rate)) for i in lane]) for lane in lanes]
+        records = [f.result() for f in futures]
+        wall = time.time() - t0
+    start = np.zeros(len(plan.graph.tasks))
+    end = np.zeros(len(plan.graph.tasks))
+    cpu = np.zeros(len(plan.graph.tasks))
+    for lane, recs in zip(lanes, records):
+        for i, (s, e, _, c) in zip(lane, recs):
+            start[i], end[i], cpu[i] = s - t0, e - t0, c
+    policy = "sequential" if sequential else ("process pool" if executor == "process" else "thread pool")
+    schedule = Schedule(plan.graph, plan.devices, plan.device_of, np.maximum(start, 0.0), np.maximum(end, 0.0),
+                        policy, info={"planned_seconds": planned.tolist(), "steps_per_second": rate,
+                                      "cpu_seconds": cpu.tolist(),
+                                      "parallelism": float(cpu.sum()) / wall if wall > 0 else 0.0})
+    return RealRun({}, schedule, wall)
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """Where a measured run's extra time went, against the plan it was compared with (all in seconds).
+
+    ``median_stretch``: median over tasks of measured duration / planned duration (1 on idle cores;
+    above 1 when the tasks themselves ran slower, e.g. other processes shared the cores).
+    ``stretched_plan``: the planned makespan times that median stretch.
+    ``gaps``: sum over tasks of the wait between the moment a task could have started on its worker
+    (the clock's start, its predecessors' ends and the worker's previous task's end, whichever is
+    latest) and its measured start: dispatch and bookkeeping time.
+    ``implied_overhead``: ``(measured - planned) * workers / tasks``, the extra wall time per task
+    that would explain the whole difference.
+    ``planned_busy`` / ``measured_busy``: total planned / measured task time (sum over tasks), so
+    ``measured_busy - planned_busy`` is the extra busy time, long tail included (the median hides it).
+    ``long_tasks``: tasks that took at least twice their planned duration.
+    """
+
+    planned: float
+    measured: float
+    median_stretch: float
+    stretched_plan: float
+    gaps: float
+    implied_overhead: float
+    workers: int
+    tasks: int
+    planned_busy: float = 0.0
+    measured_busy: float = 0.0
+    long_tasks: int = 0
+
+    @property
+    def extra_busy(self) -> float:
+        """Total measured task time minus total planned task time (seconds; negative if faster)."""
+        return self.measured_busy - self.planned_busy
+
+    @property
+    def total_estimate(self) -> float:
+        """(total measured task time + total gaps) / workers: the makespan if the workers had been
+        perfectly balanced (seconds)."""
+        return (self.measured_busy + self.gaps) / max(1, self.workers)
+
+    def __post_init__(self) -> None:
+        check_fields(self, signed=("implied_overhead",))
+
+
+def attribute(plan: Schedule, measured: Schedule, *, seconds_per_unit: float = 1.0) -> Attribution:
+    """Compare a measured Schedule with the plan of the same graph (plan times times ``seconds_per_unit``
+    are seconds); see :class:`Attribution`."""
+    check_instance("plan", plan, Schedule)
+    check_instance("measured", measured, Schedule)
+    scale = check_nonnegative("seconds_per_unit", seconds_per_unit)
+    if [t.name for t in measured.graph.tasks] != [t.name for t in plan.graph.tasks]:
+        raise ValueError("measured must run the same tasks as plan (same names in the same order)")
+    g = measured.graph
+    planned = (plan.end - plan.start) * scale
+    took = measured.end - measured.start
+    positive = planned > 0
+    stretch = float(np.median(took[positive] / planned[positive])) if positive.any() else 1.0
+    order = np.argsort(measured.start, kind="stable")
+    free = np.zeros(len(measured.devices))
+    gaps = 0.0
+    for i in order:
+        ready = max([free[measured.device_of[i]]] + [measured.end[p] for p in g.preds[i]])
+        gaps += max(0.0, float(measured.start[i]) - float(ready))
+        free[measured.device_of[i]] = measured.end[i]
+    workers = len(measured.devices)
+    plan_span = plan.makespan * scale
+    implied = (measured.makespan - plan_span) * workers / max(1, len(g.tasks))
+    long_tasks = int(np.sum(took[positive] >= 2 * planned[positive]))
+    return Attribution(plan_span, measured.makespan, stretch, plan_span * stretch, gaps, implied, workers,
+                       len(g.tasks), float(planned.sum()), float(took.sum()), long_tasks)
+
+
+def task_gaps(measured: Schedule) -> np.ndarray:
+    """Each task's gap in a measured run (seconds, in graph order): its measured start minus the
+    moment it could have started on its worker (the latest of its predecessors' ends and the end of
+    the previous task on that worker, or 0). The sum is :class:`Attribution`'s ``gaps``."""
+    check_instance("measured", measured, Schedule)
+    g = measured.graph
+    free = np.zeros(len(measured.devices))
+    out = np.zeros(len(g.tasks))
+    for i in np.argsort(measured.start, kind="stable"):
+        ready = max([free[measured.device_of[i]]] + [measured.end[p] for p in g.preds[i]])
+        out[i] = max(0.0, float(measured.start[i]) - float(ready))
+        free[measured.device_of[i]] = measured.end[i]
+    return out
+
+
+def gil_gap_control(graph: TaskGraph, *, seconds_per_unit: float = 1e-4, executor: str = "thread",
+                    workers: int = 2, repeat: int = 1) -> dict[str, np.ndarray]:
+    """Run ``graph`` twice per repeat with task bodies of the same durations (``work x seconds_per_unit``):
+    a :class:`~hetlab.real.measure.Spin` busy-wait, which holds the GIL, and a :class:`~hetlab.real.measure.Sleep`,
+    which releases it. Returns ``{"spin": gaps, "sleep": gaps}``: every task's :func:`task_gaps` (seconds)
+    with each run's one-off start-up removed (:func:`split_startup`), the repeats concatenated; the two
+    bodies alternate so that a burst of load hits both.
+
+    The control for the hypothesis that a worker's communication thread waits for the GIL while a
+    pure-Python task holds it (Dask workers run tasks in one thread and talk to the scheduler in another):
+    if it does, the ``"sleep"`` gaps are the smaller. ``executor="dask"`` starts one LocalCluster for all
+    runs (ImportError without ``dask[distributed]``).
+    """
+    from hetlab.real.measure import Sleep, Spin
+
+    if not isinstance(graph, TaskGraph):
+        raise TypeError(f"graph must be a TaskGraph, got {describe(graph)}")
+    seconds_per_unit = check_positive("seconds_per_unit", seconds_per_unit)
+    planned = sum(t.work for t in graph.tasks) * seconds_per_unit
+    if planned > MAX_CONTROL_SECONDS:
+        raise ValueError(f"seconds_per_unit x total work must be at most {MAX_CONTROL_SECONDS:g} s per run, "
+                         f"got seconds_per_unit={seconds_per_unit!r} ({planned:.3g} s)")
+    check_choice("executor", executor, ("process", "thread", "dask"))
+    workers = check_int("workers", workers, low=1, high=8)
+    repeat = check_int("repeat", repeat, low=1, high=5)
+    bodies = {"spin": {t.name: Spin(t.work * seconds_per_unit) for t in graph.tasks},
+              "sleep": {t.name: Sleep(t.work * seconds_per_unit) for t in graph.tasks}}
+    gaps: dict[str, list[np.ndarray]] = {"spin": [], "sleep": []}
+    cluster = address = None
+    if executor == "dask":
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise ImportError("executor='dask' needs dask[distributed]: pip install 'hetlab[dask]'") from None
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=None, silence_logs=40)
+        address = cluster.scheduler_address
+    try:
+        if cluster is not None:
+            with Client(address) as client:
+                client.wait_for_workers(workers, timeout=60)
+        for _ in range(repeat):
+            for kind in ("spin", "sleep"):
+                run = run_graph(graph, bodies[kind], executor=executor, workers=workers, address=address)
+                gaps[kind].append(task_gaps(split_startup(run.schedule)[1]))   # one-off start-up left out
+    finally:
+        if cluster is not None:
+            cluster.close()
+    return {kind: np.concatenate(parts) for kind, parts in gaps.items()}
