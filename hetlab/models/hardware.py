@@ -1,4 +1,8 @@
-"""Peak compute from the hardware's own numbers, with every figure tied to its datasheet and precision.
+"""The hardware a schedule runs on, from its own numbers: peak compute, memory, systolic arrays,
+SIMT branch divergence and GPU occupancy, with every figure tied to its datasheet and precision.
+(The roofline that combines a peak with a bandwidth is :mod:`hetlab.models.roofline`.)
+
+Peak compute.
 
 A chip's peak is ``P = N_cores * f * FLOPs/cycle`` where, for chips built from fused multiply-add
 (FMA) units, ``FLOPs/cycle = FMA units per core * SIMD lanes per unit * 2`` (an FMA ``a*b + c`` counts
@@ -29,6 +33,7 @@ Sources (precision stated per entry):
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from hetlab._validate import check_int, check_nonnegative, check_positive
@@ -37,7 +42,7 @@ from hetlab.devices import Device
 __all__ = ["ComputeEngine", "Memory", "ENGINES", "MEMORIES", "flops_per_cycle", "peak_flops", "entry",
            "memory", "systolic_peak", "systolic_utilisation", "specialised_kitchen", "VendorFigure",
            "NPU_PEAKS", "TPU_V1", "npu_peak", "offload_times", "A100_THREADS_PER_SM", "dram_bandwidth",
-           "PHONE_LPDDR5", "dense_layer_intensity", "gpu_occupancy", "bytes_in_flight"]
+           "PHONE_LPDDR5", "gpu_occupancy", "bytes_in_flight", "WarpDivergence", "warp_divergence"]
 
 
 def _check_text(name: str, value) -> None:
@@ -304,24 +309,6 @@ PHONE_LPDDR5 = Memory("phone LPDDR5-6400 x64", "device", "LPDDR5-6400 x64", 8e9,
                       dram_bandwidth(6400e6, 64), "JEDEC JESD209-5 LPDDR5 standard (2019): 6400 MT/s")
 
 
-def dense_layer_intensity(k: int, n: int, batch: int = 1, bytes_per_value: float = 1.0) -> float:
-    """Operations per byte of a fully connected layer ``y = x W`` with ``W`` of shape ``k x n`` on
-    ``batch`` input rows: ``2 batch k n`` operations over ``(k n + batch k + batch n) * bytes_per_value``
-    bytes (weights, inputs and outputs each moved once). A 1x1 convolution on an ``h x w`` image is the
-    same layer with ``batch = h * w``. Default one byte per value (INT8).
-
-    >>> round(dense_layer_intensity(4096, 4096), 2)          # batch 1: each weight used once
-    2.0
-    """
-    k = check_int("k", k, low=1, high=10**9)
-    n = check_int("n", n, low=1, high=10**9)
-    batch = check_int("batch", batch, low=1, high=10**12)
-    b = check_positive("bytes_per_value", bytes_per_value)
-    if b > 64:
-        raise ValueError(f"bytes_per_value must be in (0, 64], got {b:g}")
-    return 2 * batch * k * n / ((k * n + batch * k + batch * n) * b)
-
-
 @dataclass(frozen=True)
 class Occupancy:
     """How a 1-D launch of ``threads`` threads in blocks of ``block_size`` lands on the SMs (one block per SM
@@ -386,3 +373,66 @@ def bytes_in_flight(bandwidth: float = 1555e9, latency_s: float = 500e-9, sms: i
     bytes_per_warp_load = check_positive("bytes_per_warp_load", bytes_per_warp_load)
     total = bandwidth * latency_s
     return InFlight(total_bytes=total, per_sm_bytes=total / sms, warp_loads_per_sm=total / sms / bytes_per_warp_load)
+
+
+# --- SIMT branch divergence --------------------------------------------------------------------------------------
+# A warp of ``width`` threads (32 on NVIDIA GPUs) issues one instruction for all its lanes. When ``taken``
+# lanes follow the ``if`` side of a branch (``if_time`` each) and the rest the ``else`` side (``else_time``
+# each), the hardware runs the two sides one after the other, masking the lanes that did not take the side
+# being run (Lindholm et al. 2008): ``T_warp = if_time + else_time`` when both sides have a lane, and the
+# share of lane-time doing useful work is ``U = (taken * if_time + (width - taken) * else_time) / (width * T_warp)``.
+# Model limits: one level of branching, no reconvergence tricks (independent thread scheduling of Volta and
+# later still serialises the two sides within a warp), every lane's side costs the same.
+
+@dataclass(frozen=True)
+class WarpDivergence:
+    """The cost of one branch in one warp: ``time`` (warp busy time) and ``utilisation`` (useful lane-time share)."""
+
+    taken: int
+    width: int
+    if_time: float
+    else_time: float
+    time: float
+    utilisation: float
+
+    def __post_init__(self) -> None:
+        width = check_int("width", self.width, low=1, high=1024)
+        taken = check_int("taken", self.taken, low=0, high=width)
+        if_time = check_nonnegative("if_time", self.if_time)
+        else_time = check_nonnegative("else_time", self.else_time)
+        time, utilisation = _warp_cost(taken, width, if_time, else_time)
+        for name, expected in (("time", time), ("utilisation", utilisation)):
+            value = check_nonnegative(name, getattr(self, name))
+            if not math.isclose(value, expected, rel_tol=1e-9, abs_tol=1e-12):
+                raise ValueError(f"{name} must equal the model's value {expected:g} for taken={taken}, "
+                                 f"width={width}, if_time={if_time:g}, else_time={else_time:g}; got {value:g}")
+
+    @property
+    def idle_share(self) -> float:
+        """Share of lane-time spent masked off (``1 - utilisation``)."""
+        return 1.0 - self.utilisation
+
+
+def warp_divergence(taken: int, if_time: float, else_time: float, *, width: int = 32) -> WarpDivergence:
+    """Time and lane utilisation of a warp whose ``taken`` of ``width`` lanes take the ``if`` side.
+
+    ``taken`` must be in ``[0, width]``; times are non-negative (same unit for both). A side no lane
+    takes is skipped, so ``taken = 0`` or ``taken = width`` costs one side only (utilisation 1).
+
+    >>> round(warp_divergence(8, 1.0, 1.0).utilisation, 2)
+    0.5
+    >>> warp_divergence(32, 1.0, 3.0).time      # every lane takes the if side: no divergence
+    1.0
+    """
+    width = check_int("width", width, low=1, high=1024)
+    taken = check_int("taken", taken, low=0, high=width)
+    if_time = check_nonnegative("if_time", if_time)
+    else_time = check_nonnegative("else_time", else_time)
+    return WarpDivergence(taken, width, if_time, else_time, *_warp_cost(taken, width, if_time, else_time))
+
+
+def _warp_cost(taken: int, width: int, if_time: float, else_time: float) -> tuple[float, float]:
+    """``(T_warp, U)`` for validated inputs: a side no lane takes is skipped."""
+    time = (if_time if taken > 0 else 0.0) + (else_time if taken < width else 0.0)
+    useful = taken * if_time + (width - taken) * else_time
+    return time, (useful / (width * time) if time > 0 else 1.0)

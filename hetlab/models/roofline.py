@@ -26,7 +26,7 @@ import numpy as np
 from hetlab._validate import as_float_array, check_int, check_nonnegative, check_positive
 
 __all__ = ["attainable", "ridge_point", "memory_bound", "matmul_intensity", "elementwise_intensity",
-           "kernel_time"]
+           "kernel_time", "dense_layer_intensity"]
 
 
 def _out(arr: np.ndarray) -> Any:
@@ -80,3 +80,21 @@ def kernel_time(flops: float, bytes_moved: float, peak: float, bandwidth: float)
     flops = check_nonnegative("flops", flops)
     bytes_moved = check_nonnegative("bytes_moved", bytes_moved)
     return max(flops / check_positive("peak", peak), bytes_moved / check_positive("bandwidth", bandwidth))
+
+
+def dense_layer_intensity(k: int, n: int, batch: int = 1, bytes_per_value: float = 1.0) -> float:
+    """Operations per byte of a fully connected layer ``y = x W`` with ``W`` of shape ``k x n`` on
+    ``batch`` input rows: ``2 batch k n`` operations over ``(k n + batch k + batch n) * bytes_per_value``
+    bytes (weights, inputs and outputs each moved once). A 1x1 convolution on an ``h x w`` image is the
+    same layer with ``batch = h * w``. Default one byte per value (INT8).
+
+    >>> round(dense_layer_intensity(4096, 4096), 2)          # batch 1: each weight used once
+    2.0
+    """
+    k = check_int("k", k, low=1, high=10**9)
+    n = check_int("n", n, low=1, high=10**9)
+    batch = check_int("batch", batch, low=1, high=10**12)
+    b = check_positive("bytes_per_value", bytes_per_value)
+    if b > 64:
+        raise ValueError(f"bytes_per_value must be in (0, 64], got {b:g}")
+    return 2 * batch * k * n / ((k * n + batch * k + batch * n) * b)

@@ -1,3 +1,4 @@
+"""The roofline model and kernel intensities (hetlab.models.roofline)."""
 import math
 
 import numpy as np
@@ -68,3 +69,15 @@ def test_bad_values_raise_value_error_naming_the_parameter(call, match):
 def test_bad_types_raise_type_error(call, match):
     with pytest.raises(TypeError, match=match):
         call()
+
+
+def test_dense_layer_intensity():
+    assert R.dense_layer_intensity(4096, 4096) == pytest.approx(2 * 4096**2 / (4096**2 + 2 * 4096))
+    # a 1x1 convolution is a dense layer with batch = pixels; FP32 (4 bytes) quarters the intensity
+    conv = R.dense_layer_intensity(64, 64, batch=3136)
+    assert conv == pytest.approx(2 * 3136 * 64 * 64 / (64 * 64 + 2 * 3136 * 64))
+    assert R.dense_layer_intensity(64, 64, batch=3136, bytes_per_value=4) == pytest.approx(conv / 4)
+    with pytest.raises(ValueError, match="batch"):
+        R.dense_layer_intensity(4, 4, batch=0)
+    with pytest.raises(ValueError, match="bytes_per_value"):
+        R.dense_layer_intensity(4, 4, bytes_per_value=0)

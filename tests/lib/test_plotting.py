@@ -103,3 +103,19 @@ def test_granularity_curve_handles_huge_work():
     # W = 1e100, Os = 1: N* = 1e50 is drawn on a log axis without overflow.
     ax = plotting.granularity_curve(1e100, 1.0)
     assert ax.get_xscale() == "log"
+
+
+def test_flynn_diagram_has_a_key_and_consistent_subtitles():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from hetlab import plotting
+
+    axes = plotting.flynn_diagram()
+    fig = axes[0].figure
+    texts = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+    assert len(texts) == 3
+    assert "warp" in axes[1].get_title()
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
