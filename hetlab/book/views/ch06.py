@@ -6,7 +6,6 @@ import numpy as np
 from hetlab import comm_scaling as CS
 from hetlab import formulas as F
 from hetlab import plotting as P
-from hetlab.models import barrier as BM
 from hetlab.models import sync
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 
@@ -73,7 +72,7 @@ def barrier() -> Explorer:
                              f"example: phase 1 of 20, slowest takes {run.phase_times[k]:.2f}"))
         return (f"20 个阶段共用时 {run.total:.2f}（若不需要屏障 {run.total_without_barriers:.2f}）；"
                 f"全部设备时间中 {run.idle_fraction:.1%} 花在等待上；"
-                f"公式预测（长期平均）{BM.predicted_idle_fraction(workers, noise):.1%}")
+                f"公式预测（长期平均）{sync.predicted_idle_fraction(workers, noise):.1%}")
 
     return Explorer(draw, {"workers": int_slider("设备数", 2, 32, 8),
                            "noise": slider("耗时波动 σ", 0.0, 1.0, 0.05, 0.3),

@@ -1,4 +1,6 @@
-"""Barrier waits and lock contention (hetlab.models.sync)."""
+"""Barrier waits, lock contention and the expected-maximum model of the wait (hetlab.models.sync)."""
+import math
+
 import numpy as np
 import pytest
 
@@ -61,3 +63,38 @@ def test_lock_speedups_saturate_near_the_ceiling():
 def test_bad_input(call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         call()
+
+
+def test_expected_max_normal_known_values():
+    assert sync.expected_max_normal(1) == 0.0
+    assert sync.expected_max_normal(2) == pytest.approx(1 / math.sqrt(math.pi))
+    assert sync.expected_max_normal(3) == pytest.approx(1.5 / math.sqrt(math.pi))
+    z = np.random.default_rng(0).standard_normal((200_000, 8)).max(axis=1).mean()
+    assert sync.expected_max_normal(8) == pytest.approx(z, abs=0.01)
+
+
+def test_prediction_matches_long_simulation():
+    for n, s in ((2, 0.3), (8, 0.3), (32, 1.0)):
+        run = sync.barrier_run(n, 20_000, noise=s, seed=1)
+        assert sync.predicted_idle_fraction(n, s) == pytest.approx(run.idle_fraction, abs=0.01)
+
+
+def test_estimate_is_below_exact_and_monotone():
+    for n in (2, 8, 32):
+        assert sync.predicted_idle_fraction(n, 0.3, exact=False) <= sync.predicted_idle_fraction(n, 0.3) + 1e-12
+    values = [sync.predicted_idle_fraction(n, 0.3) for n in (1, 2, 8, 32)]
+    assert values[0] == pytest.approx(0.0, abs=1e-9) and values == sorted(values)
+    assert sync.predicted_idle_fraction(8, 0.0) == 0.0
+
+
+def test_mean_idle_fraction_and_validation():
+    mean, sd = sync.mean_idle_fraction(8, 20, noise=0.3, seeds=5)
+    runs = [sync.barrier_run(8, 20, noise=0.3, seed=k).idle_fraction for k in range(5)]
+    assert mean == pytest.approx(np.mean(runs)) and sd > 0
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError):
+            sync.mean_idle_fraction(8, 20, noise=0.3, seeds=bad)
+    with pytest.raises((ValueError, TypeError)):
+        sync.predicted_idle_fraction(0, 0.3)
+    with pytest.raises((ValueError, TypeError)):
+        sync.predicted_idle_fraction(4, -1.0)
