@@ -22,6 +22,11 @@ from hetlab.tasks import TaskGraph, as_device_indices, assigned_costs, comm_matr
 
 __all__ = ["Placement", "Schedule", "ScheduleError"]
 
+#: Relative rounding :meth:`Schedule.validate` allows on top of ``rtol``: a time computed with a few
+#: float operations (a start plus a run time, an end plus a transfer) is within a few units in the last
+#: place of the exact value, 8 * 2**-52 of its magnitude at most here.
+_ROUNDING = 8 * 2.0 ** -52
+
 
 class ScheduleError(ValueError):
     """A schedule breaks a rule; the message names the tasks and devices involved."""
@@ -65,7 +70,7 @@ class Schedule:
     start: np.ndarray
     end: np.ndarray
     policy: str = ""
-    log: tuple = ()
+    log: Sequence = ()
     info: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -93,9 +98,10 @@ class Schedule:
             object.__setattr__(self, name, arr)
         if not isinstance(self.policy, str):
             raise TypeError(f"policy must be a string, got {type(self.policy).__name__} {self.policy!r}")
-        if not isinstance(self.log, (tuple, list)):
+        if isinstance(self.log, (str, bytes)) or not isinstance(self.log, Sequence):
             raise TypeError(f"log must be a tuple of policy events, got {type(self.log).__name__} {self.log!r:.80}")
-        object.__setattr__(self, "log", tuple(self.log))
+        if isinstance(self.log, list):   # a tuple or a read-only sequence (work stealing's lazy log) stays
+            object.__setattr__(self, "log", tuple(self.log))
         if not isinstance(self.info, Mapping):
             raise TypeError(f"info must be a mapping, got {type(self.info).__name__}")
 
@@ -184,6 +190,22 @@ class Schedule:
         - no two tasks of positive run time overlap on one device (a zero-length run may touch or
           sit inside another);
         - each task starts after each predecessor ends plus the transfer between their devices.
+
+        Every tolerance is local to the quantities compared, so one long task elsewhere never
+        widens it: a run time may differ from the task's by ``rtol`` times that run time, two runs
+        may overlap by ``rtol`` times the shorter one, a task may start ``rtol`` times its transfer
+        early; on top, each comparison allows the rounding of the times it compares
+        (8 units in the last place of their magnitude).
+
+        >>> from hetlab.devices import identical
+        >>> from hetlab.tasks import Task, TaskGraph
+        >>> g = TaskGraph([Task("a", 1.0), Task("b", 1.0)])
+        >>> Schedule(g, identical(1), [0, 0], [0.0, 1.0], [1.0, 2.0]).validate().makespan
+        2.0
+        >>> Schedule(g, identical(1), [0, 0], [0.0, 0.5], [1.0, 1.5]).validate()
+        Traceback (most recent call last):
+        ...
+        hetlab.schedule.ScheduleError: tasks 'a' and 'b' overlap on D0: [0, 1] and [0.5, 1.5]
         """
         if isinstance(rtol, bool) or not isinstance(rtol, (int, float, np.integer, np.floating)):
             raise TypeError(f"rtol must be a real number in [0, 1), got {type(rtol).__name__} {rtol!r}")
@@ -195,18 +217,21 @@ class Schedule:
         if n == 0:
             return self
         names = [t.name for t in g.tasks]
-        tol = rtol * max(1.0, float(np.abs(self.end).max()))
         dev, start, end = self.device_of, self.start, self.end
         bad = np.flatnonzero((dev < 0) | (dev >= m))
         if bad.size:
             raise ScheduleError(f"task {names[bad[0]]!r} is on device index {dev[bad[0]]}, not in [0, {m})")
-        bad = np.flatnonzero(~np.isfinite(start) | ~np.isfinite(end) | (start < -tol) | (end < start - tol))
+        bad = np.flatnonzero(~np.isfinite(start) | ~np.isfinite(end) | (start < 0)
+                             | (end < start - _ROUNDING * np.abs(start)))
         if bad.size:
             i = bad[0]
             raise ScheduleError(f"task {names[i]!r} has start {start[i]} and end {end[i]}")
         if check_durations:
             expected = assigned_costs(g, self.devices, dev)
-            bad = np.flatnonzero(~np.isclose(end - start, expected, rtol=1e-9, atol=tol))
+            # end = start + run time rounds once, to within _ROUNDING * end of the exact sum.
+            slack = rtol * expected + _ROUNDING * np.abs(end)
+            with np.errstate(invalid="ignore"):     # an infinite expected time (cannot run) is a mismatch
+                bad = np.flatnonzero(~(np.abs((end - start) - expected) <= slack))
             if bad.size:
                 i = bad[0]
                 raise ScheduleError(f"task {names[i]!r} runs {end[i] - start[i]:g} on "
@@ -215,8 +240,9 @@ class Schedule:
         # fine. Among positive-length runs sorted by start, any overlap shows between neighbours.
         order = np.flatnonzero(end > start)
         order = order[np.lexsort((start[order], dev[order]))]
-        same = dev[order[1:]] == dev[order[:-1]]
-        clash = same & (start[order[1:]] < end[order[:-1]] - tol)
+        a, b = order[:-1], order[1:]
+        shorter = np.minimum(end[a] - start[a], end[b] - start[b])
+        clash = (dev[b] == dev[a]) & (start[b] < end[a] - (rtol * shorter + _ROUNDING * end[a]))
         if clash.any():
             k = int(np.flatnonzero(clash)[0])
             a, b = order[k], order[k + 1]
@@ -228,8 +254,9 @@ class Schedule:
             data = np.fromiter(g.edges.values(), dtype=float, count=len(g.edges))
             latency, inverse = comm_matrices(self.devices)
             a, b = dev[src], dev[dst]
-            ready = end[src] + latency[a, b] + data * inverse[a, b]
-            late = np.flatnonzero(start[dst] < ready - tol)
+            transfer = latency[a, b] + data * inverse[a, b]
+            ready = end[src] + transfer
+            late = np.flatnonzero(start[dst] < ready - (rtol * transfer + _ROUNDING * ready))
             if late.size:
                 k = late[0]
                 raise ScheduleError(f"task {names[dst[k]]!r} starts at {start[dst[k]]:g} before its input from "

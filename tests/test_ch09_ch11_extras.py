@@ -1,4 +1,4 @@
-"""Chapters 9 and 11: CPOP's ablation options, task splitting, and the new views."""
+"""Chapters 9 and 11: task splitting and the new views (CPOP's ablation options: tests/lib/schedulers/test_cpop.py)."""
 import matplotlib
 import pytest
 
@@ -6,38 +6,8 @@ from hetlab import schedulers as S
 from hetlab.devices import Link, kitchen
 from hetlab.schedulers.restructure import split_longest_critical_task, split_task
 from hetlab.tasks import Task, TaskGraph, critical_path, total_work
-from hetlab.workloads import heft_paper_example
 
 matplotlib.use("Agg")
-
-
-def test_cpop_defaults_are_the_papers_cpop():
-    graph, procs = heft_paper_example()
-    assert S.cpop(graph, procs).makespan == 86
-    assert S.cpop(graph, procs, order="rank_u+rank_d", pin=True).makespan == 86
-
-
-def test_cpop_without_pinning_and_with_upward_order_is_heft():
-    graph, procs = heft_paper_example()
-    s = S.cpop(graph, procs, order="rank_u", pin=False)
-    assert s.makespan == pytest.approx(S.heft(graph, procs).makespan)
-
-
-def test_cpop_ablation_on_montage_blames_the_order():
-    from hetlab.workloads.workflows import workflow
-
-    flow, shop = workflow("montage", 60, seed=0), kitchen(link=Link(0.0, 100.0))
-    full = S.cpop(flow, shop).makespan
-    assert S.cpop(flow, shop, pin=False).makespan == pytest.approx(full)          # pinning is not the cause
-    assert S.cpop(flow, shop, order="rank_u").makespan < 0.7 * full                 # the order is
-
-
-def test_cpop_rejects_bad_options():
-    graph, procs = heft_paper_example()
-    with pytest.raises(ValueError, match="order must be"):
-        S.cpop(graph, procs, order="rank_d")
-    with pytest.raises(TypeError, match="pin must be"):
-        S.cpop(graph, procs, pin=1)
 
 
 def test_split_task_divides_work_and_data():

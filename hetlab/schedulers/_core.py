@@ -141,9 +141,11 @@ def _run_queues(prob: _Problem, device_of: np.ndarray, queues: list[list[int]], 
         for j, queue in enumerate(queues):
             if queue:
                 q = np.asarray(queue)
-                durations = costs[q, j]
-                end[q] = np.cumsum(durations)
-                start[q] = end[q] - durations
+                ends = np.cumsum(costs[q, j])   # sequential sums: ends[k] = ends[k - 1] + duration, rounded
+                end[q] = ends
+                # Each task starts exactly when the one before ends. ``ends - durations`` rounds too and can
+                # land an ulp before the previous end, or at 0 for a tiny task after a huge one.
+                start[q[1:]] = ends[:-1]
         return prob.schedule(device_of, start, end, policy)
     # Kahn's algorithm over dependency edges plus "next on the same device" edges.
     missing = [len(p) for p in g.preds]

@@ -9,8 +9,6 @@ like HEFT). On the paper's ten-task example (Fig. 2) the schedule length is 86 (
 """
 from __future__ import annotations
 
-import bisect
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,8 +16,7 @@ import numpy as np
 from hetlab.devices import Device
 from hetlab.schedule import Schedule
 from hetlab.schedulers._core import _Problem, _problem
-from hetlab.schedulers.heft import _upward_rank
-from hetlab.schedulers.list_scheduling import _earliest_gap, by_priority
+from hetlab.schedulers.heft import _heft_independent_speed_only, _insertion, _upward_rank
 from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["cpop", "downward_rank"]
@@ -62,7 +59,9 @@ def _critical_path(prob: _Problem, priority: np.ndarray) -> list[int]:
     """Entry task of highest priority, then at each step the successor whose priority equals |CP|."""
     g = prob.graph
     length = float(priority.max())
-    tol = 1e-9 * max(1.0, abs(length))
+    # Relative to |CP| alone: priorities on the path differ from it only by the rounding of their sums, and
+    # an absolute floor would put every successor on the path when the times are tiny (1e-12).
+    tol = 1e-9 * abs(length)
     entries = [i for i in range(prob.n) if not g.preds[i]]
     node = max(entries, key=lambda i: (priority[i], -i))
     path = [node]
@@ -103,41 +102,28 @@ def cpop(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, order:
     if not isinstance(pin, bool):
         raise TypeError(f"pin must be True or False, got {type(pin).__name__} {pin!r:.80}")
     prob = _problem(graph, devices)
-    g, n, m = prob.graph, prob.n, prob.m
-    if n == 0:
-        return prob.schedule([], [], [], "CPOP", info={"priority": {}, "upward_rank": {}, "downward_rank": {},
-                                                       "critical_path": [], "cp_device": None})
+    g, n = prob.graph, prob.n
     costs = prob.costs
     up, down = _upward_rank(prob), _downward_rank(prob)
     priority = up + down
     path = _critical_path(prob, priority)
     totals = costs[path].sum(axis=0)
     cp_device = int(np.argmin(totals)) if np.isfinite(totals).any() else -1
-    on_path = np.zeros(n, dtype=bool)
-    if cp_device >= 0 and pin:
-        on_path[path] = True
-    device_of = np.full(n, -1)
-    start = np.zeros(n)
-    end = np.zeros(n)
-    slots_start: list[list[float]] = [[] for _ in range(m)]
-    slots_end: list[list[float]] = [[] for _ in range(m)]
-    for i in by_priority(g, priority if order == "rank_u+rank_d" else up):
-        arrive = prob.ready_times(i, device_of, end)
-        candidates = [cp_device] if on_path[i] else range(m)
-        best_finish, j, s = math.inf, -1, 0.0
-        for d in candidates:
-            c = costs[i, d]
-            if not math.isfinite(c):
-                continue
-            t = _earliest_gap(slots_start[d], slots_end[d], float(arrive[d]), c)
-            if t + c < best_finish:
-                best_finish, j, s = t + c, d, t
-        if costs[i, j] > 0:
-            # As in HEFT: only positive-length runs are kept, so the slots stay sorted by start and end.
-            k = bisect.bisect_left(slots_start[j], s)
-            slots_start[j].insert(k, s)
-            slots_end[j].insert(k, s + costs[i, j])
-        device_of[i], start[i], end[i] = j, s, s + costs[i, j]
+    rank = priority if order == "rank_u+rank_d" else up
+    if not g.edges and prob.speed_only:
+        # Independent tasks: rank_d is 0, so the priority is HEFT's rank; the critical path is the first task
+        # taken, and the device where it runs fastest (the critical-path processor) is where it finishes first.
+        # So CPOP's schedule is HEFT's, and HEFT's O(n (k + log m)) path for these tasks gives it.
+        device_of, start, end = _heft_independent_speed_only(prob, rank)
+    else:
+        pinned = None
+        if cp_device >= 0 and pin:
+            pinned = [-1] * n
+            for i in path:
+                pinned[i] = cp_device
+        # HEFT's engine: each device's idle gaps in a searchable list, so placing a task costs a binary search
+        # and a scan of the gaps too short for it, not a walk over every earlier task.
+        device_of, start, end = _insertion(prob, rank, pinned)
     names = [t.name for t in g.tasks]
     info = {"priority": dict(zip(names, map(float, priority))), "upward_rank": dict(zip(names, map(float, up))),
             "downward_rank": dict(zip(names, map(float, down))), "critical_path": [names[i] for i in path],

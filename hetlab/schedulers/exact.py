@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -93,7 +93,7 @@ def _optimal_independent(prob: _Problem, incumbent: Schedule, node_limit: int):
     choice = [0] * n
     nodes = 0
 
-    def search(k: int, current: float) -> None:
+    def search(k: int, current: float) -> Iterator[tuple[int, float]]:
         nonlocal nodes
         nodes += 1
         if nodes > node_limit:
@@ -116,10 +116,10 @@ def _optimal_independent(prob: _Problem, incumbent: Schedule, node_limit: int):
             span = max(current, loads[j])
             if max(span, (sum(loads) + suffix[k + 1]) / m) < best[0]:
                 choice[k] = j
-                search(k + 1, span)
+                yield k + 1, span
             loads[j] -= c
 
-    search(0, 0.0)
+    _depth_first(search, (0, 0.0))
     device_of = np.empty(n, dtype=int)
     device_of[order] = best[1]
     queues = [[i for i in range(n) if device_of[i] == j] for j in range(m)]
@@ -129,6 +129,19 @@ def _optimal_independent(prob: _Problem, incumbent: Schedule, node_limit: int):
 def _finish(prob: _Problem, device_of, queues, nodes):
     s = _run_queues(prob, device_of, queues, "optimal")
     return s.device_of, s.start, s.end, nodes
+
+
+def _depth_first(search: Callable[..., Iterator[tuple]], root: tuple) -> None:
+    """Run a depth-first search written as a generator that yields the arguments of each child call
+    where a recursive search would call itself. The stack of generators lives on the heap, so the
+    depth (one level per task) is not bounded by Python's recursion limit."""
+    stack = [search(*root)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+        else:
+            stack.append(search(*child))
 
 
 def _optimal_dag(prob: _Problem, incumbent: Schedule, node_limit: int):
@@ -157,7 +170,7 @@ def _optimal_dag(prob: _Problem, incumbent: Schedule, node_limit: int):
     remaining = [float(fastest.sum())]
     nodes = 0
 
-    def search(current: float, placed: int, last_start: float, last_device: int) -> None:
+    def search(current: float, placed: int, last_start: float, last_device: int) -> Iterator[tuple]:
         nonlocal nodes
         nodes += 1
         if nodes > node_limit:
@@ -198,7 +211,7 @@ def _optimal_dag(prob: _Problem, incumbent: Schedule, node_limit: int):
             device_of[i], start[i], end[i] = j, s, finish
             free[j] = finish
             # The tie rule compares with the last task of positive run time placed at this start.
-            search(max(current, finish), placed + 1, s,
+            yield (max(current, finish), placed + 1, s,
                    j if rows[i][j] > 0 else (last_device if s == last_start else -1))
             free[j] = saved
             device_of[i] = -1
@@ -209,7 +222,7 @@ def _optimal_dag(prob: _Problem, incumbent: Schedule, node_limit: int):
             remaining[0] += fastest[i]
             ready.add(i)
 
-    search(0.0, 0, 0.0, -1)
+    _depth_first(search, (0.0, 0, 0.0, -1))
     if best[1] is None:
         return incumbent.device_of, incumbent.start, incumbent.end, nodes
     return (*best[1], nodes)

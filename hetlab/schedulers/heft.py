@@ -72,7 +72,7 @@ def heft(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> Schedu
     if not prob.graph.edges and prob.speed_only:
         device_of, start, end = _heft_independent_speed_only(prob, rank)
     else:
-        device_of, start, end = _heft_insertion(prob, rank)
+        device_of, start, end = _insertion(prob, rank)
     return prob.schedule(device_of, start, end, "HEFT", info={"upward_rank": ranks})
 
 
@@ -188,8 +188,10 @@ class _Timeline:
             self.slot_ends.insert(k, end)
 
 
-def _heft_insertion(prob: _Problem, rank: np.ndarray):
-    """Insertion-based HEFT on any graph: ready tasks by rank, each to its earliest-finish device and gap."""
+def _insertion(prob: _Problem, rank: np.ndarray, pinned: Sequence[int] | None = None):
+    """Insertion-based list scheduling on any graph, shared by HEFT and CPOP: ready tasks in decreasing
+    ``rank`` (ties: lower index), each to the device and gap where it finishes earliest (ties: earlier-listed
+    device), or, where ``pinned[i] >= 0``, to the earliest gap on that device."""
     g, n, m = prob.graph, prob.n, prob.m
     costs = prob.costs
     rows = costs.tolist()
@@ -225,7 +227,11 @@ def _heft_insertion(prob: _Problem, rank: np.ndarray):
             arrive = zeros
         row = rows[i]
         best_finish, best_j, best_t, best_b, best_g = math.inf, -1, 0.0, -1, -1
-        for j in (every if finite is None else finite[i]):
+        if pinned is not None and pinned[i] >= 0:
+            candidates = (pinned[i],)
+        else:
+            candidates = every if finite is None else finite[i]
+        for j in candidates:
             c = row[j]
             r = arrive[j]
             line = lines[j]

@@ -1,7 +1,6 @@
 """Executing a fixed plan and dynamic list scheduling (Graham 1969): earliest free, EFT, LPT."""
 from __future__ import annotations
 
-import bisect
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -154,8 +153,8 @@ def _list_schedule(prob: _Problem, priority: np.ndarray, policy: str, **kwargs) 
 
 def by_priority(graph: TaskGraph, priority) -> Iterable[int]:
     """Task indices in list-scheduling order: each time, the ready task (all predecessors already
-    yielded) with the highest ``priority``, ties to the lower index. Shared by the priority list
-    scheduler above and CPOP."""
+    yielded) with the highest ``priority``, ties to the lower index. Used by the priority list
+    scheduler above."""
     missing = [len(p) for p in graph.preds]
     ready = [(-float(priority[i]), i) for i in range(len(missing)) if missing[i] == 0]
     heapq.heapify(ready)
@@ -166,20 +165,6 @@ def by_priority(graph: TaskGraph, priority) -> Iterable[int]:
             missing[k] -= 1
             if missing[k] == 0:
                 heapq.heappush(ready, (-float(priority[k]), k))
-
-
-def _earliest_gap(starts: list[float], ends: list[float], ready: float, duration: float) -> float:
-    """Earliest time >= ready at which [t, t + duration] fits between a device's busy slots
-    (positive-length, disjoint, so sorted by both start and end). A linear scan, used by CPOP;
-    HEFT uses the gap lists of :class:`hetlab.schedulers.heft._Timeline`."""
-    k = bisect.bisect_right(ends, ready)
-    t = ready
-    for a, b in zip(starts[k:], ends[k:]):
-        if t + duration <= a:
-            return t
-        if b > t:
-            t = b
-    return t
 
 
 def eft(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,

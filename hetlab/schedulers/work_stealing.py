@@ -60,7 +60,7 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     if seed is not None:
         seed = check_int("seed", seed, low=0)
     rng = random.Random(seed)
-    names = [d.name for d in prob.devices]
+    names = tuple(d.name for d in prob.devices)
     cost_rows = costs.tolist()
     deques = [deque() for _ in range(m)]
     roots = [i for i in g.order if not g.preds[i]]
@@ -72,31 +72,48 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     start = [0.0] * n
     end = [0.0] * n
     missing = [len(p) for p in g.preds]
+    succs = g.succs
     has_edges = bool(g.edges)
-    log: list[StealEvent] = []
-    events: list[tuple[float, int, int, int, int]] = []  # (time, seq, kind, device, payload)
+    ready_on = prob.ready_on
+    # Steal attempts as two flat lists, times and codes ``((task + 1) * m + thief) * m + victim`` (task -1: the
+    # attempt failed); the log makes a StealEvent of one only when it is read, since a run may make millions of
+    # attempts (most of them failed) that nobody reads, and flat lists of numbers keep the garbage collector idle.
+    times: list[float] = []
+    codes: list[int] = []
+    record_time, record_code = times.append, codes.append
+    mm = m * m
+    # Events are (time, seq, kind, device, payload); seq, unique and increasing, breaks ties in push order.
     FREE, FINISH, STEAL = 0, 1, 2
-    seq = 0
-    for j in range(m):
-        events.append((0.0, seq, FREE, j, -1))
-        seq += 1
+    events = [(0.0, j, FREE, j, -1) for j in range(m)]   # already a heap: equal times, increasing seq
+    seq = m
     parked: list[int] = []
-    n_events = steals = failed = 0
+    steals = 0
     push, pop = heapq.heappush, heapq.heappop
-
-    def run(i: int, j: int, t: float) -> None:
-        nonlocal seq
-        s = max(t, prob.ready_on(i, j, device_of, end)) if has_edges else t
-        device_of[i], start[i] = j, s
-        end[i] = s + cost_rows[i][j]
-        push(events, (end[i], seq, FINISH, j, i))
-        seq += 1
+    # rng.randrange(m - 1) inlined: Random draws getrandbits(k) until the draw is below m - 1.
+    getrandbits = rng.getrandbits
+    others = m - 1
+    bits = others.bit_length()
 
     while events:
         t, _, kind, j, payload = pop(events)
-        n_events += 1
-        if kind == FINISH:
-            for k in g.succs[payload]:
+        if kind == STEAL:
+            victim_deque = deques[payload]
+            if victim_deque:
+                i = victim_deque.popleft()
+                queued -= 1
+                steals += 1
+                record_time(t)
+                record_code((i + 1) * mm + j * m + payload)
+                s = max(t, ready_on(i, j, device_of, end)) if has_edges else t
+                device_of[i], start[i] = j, s
+                end[i] = finish = s + cost_rows[i][j]
+                push(events, (finish, seq, FINISH, j, i))
+                seq += 1
+                continue
+            record_time(t)
+            record_code(j * m + payload)
+        elif kind == FINISH:
+            for k in succs[payload]:
                 missing[k] -= 1
                 if missing[k] == 0:
                     deques[j].append(k)
@@ -104,32 +121,68 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
             while parked and queued:
                 push(events, (t, seq, FREE, parked.pop(), -1))
                 seq += 1
-            kind = FREE
-        elif kind == STEAL:
-            victim_deque = deques[payload]
-            if victim_deque:
-                i = victim_deque.popleft()
-                queued -= 1
-                steals += 1
-                log.append(StealEvent(t, names[j], names[payload], g.tasks[i].name))
-                run(i, j, t)
-                continue
-            failed += 1
-            log.append(StealEvent(t, names[j], names[payload], None))
-            kind = FREE
         # The device is free at time t.
         own = deques[j]
         if own:
             queued -= 1
-            run(own.pop(), j, t)
-        elif queued and m > 1:
-            victim = rng.randrange(m - 1)
+            i = own.pop()
+            s = max(t, ready_on(i, j, device_of, end)) if has_edges else t
+            device_of[i], start[i] = j, s
+            end[i] = finish = s + cost_rows[i][j]
+            push(events, (finish, seq, FINISH, j, i))
+            seq += 1
+        elif queued and others:
+            victim = getrandbits(bits)
+            while victim >= others:
+                victim = getrandbits(bits)
             victim += victim >= j
             push(events, (t + steal_latency, seq, STEAL, j, victim))
             seq += 1
         else:
             parked.append(j)
-    info = {"steals": steals, "failed_steals": failed, "events": n_events}
-    return prob.schedule(np.array(device_of), np.array(start), np.array(end), "work stealing",
-                         log=tuple(log), info=info)
+    # Every event pushed was popped once: seq counts them.
+    info = {"steals": steals, "failed_steals": len(times) - steals, "events": seq}
+    log = _StealLog(times, codes, names, tuple(t.name for t in g.tasks))
+    return prob.schedule(np.array(device_of), np.array(start), np.array(end), "work stealing", log=log, info=info)
 
+
+class _StealLog(Sequence):
+    """The steal attempts of one run, in order, as :class:`StealEvent`; each event is made when it is read.
+
+    Attempt ``k`` happened at ``times[k]``; ``codes[k] = ((task + 1) * m + thief) * m + victim`` with device
+    indices in ``devices`` (m of them) and ``task`` an index in ``tasks``, or -1 when the attempt failed.
+    """
+
+    __slots__ = ("_times", "_codes", "_devices", "_tasks")
+
+    def __init__(self, times: list[float], codes: list[int], devices: tuple[str, ...], tasks: tuple[str, ...]):
+        self._times, self._codes, self._devices, self._tasks = times, codes, devices, tasks
+
+    def _event(self, t: float, code: int) -> StealEvent:
+        m = len(self._devices)
+        code, victim = divmod(code, m)
+        task, thief = divmod(code, m)
+        return StealEvent(t, self._devices[thief], self._devices[victim], self._tasks[task - 1] if task else None)
+
+    def __len__(self) -> int:
+        return len(self._times)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return tuple(map(self._event, self._times[k], self._codes[k]))
+        return self._event(self._times[k], self._codes[k])
+
+    def __iter__(self):
+        return map(self._event, self._times, self._codes)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, _StealLog) and (self._devices, self._tasks) == (other._devices, other._tasks):
+            return self._times == other._times and self._codes == other._codes
+        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None   # equal to a tuple of the same events, which hashes differently
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} steal attempts>"

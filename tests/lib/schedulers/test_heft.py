@@ -1,4 +1,7 @@
-"""The fast HEFT (gap lists, O(n (k + log m)) path for independent speed-only tasks) must give exactly the
+"""HEFT (Topcuoglu, Hariri & Wu, IEEE TPDS 2002): the paper's worked example, zero-length tasks, and
+equality with the straightforward insertion-based HEFT the gap lists replaced.
+
+The fast HEFT (gap lists, O(n (k + log m)) path for independent speed-only tasks) must give exactly the
 schedule of the straightforward insertion-based HEFT it replaced (issue 11, item 11). That implementation is
 kept here, unchanged but for taking its inputs from public functions, as the reference.
 """
@@ -13,12 +16,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_schedule_properties import instances
+from properties.strategies import instances
 
 from hetlab import schedulers as S
-from hetlab.book.demo import heft_paper_example
 from hetlab.devices import Device, Link, identical
-from hetlab.tasks import comm_matrices, cost_matrix, independent_tasks, random_dag
+from hetlab.schedule import Placement
+from hetlab.tasks import Task, TaskGraph, comm_matrices, cost_matrix, independent_tasks, random_dag
+from hetlab.workloads import heft_paper_example
 
 
 def reference_heft(graph, devices):
@@ -129,3 +133,41 @@ def test_equal_to_the_reference_on_random_dags_with_links(seed, block, monkeypat
 def test_equal_to_the_reference_on_independent_tasks_with_identical_devices():
     graph = independent_tasks(np.arange(1, 301) % 9 + 1.0)
     assert_same(graph, identical(7)).validate()
+
+
+# --- the paper and zero-length tasks ----------------------------------------------------------------------
+
+def test_heft_reproduces_topcuoglu_2002_worked_example():
+    graph, devices = heft_paper_example()
+    s = S.heft(graph, devices).validate()
+    published_ranks = {"n1": 108.000, "n2": 77.000, "n3": 80.000, "n4": 80.000, "n5": 69.000, "n6": 63.333,
+                       "n7": 42.667, "n8": 35.667, "n9": 44.333, "n10": 14.667}
+    for name, rank in published_ranks.items():
+        assert s.info["upward_rank"][name] == pytest.approx(rank, abs=1e-3)
+    assert s.makespan == 80
+    assert s.placement("n1") == Placement("n1", "P3", 0, 9)
+    assert s.placement("n10") == Placement("n10", "P2", 73, 80)
+    assert S.optimal(graph, devices).validate().makespan <= 80
+
+
+def test_heft_with_a_zero_duration_task_never_overlaps():
+    # Issue 11, item 1: a zero-length slot inserted before a later one left the slot ends unsorted and
+    # the gap search skipped b's slot, putting c on [0, 2] over b's [0, 3]. One device, work 3 + 2.
+    graph = TaskGraph([Task("a", 0.0), Task("b", 3.0), Task("c", 2.0)], [("a", "b")])
+    s = S.heft(graph, identical(1)).validate()
+    assert s.makespan == 5.0   # one device: the sum of the run times, no idle time is needed
+    best = S.optimal(graph, identical(1)).validate()
+    assert best.makespan == 5.0
+
+
+def test_heft_with_a_zero_cost_entry_node_stays_feasible_on_random_dags():
+    # The common trick of a zero-cost super source in front of every root (issue 11, item 1).
+    from hetlab.tasks import random_dag
+
+    for seed in range(20):
+        g = random_dag(30, seed=seed)
+        roots = [t.name for t in g.tasks if not any(dst == t.name for _, dst in g.edges)]
+        graph = TaskGraph([Task("entry", 0.0), *g.tasks], [*((a, b, d) for (a, b), d in g.edges.items()),
+                                                          *(("entry", r, 0.0) for r in roots)])
+        devices = [Device(f"P{j}", speed=s, link=Link(0.1, 4.0)) for j, s in enumerate([1.0, 2.0, 3.0])]
+        S.heft(graph, devices).validate()
