@@ -1,15 +1,16 @@
 """hetlab: parallel execution and scheduling on heterogeneous devices (CPU / GPU / NPU).
 
-The library behind the hetlab textbook. A handful of plain concepts:
+Where things live (concepts first, the textbook last; nothing outside ``book`` imports ``book``):
 
-- :class:`~hetlab.devices.Device` (and :class:`~hetlab.devices.Link`): what a processor can do;
-- :class:`~hetlab.tasks.Task` and :class:`~hetlab.tasks.TaskGraph`: the work and its dependencies;
-- a scheduler is ``policy(graph, devices, **options) -> Schedule`` (:mod:`hetlab.schedulers`);
-- :class:`~hetlab.schedule.Schedule`: where and when each task runs, validated;
-- :mod:`hetlab.formulas`: the book's formulas (Amdahl, N* = sqrt(W/Os), ...);
-- :mod:`hetlab.models.simulators`, :mod:`hetlab.models.training`, :mod:`hetlab.models.serving`: pipelines, memory and step time of
-  DP x TP x PP training, LLM serving with continuous batching;
-- :mod:`hetlab.plotting`, :mod:`hetlab.widgets`, :mod:`hetlab.book.quiz`: figures, sliders and quizzes.
+- ``devices`` Device, Link and presets; ``tasks`` Task, TaskGraph, critical path; ``schedule`` the validated Schedule;
+- ``schedulers/`` every policy, called as ``policy(graph, devices, **options) -> Schedule``, and the bounds;
+- ``formulas`` the scaling laws (Amdahl, Gustafson, Karp-Flatt, N* = sqrt(W/Os)); ``communication`` the closed
+  forms with data movement (ring all-reduce, Amdahl + all-reduce, offload break-even); ``metrics`` speed-up and
+  efficiency against a named baseline on mixed devices, device sweeps, batching latency;
+- ``models/`` analytic models and simulations (granularity, hardware, dynamics, sync, pipelines, training,
+  serving); ``workloads/`` the book's task sets, operator graphs and workflows; ``real/`` runs on this machine;
+- ``plotting``, ``widgets`` figures and sliders; ``book/`` chapter views, readings (the sentences a run prints),
+  quizzes, progress, the student edition and the command line.
 
 Submodules load on first use, so ``import hetlab`` stays fast.
 
@@ -32,10 +33,10 @@ _EXPORTS = {
     "schedulers": ["serial", "article_demo", "earliest_free", "round_robin", "block", "by_affinity", "eft",
                    "lpt", "work_stealing", "heft", "upward_rank", "optimal", "execute_plan", "lower_bound",
                    "POLICIES"],
-    "formulas": ["serial_time", "parallel_time", "peak_compute", "total_time", "optimal_tasks",
-                 "derive_optimal_tasks", "speedup", "amdahl", "amdahl_limit", "efficiency",
-                 "amdahl_efficiency", "gustafson", "karp_flatt", "pipeline_period", "pipeline_throughput",
-                 "gpipe_bubble_fraction", "ring_allreduce_time", "matmul_offload_ms", "imbalance"],
+    "formulas": ["serial_time", "parallel_time", "total_time", "optimal_tasks", "derive_optimal_tasks", "speedup",
+                 "amdahl", "amdahl_limit", "efficiency", "amdahl_efficiency", "gustafson", "karp_flatt",
+                 "pipeline_period", "pipeline_throughput", "gpipe_bubble_fraction", "imbalance"],
+    "communication": ["ring_allreduce_time", "matmul_offload_time"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 #: Every public submodule (found on disk, so a new module cannot be forgotten here).

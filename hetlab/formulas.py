@@ -1,4 +1,12 @@
-"""The book's formulas, as functions that accept scalars or numpy arrays.
+"""The book's scaling laws as closed forms that accept scalars or numpy arrays.
+
+Here: serial and parallel time, the granularity model ``T(N) = N Os + W / N`` with its optimum
+``N* = sqrt(W / Os)`` (and the sympy derivation of it), speed-up and efficiency, Amdahl and Gustafson and the
+conversion between their parallel fractions, the Karp-Flatt serial fraction, pipeline period and GPipe bubble,
+and load imbalance. The formulas with a data-movement term (ring all-reduce, Amdahl with the all-reduce and
+its best device count, copy/compute overlap, offloading to an accelerator) are in
+:mod:`hetlab.communication`; peak compute ``N_cores * f * FLOPs/cycle`` is
+:func:`hetlab.models.hardware.peak_flops`.
 
 Every function checks its inputs at the boundary and raises ``ValueError`` naming
 the parameter and its allowed range (``p must be in [0, 1], got 1.3``) instead of
@@ -23,17 +31,15 @@ from hetlab._validate import (
     as_float_array,
     check_finite_result,
     check_instance,
-    check_int,
     check_nonnegative,
     check_positive,
 )
 
 __all__ = [
-    "serial_time", "parallel_time", "peak_compute", "total_time", "optimal_tasks", "GranularityDerivation",
+    "serial_time", "parallel_time", "total_time", "optimal_tasks", "GranularityDerivation",
     "derive_optimal_tasks", "speedup", "amdahl", "amdahl_limit", "efficiency", "amdahl_efficiency",
     "gustafson", "gustafson_to_amdahl_fraction", "fraction_after_speedup", "karp_flatt", "pipeline_period",
-    "pipeline_throughput", "gpipe_bubble_fraction",
-    "ring_allreduce_time", "matmul_offload_ms", "imbalance",
+    "pipeline_throughput", "gpipe_bubble_fraction", "imbalance",
 ]
 
 
@@ -58,31 +64,36 @@ def _times(name: str, times: Any) -> np.ndarray:
 
 
 def serial_time(times: Any) -> float:
-    """``T_serial = sum_i t_i``: one worker does every task in turn."""
+    """``T_serial = sum_i t_i``: one worker does every task in turn.
+
+    >>> serial_time([2, 5, 3])
+    10.0
+
+    See also :func:`parallel_time`.
+    """
     arr = _times("times", times)
     return float(_out(np.asarray(arr.sum()), times=arr.max()))
 
 
 def parallel_time(times: Any) -> float:
-    """``T_parallel = max_i t_i``: n tasks on n workers, all started together."""
+    """``T_parallel = max_i t_i``: n tasks on n workers, all started together.
+
+    >>> parallel_time([2, 5, 3])
+    5.0
+
+    See also :func:`serial_time`.
+    """
     return float(_times("times", times).max())
 
 
-def peak_compute(cores: Any, frequency_hz: Any, ipc: Any) -> Any:
-    """``P = N_cores * f * IPC``: peak instructions per second.
-
-    >>> peak_compute(64, 2.25e9, 16) / 1e12   # AMD EPYC 7742, FP64 FLOP
-    2.304
-    """
-    n = _arr("cores", cores, low=1.0, integer=True)
-    f = _arr("frequency_hz", frequency_hz, low=0.0)
-    i = _arr("ipc", ipc, low=0.0)
-    with np.errstate(over="ignore"):
-        return _out(n * f * i, cores=cores, frequency_hz=frequency_hz, ipc=ipc)
-
-
 def total_time(N: Any, W: Any, Os: Any) -> Any:
-    """``T_total(N) = N * Os + W / N``: N tasks, each costing ``Os`` to schedule, sharing work W."""
+    """``T_total(N) = N * Os + W / N``: N tasks, each costing ``Os`` to schedule, sharing work W.
+
+    >>> total_time(100, W=10_000, Os=1)      # at the optimum N* = 100: half overhead, half work
+    200.0
+
+    See also :func:`optimal_tasks`; :func:`hetlab.models.granularity.total_time_on` for P devices.
+    """
     n = _arr("N", N, low=1.0)
     w = _arr("W", W, low=0.0)
     o = _arr("Os", Os, low=0.0)
@@ -92,7 +103,11 @@ def total_time(N: Any, W: Any, Os: Any) -> Any:
 
 def optimal_tasks(W: Any, Os: Any) -> Any:
     """``N* = sqrt(W / Os)``, the task count that minimises :func:`total_time` (see
-    :func:`derive_optimal_tasks` for the derivation). ``Os`` must be positive."""
+    :func:`derive_optimal_tasks` for the derivation). ``Os`` must be positive.
+
+    >>> optimal_tasks(W=400, Os=4)
+    10.0
+    """
     w = _arr("W", W, low=0.0)
     o = _arr("Os", Os, low=0.0, low_open=True)
     # sqrt(W) / sqrt(Os), not sqrt(W / Os): W / Os overflows for W = 1e300, Os = 1e-10.
@@ -133,7 +148,11 @@ class GranularityDerivation:
                 raise TypeError(f"steps must hold (explanation, sympy expression) pairs, got {step!r:.60}")
 
     def at(self, W: float, Os: float) -> dict[str, float]:
-        """The symbolic results evaluated at numbers: ``{"N_star": ..., "T_min": ...}``."""
+        """The symbolic results evaluated at numbers: ``{"N_star": ..., "T_min": ...}``.
+
+        >>> derive_optimal_tasks().at(W=10_000, Os=1)
+        {'N_star': 100.0, 'T_min': 200.0}
+        """
         W = check_nonnegative("W", W)
         Os = check_positive("Os", Os)
         symbols = {str(sym): sym for expr in (self.N_star, self.T_min) for sym in expr.free_symbols}
@@ -143,6 +162,11 @@ class GranularityDerivation:
         return out
 
     def latex(self) -> str:
+        """One ``aligned`` LaTeX block, a line per step.
+
+        >>> derive_optimal_tasks().latex().count("&&")        # one line per step
+        6
+        """
         import sympy as sp
 
         lines = [rf"&\text{{{text}}} && {sp.latex(expr)}" for text, expr in self.steps]
@@ -182,7 +206,13 @@ def derive_optimal_tasks() -> GranularityDerivation:
 
 
 def speedup(t_serial: Any, t_parallel: Any) -> Any:
-    """``S = T_serial / T_parallel``."""
+    """``S = T_serial / T_parallel``.
+
+    >>> speedup(10, 4)
+    2.5
+
+    See also :func:`efficiency`, :func:`amdahl`; :mod:`hetlab.metrics` for a baseline on mixed devices.
+    """
     s = _arr("t_serial", t_serial, low=0.0)
     p = _arr("t_parallel", t_parallel, low=0.0, low_open=True)
     with np.errstate(over="ignore"):
@@ -194,6 +224,9 @@ def amdahl(p: Any, N: Any) -> Any:
 
     >>> amdahl(0.5, 2)
     1.333...
+
+    See also :func:`amdahl_limit`, :func:`gustafson`, :func:`karp_flatt` (its inverse: ``p = 1 - e``),
+    :func:`hetlab.communication.speedup_with_allreduce` (with a communication term).
     """
     pp = _arr("p", p, low=0.0, high=1.0)
     n = _arr("N", N, low=1.0, finite=False)     # N = inf is the limit 1/(1-p), finite for p < 1
@@ -202,14 +235,25 @@ def amdahl(p: Any, N: Any) -> Any:
 
 
 def amdahl_limit(p: Any) -> Any:
-    """``lim_{N->inf} S = 1 / (1 - p)``; infinite for ``p = 1``."""
+    """``lim_{N->inf} S = 1 / (1 - p)``; infinite for ``p = 1``.
+
+    >>> amdahl_limit(0.75)
+    4.0
+    """
     pp = _arr("p", p, low=0.0, high=1.0)
     with np.errstate(divide="ignore"):
         return float(1.0 / (1.0 - pp)) if pp.ndim == 0 else 1.0 / (1.0 - pp)
 
 
 def efficiency(S: Any, N: Any) -> Any:
-    """Parallel efficiency ``E = S / N``."""
+    """Parallel efficiency ``E = S / N``.
+
+    >>> efficiency(3, 4)
+    0.75
+
+    See also :func:`amdahl_efficiency`; :func:`hetlab.metrics.baseline_table` on mixed devices, where ``N`` is
+    replaced by the devices' capacity.
+    """
     s = _arr("S", S, low=0.0)
     n = _arr("N", N, low=1.0)
     return _out(s / n, S=S, N=N)
@@ -217,7 +261,11 @@ def efficiency(S: Any, N: Any) -> Any:
 
 def amdahl_efficiency(p: Any, N: Any) -> Any:
     """Efficiency under Amdahl's law, ``E = 1 / (N (1 - p) + p)``; ``N = inf`` gives the limit
-    (0 for p < 1, 1 for p = 1)."""
+    (0 for p < 1, 1 for p = 1).
+
+    >>> round(amdahl_efficiency(0.9, 8), 4)       # S = 4.71 on 8 devices
+    0.5882
+    """
     pp = _arr("p", p, low=0.0, high=1.0)
     n = _arr("N", N, low=1.0, finite=False)
     # N (1 - p) is inf * 0 = nan at N = inf, p = 1: the serial part is empty, so it is 0.
@@ -227,11 +275,38 @@ def amdahl_efficiency(p: Any, N: Any) -> Any:
 
 
 def gustafson(p: Any, N: Any) -> Any:
-    """Gustafson's scaled speed-up ``S = (1 - p) + p N``: the problem grows with the machine."""
+    """Gustafson's scaled speed-up ``S = (1 - p) + p N``: the problem grows with the machine.
+    Here ``p`` is measured on the N-device run; :func:`gustafson_to_amdahl_fraction` converts it.
+
+    >>> gustafson(0.5, 8)
+    4.5
+    """
     pp = _arr("p", p, low=0.0, high=1.0)
     n = _arr("N", N, low=1.0)
     with np.errstate(over="ignore"):
         return _out((1.0 - pp) + pp * n, p=p, N=N)
+
+
+def fraction_after_speedup(p: Any, N: Any) -> Any:
+    """The parallel share of the time after only the parallel part runs ``N`` times faster:
+    ``(p / N) / ((1 - p) + p / N)``.
+
+    Two readings of one formula. On ``N`` devices it converts Amdahl's ``p`` (measured on the one-device run)
+    into Gustafson's ``p`` (measured on the N-device run of the same program), so that
+    ``gustafson(fraction_after_speedup(p, N), N) == amdahl(p, N)``. With ``N`` a faster accelerator's speed-up
+    (the serial part stays on the host CPU), it is the new card's fraction: lower, and with it Amdahl's ceiling
+    ``1 / (1 - p)`` against the new single-card run. ``N = 1`` returns ``p``.
+
+    >>> round(fraction_after_speedup(0.9, 4), 4)         # 0.225 / (0.1 + 0.225)
+    0.6923
+
+    See also :func:`gustafson_to_amdahl_fraction`, its inverse.
+    """
+    pp = _arr("p", p, low=0.0, high=1.0)
+    n = _arr("N", N, low=0.0, low_open=True)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        out = np.where(pp == 0.0, 0.0, (pp / n) / ((1.0 - pp) + pp / n))
+    return _out(out, p=p, N=N)
 
 
 def gustafson_to_amdahl_fraction(p: Any, N: Any) -> Any:
@@ -243,34 +318,26 @@ def gustafson_to_amdahl_fraction(p: Any, N: Any) -> Any:
 
     >>> round(gustafson_to_amdahl_fraction(0.8, 16), 4)
     0.9846
+
+    See also :func:`fraction_after_speedup`, its inverse.
     """
     pp = _arr("p", p, low=0.0, high=1.0)
-    n = _arr("N", N, low=1.0)
+    n = _arr("N", N, low=0.0, low_open=True)
     with np.errstate(over="ignore", invalid="ignore"):
         return _out(pp * n / ((1.0 - pp) + pp * n), p=p, N=N)
-
-
-def fraction_after_speedup(p: Any, factor: float) -> Any:
-    """The parallel fraction after only the parallel part gets ``factor`` times faster (e.g. a faster
-    accelerator while the serial part stays on the host CPU): ``(p / k) / ((1 - p) + p / k)``.
-
-    ``factor = 1`` returns ``p``; a faster card (``factor > 1``) lowers the fraction, and with it
-    Amdahl's ceiling ``1 / (1 - p)`` measured against the new single-card run.
-
-    >>> round(fraction_after_speedup(0.9, 4), 4)
-    0.6923
-    """
-    pp = _arr("p", p, low=0.0, high=1.0)
-    k = check_positive("factor", factor)     # one speed-up factor; p may be an array
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        out = np.where(pp == 0.0, 0.0, (pp / k) / ((1.0 - pp) + pp / k))
-    return _out(out, p=p, factor=factor)
 
 
 def karp_flatt(S: Any, N: Any) -> Any:
     """Karp-Flatt experimentally determined serial fraction ``e = (1/S - 1/N) / (1 - 1/N)``.
 
-    For a speed-up that follows Amdahl's law exactly, ``e = 1 - p``. ``N`` must exceed 1.
+    For a speed-up that follows Amdahl's law exactly, ``e = 1 - p``: so ``1 - karp_flatt(S, N)`` is the
+    parallel fraction Amdahl's law needs to reach speed-up ``S`` on ``N`` devices. ``N`` must exceed 1.
+    An ``e`` that grows with ``N`` points at an overhead growing with the device count, not a fixed serial part.
+
+    >>> round(1 - karp_flatt(7.5, 8), 4)     # 8 devices, 7.5x: p must be 0.9905
+    0.9905
+
+    See also :func:`amdahl`.
     """
     s = _arr("S", S, low=0.0, low_open=True)
     n = _arr("N", N, low=1.0, low_open=True)
@@ -279,12 +346,20 @@ def karp_flatt(S: Any, N: Any) -> Any:
 
 
 def pipeline_period(stage_times: Any) -> float:
-    """``T_pipeline = max_i t_i``: a pipeline moves one item per period of its slowest stage."""
+    """``T_pipeline = max_i t_i``: a pipeline moves one item per period of its slowest stage.
+
+    >>> pipeline_period([3, 5, 4, 2])
+    5.0
+    """
     return float(_times("stage_times", stage_times).max())
 
 
 def pipeline_throughput(stage_times: Any) -> float:
-    """Items per time unit in steady state, ``1 / max_i t_i``."""
+    """Items per time unit in steady state, ``1 / max_i t_i``.
+
+    >>> pipeline_throughput([3, 5, 4, 2])
+    0.2
+    """
     period = pipeline_period(stage_times)
     if period <= 0:
         raise ValueError(f"stage_times must include a stage that takes time, got a slowest stage of {period:g}")
@@ -294,48 +369,16 @@ def pipeline_throughput(stage_times: Any) -> float:
 
 def gpipe_bubble_fraction(stages: Any, micro_batches: Any) -> Any:
     """Idle share of a GPipe step, ``(p - 1) / (m + p - 1)`` for p stages and m micro-batches
-    (Huang et al. 2019, GPipe), assuming equal stage times."""
+    (Huang et al. 2019, GPipe), assuming equal stage times.
+
+    >>> round(gpipe_bubble_fraction(4, 8), 4)     # 3 idle stage-times in 11
+    0.2727
+
+    See also :func:`hetlab.models.training.bubble_fraction` (1F1B and interleaved schedules).
+    """
     p = _arr("stages", stages, low=1.0, integer=True)
     m = _arr("micro_batches", micro_batches, low=1.0, integer=True)
     return _out((p - 1.0) / (m + p - 1.0), stages=stages, micro_batches=micro_batches)
-
-
-def ring_allreduce_time(n_devices: Any, size: Any, bandwidth: Any, latency: Any = 0.0) -> Any:
-    """Ring all-reduce of ``size`` data over ``n`` devices (Patarasuk & Yuan 2009):
-    ``2 (n - 1) latency + 2 (n - 1) / n * size / bandwidth``; zero for one device."""
-    n = _arr("n_devices", n_devices, low=1.0, integer=True)
-    s = _arr("size", size, low=0.0)
-    b = _arr("bandwidth", bandwidth, low=0.0, low_open=True, finite=False)   # inf: only latency counts
-    a = _arr("latency", latency, low=0.0)
-    with np.errstate(over="ignore"):
-        return _out(2.0 * (n - 1.0) * a + 2.0 * (n - 1.0) / n * s / b, n_devices=n_devices, size=size,
-                    bandwidth=bandwidth, latency=latency)
-
-
-def matmul_offload_ms(n: Any, *, cpu_flops: float = 1e12, gpu_flops: float = 15e12, bandwidth: float = 25e9,
-                      launch: float = 1e-5, copies: int = 3, element_bytes: int = 4) -> tuple[Any, Any, Any]:
-    """Milliseconds for an ``n x n`` matrix product (``2 n**3`` flops) on the CPU, and on the GPU counting
-    ``copies`` host-device copies (two inputs in, one result out), each ``launch`` seconds plus its
-    ``element_bytes * n**2`` bytes over ``bandwidth`` (4 bytes: float32; 8: float64).
-    Returns ``(cpu_ms, gpu_ms_with_copies, copies_ms)``.
-
-    >>> cpu, gpu, copy = matmul_offload_ms(64)
-    >>> gpu > cpu      # a small operator loses on the GPU: the copies cost more than the work
-    True
-    """
-    size = _arr("n", n, low=1.0)
-    cpu_flops = check_positive("cpu_flops", cpu_flops)
-    gpu_flops = check_positive("gpu_flops", gpu_flops)
-    bandwidth = check_positive("bandwidth", bandwidth)
-    launch = check_nonnegative("launch", launch)
-    copies = check_int("copies", copies, low=0, high=1000)
-    element_bytes = check_int("element_bytes", element_bytes, low=1, high=16)
-    with np.errstate(over="ignore"):
-        flops = 2 * size ** 3
-        copy = copies * launch * 1e3 + copies * element_bytes * size ** 2 / bandwidth * 1e3
-        inputs = {"n": n, "cpu_flops": cpu_flops, "gpu_flops": gpu_flops, "bandwidth": bandwidth, "launch": launch}
-        return (_out(flops / cpu_flops * 1e3, **inputs), _out(flops / gpu_flops * 1e3 + copy, **inputs),
-                _out(copy, **inputs))
 
 
 def imbalance(loads: Any) -> float:

@@ -295,25 +295,6 @@ def test_gil_control_text_says_so_without_dask(monkeypatch):
     assert "未安装 Dask" in text
 
 
-def test_offload_breakeven_matches_the_closed_form_and_validates():
-    # bandwidth only: n > 3 b / bw / (2 (1/cpu - 1/gpu))
-    cpu, gpu, bw = 40e9, 9.7e12, 25e9
-    root = 3 * 8 / bw / (2 * (1 / cpu - 1 / gpu))
-    assert measure.offload_breakeven(40.0, 9.7, 25.0) == math.floor(root) + 1
-    with_launch = measure.offload_breakeven(40.0, 9.7, 25.0, launch_s=10e-6)
-    assert with_launch > measure.offload_breakeven(40.0, 9.7, 25.0)
-    n = with_launch
-    a, c = 2 * (1 / cpu - 1 / gpu), 3 * 8 / bw
-    assert a * n ** 3 > c * n ** 2 + 30e-6 and not a * (n - 1) ** 3 > c * (n - 1) ** 2 + 30e-6
-    assert measure.offload_breakeven(40.0, 0.01, 25.0) == 0          # the GPU is slower: never worth it
-    for bad in [dict(cpu_gflops=0), dict(gpu_tflops=-1), dict(h2d_gbps=float("nan"))]:
-        args = dict(cpu_gflops=40.0, gpu_tflops=9.7, h2d_gbps=25.0) | bad
-        with pytest.raises(ValueError, match=next(iter(bad))):
-            measure.offload_breakeven(**args)
-    with pytest.raises((TypeError, ValueError), match="element_bytes"):
-        measure.offload_breakeven(40.0, 9.7, 25.0, element_bytes=2.5)
-
-
 def test_a1_readings_follow_the_numbers():
     from hetlab.book.views import a1
 
@@ -334,11 +315,6 @@ def test_gantt_panels_colour_by_level():
     assert len(fig.axes) == 3                                          # two panels and a colour bar
     with pytest.raises(ValueError, match="color_by"):
         a1.gantt_panels([(s, "a")], color_by="depth")
-
-
-def test_offload_breakeven_refuses_absurd_links():
-    with pytest.raises(ValueError, match="h2d_gbps"):
-        measure.offload_breakeven(40.0, 9.7, 1e-300)
 
 
 def test_cost_and_shortfall_is_an_identity():

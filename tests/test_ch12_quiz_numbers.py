@@ -5,11 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from hetlab.book import misconceptions as M
+import hetlab.book
 from hetlab.book import quiz
+from hetlab.communication import row_block_intensity
 from hetlab.models import granularity as G
 
-BANK = {q["id"]: q for q in json.loads((Path(M.__file__).parent / "data/questions/c12.json").read_text("utf-8"))}
+_C12 = Path(hetlab.book.__file__).parent / "data/questions/c12.json"
+BANK = {q["id"]: q for q in json.loads(_C12.read_text("utf-8"))}
 
 
 def _numbers(qid):
@@ -17,10 +19,10 @@ def _numbers(qid):
 
 
 def test_c12_5_options_are_the_intensity_and_its_three_slips():
-    right = M.row_block_intensity(8, 1024, 4)
-    slips = [M.row_block_intensity(8, 1024, 8),                          # FP64 bytes for an FP32 matrix
-             M.row_block_intensity(8, 1024, 1),                          # element count taken as bytes
-             M.row_block_intensity(8, 1024, 4, reads_all_of_b=False)]    # forgot that each block re-reads B
+    right = row_block_intensity(8, 1024, 4)
+    slips = [row_block_intensity(8, 1024, 8),                          # FP64 bytes for an FP32 matrix
+             row_block_intensity(8, 1024, 1),                          # element count taken as bytes
+             row_block_intensity(8, 1024, 4, reads_all_of_b=False)]    # forgot that each block re-reads B
     shown = _numbers("c12-5")
     for value in [right, *slips]:
         assert min(abs(value - s) / value for s in shown) < 0.05, (value, shown)
@@ -47,25 +49,3 @@ def test_c12_options_do_not_single_out_the_answer(qid):
     """Either every option gives a reason or none does."""
     with_reason = ["：" in o or "因为" in o for o in BANK[qid]["options"]]
     assert all(with_reason) or not any(with_reason)
-
-
-def test_row_block_intensity_checks_input():
-    with pytest.raises(ValueError, match="rows"):
-        M.row_block_intensity(0, 10)
-    with pytest.raises(ValueError, match="rows"):
-        M.row_block_intensity(11, 10)
-    with pytest.raises(TypeError, match="reads_all_of_b"):
-        M.row_block_intensity(1, 10, 8, "yes")
-    assert M.row_block_intensity(10, 10, 4) == pytest.approx(2 * 10 / 12)
-
-
-def test_split_verdict_counts_the_cores_used_and_hedges_a_slowdown():
-    out = M.split_verdict((1, 2, 4), (12.0, 13.1, 15.1), (14.3, 15.7, 18.3), (0.04, 0.1, 0.3), 2, 0.37, " ms")
-    assert "同时用上 1.20 个核" in out and "争抢内存带宽" in out and "没有真正空出来" in out
-
-
-def test_split_verdict_slow_n1_reading_alone_makes_no_bathtub():
-    # archived busy-machine run: pool(1) is 28 % above kernel + dispatch, just under the outlier bar
-    out = M.split_verdict((1, 2, 4, 16, 600), (43.12, 35.53, 35.38, 49.96, 249.69), (33.38, 35.45, 49.47, 53.40, 267.0),
-                          (0.185, 0.171, 0.225, 0.466, 28.8), 2, 1.69, " ms")
-    assert "浴缸形" not in out and "不是浴缸" in out

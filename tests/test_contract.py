@@ -209,7 +209,7 @@ BY_NAME = {
     "times": lambda: [1.0, 2.0, 3.0], "stage_times": lambda: [1.0, 2.0], "loads": lambda: [4.0, 2.0, 2.0, 4.0],
     "cores": 4, "frequency_hz": 1e9, "ipc": 2.0, "N": 4.0, "W": 100.0, "Os": 1.0, "p": 0.9, "S": 3.0,
     "t_serial": 10.0, "t_parallel": 4.0, "stages": 4, "micro_batches": 8, "n_devices": 4, "size": 100.0,
-    "bandwidth": 10.0, "latency": 0.1, "m": 3, "name": "x", "kind": "CPU", "speed": 2.0,
+    "bandwidth": 10.0, "latency": 0.1, "nbytes": 100.0, "m": 3, "name": "x", "kind": "CPU", "speed": 2.0,
     "compute_time": 1.0, "grad_size": 1.0, "samples_per_step": 32.0, "data_parallel": 2, "pipeline_stages": 2,
     "rate": 5.0, "duration": 2.0, "arrivals": lambda: [0.0, 0.01, 0.02, 0.5], "q": 50.0,
     "zh": "中文", "en": "English", "p_values": lambda: [0.5, 0.9], "description": "x", "lo": 0.0, "hi": 10.0,
@@ -246,7 +246,7 @@ OVERRIDES = {
                                   "workers": 2},
     "real.split_timing.split_matmul_timing": {"n": 8, "pieces": (1, 2), "repeat": 1, "workers": 1},
     "real.measure.PoolTiming": {"jobs": 8, "workers": 2, "serial": 1.0, "threads": 0.9, "processes": 0.6},
-    "formulas.matmul_offload_ms": {"n": 64.0},
+    "communication.matmul_offload_time": {"n": 64.0},
     "formulas.GranularityDerivation": lambda: {f.name: getattr(_fixtures()["derivation"], f.name)
                                                for f in dataclasses.fields(_fixtures()["derivation"])},
     "formulas.GranularityDerivation.at": {"W": 100.0, "Os": 1.0},

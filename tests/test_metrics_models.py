@@ -1,11 +1,9 @@
-"""Baselines on heterogeneous devices, device sweeps and Amdahl/Gustafson fractions."""
+"""Baselines on heterogeneous devices and device sweeps."""
 import numpy as np
 import pytest
 
-from hetlab import metrics as B
 from hetlab import device_sweep as D
-from hetlab import formulas as F
-from hetlab import scaling_fractions as SF
+from hetlab import metrics as B
 from hetlab import schedulers as S
 from hetlab.devices import kitchen
 from hetlab.tasks import independent_tasks
@@ -45,22 +43,7 @@ def test_sweep_hits_the_largest_task():
     assert rows[-1].utilisation == pytest.approx(80 / (8 * 50))
 
 
-@pytest.mark.parametrize("p", [0.0, 0.5, 0.9, 0.95, 0.999, 1.0])
-@pytest.mark.parametrize("n", [1, 2, 8, 1024])
-def test_amdahl_and_gustafson_agree_when_p_is_measured_where_each_says(p, n):
-    q = SF.scaled_fraction(p, n)
-    assert F.gustafson(q, n) == pytest.approx(F.amdahl(p, n))
-    assert SF.unscaled_fraction(q, n) == pytest.approx(p)
-
-
-def test_scaled_fraction_by_hand():
-    # p = 0.95, N = 1024: parallel part 0.95/1024 = 0.000928 of a run lasting 0.050928
-    assert SF.scaled_fraction(0.95, 1024) == pytest.approx(0.000928 / 0.050928, rel=1e-3)
-
-
 @pytest.mark.parametrize("call, message", [
-    (lambda: SF.scaled_fraction(1.2, 4), "p must be"),
-    (lambda: SF.unscaled_fraction(0.5, 0), "N must be"),
     (lambda: D.device_sweep(skewed_tasks(3), [0]), "counts"),
     (lambda: D.device_sweep(skewed_tasks(3), [2], policy="nope"), "policy"),
     (lambda: B.baseline_table("x"), "schedule"),

@@ -255,7 +255,8 @@ def offload_times(n_elements: int, *, bytes_per_element: float = 12.0, flops_per
                   device: str = "A100 40GB HBM2", precision: str = "FP32",
                   link: str = "PCIe 4.0 x16") -> dict[str, float]:
     """Seconds to run an elementwise kernel on the A100 from its own memory (roofline time) against the
-    seconds to move the same bytes over ``link`` at its theoretical rate (no overlap, no latency).
+    seconds to move the same bytes over ``link`` at its theoretical rate (no overlap, no latency: a
+    :func:`hetlab.communication.copy_time` with ``latency=0``).
 
     Defaults are ``c = a + b`` in FP32: 12 bytes and 1 FLOP per element. Returns ``kernel``, ``copy``,
     ``ratio`` (copy / kernel) and ``bytes``.
@@ -264,6 +265,7 @@ def offload_times(n_elements: int, *, bytes_per_element: float = 12.0, flops_per
     >>> round(t["kernel"] * 1e6, 1), round(t["copy"] * 1e6)
     (8.1, 393)
     """
+    from hetlab.communication import copy_time
     from hetlab.models.roofline import kernel_time
 
     n = check_int("n_elements", n_elements, low=1, high=10**13)
@@ -279,7 +281,7 @@ def offload_times(n_elements: int, *, bytes_per_element: float = 12.0, flops_per
         raise ValueError(f"precision must be one of ['FP64', 'FP32'], got {precision!r}")
     mem, wire = memory(device), memory(link)
     kernel = kernel_time(n * f, n * b, entry("A100", precision).peak, mem.bandwidth)
-    copy = n * b / wire.bandwidth
+    copy = copy_time(n * b, wire.bandwidth, latency=0.0)
     return {"kernel": kernel, "copy": copy, "ratio": copy / kernel, "bytes": n * b}
 
 

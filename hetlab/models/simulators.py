@@ -135,7 +135,7 @@ def data_parallel_step(compute_time: Any, n_devices: Any, grad_size: Any, bandwi
     """Step time of synchronous data parallel training with a fixed global batch.
 
     Each of ``n`` devices computes ``compute_time / n``, then the gradients (``grad_size``) are
-    summed by ring all-reduce (:func:`~hetlab.formulas.ring_allreduce_time`); a fraction
+    summed by ring all-reduce (:func:`~hetlab.communication.ring_allreduce_time`); a fraction
     ``overlap`` of the all-reduce hides behind the backward pass (Li et al. 2020, PyTorch DDP),
     up to the compute time. Accepts arrays for sliders and curves.
 
@@ -144,7 +144,7 @@ def data_parallel_step(compute_time: Any, n_devices: Any, grad_size: Any, bandwi
     all-reduce, so the hidden time is ``min(overlap * comm, backward_share * compute / n)``
     (about 2/3 for a transformer, whose backward pass costs about twice the forward pass).
     """
-    from hetlab.formulas import ring_allreduce_time
+    from hetlab.communication import ring_allreduce_time
 
     c = as_float_array("compute_time", compute_time, low=0.0, finite=True)
     n = as_float_array("n_devices", n_devices, low=1.0, finite=True, integer=True)
@@ -171,7 +171,8 @@ def training_throughput(samples_per_step: float, compute_time: float, data_paral
     ``(p - 1) / (m + p - 1)``), and ``data_parallel`` replicas all-reduce each stage's share of the
     gradients at the end of the step. Returns ``(throughput, speedup)``.
     """
-    from hetlab.formulas import gpipe_bubble_fraction, ring_allreduce_time
+    from hetlab.communication import ring_allreduce_time
+    from hetlab.formulas import gpipe_bubble_fraction
 
     samples_per_step = check_positive("samples_per_step", samples_per_step)
     c = check_positive("compute_time", compute_time)

@@ -29,7 +29,7 @@ from hetlab.devices import Device
 
 __all__ = ["busy_loop", "PoolTiming", "time_pools", "split_matmul", "dispatch_overhead", "cpu_count", "load_per_cpu",
            "fit_overhead", "granularity_sweep", "calibrate", "calibrated_cpu", "Spin", "Sleep", "loop_rate",
-           "GPU_PRESET", "offload_breakeven"]
+           "GPU_PRESET"]
 
 
 #: Largest busy_loop, and the most busy-loop steps one time_pools call runs (serially, then twice on pools).
@@ -448,56 +448,3 @@ def calibrated_cpu(data: dict | None = None) -> Device:
 #: GB/s) and the fixed cost of launching one copy (s).
 GPU_PRESET = {"name": "A100 preset", "fp64_tflops": 9.7, "fp32_tflops": 19.5, "h2d_gbps": 25.0,
               "launch_s": 10e-6}
-
-
-def offload_breakeven(cpu_gflops: float, gpu_tflops: float, h2d_gbps: float, *, element_bytes: int = 8,
-                      launch_s: float = 0.0, copies: int = 3) -> int:
-    """Smallest n for which an n x n matmul is faster on the GPU, copies included, in the one cost model
-    :func:`hetlab.formulas.matmul_offload_ms`: copying A, B and C (``copies * element_bytes * n**2`` bytes
-    over ``h2d_gbps`` GB/s, plus ``copies * launch_s``) and computing ``2 n**3`` flops at ``gpu_tflops``
-    beats ``2 n**3`` flops at ``cpu_gflops``. Both speeds must be in the same precision. Returns 0 when
-    the GPU is not faster at all (no n breaks even). Unlike a scan over sizes, the search has no upper
-    size limit below n = 1e9.
-
-    >>> offload_breakeven(40.0, 9.7, 25.0)          # FP64: 40 GFLOP/s CPU vs 9.7 TFLOP/s GPU, 25 GB/s
-    20
-    >>> offload_breakeven(40.0, 9.7, 25.0, launch_s=10e-6)   # plus 10 us per copy launch
-    92
-    """
-    import math
-
-    from hetlab.formulas import matmul_offload_ms
-
-    cpu = check_positive("cpu_gflops", cpu_gflops, high=1e7) * 1e9
-    gpu = check_positive("gpu_tflops", gpu_tflops, high=1e6) * 1e12
-    bw = check_positive("h2d_gbps", h2d_gbps, high=1e5) * 1e9
-    b = check_int("element_bytes", element_bytes, low=1, high=16)
-    lat = check_nonnegative("launch_s", launch_s, high=1.0)
-    copies = check_int("copies", copies, low=0, high=1000)
-    if gpu <= cpu:
-        return 0
-    model = dict(cpu_flops=cpu, gpu_flops=gpu, bandwidth=bw, launch=lat, copies=copies, element_bytes=b)
-
-    def wins(n: float) -> bool:
-        cpu_ms, gpu_ms, _ = matmul_offload_ms(float(n), **model)
-        return gpu_ms < cpu_ms
-
-    # Seconds saved per n**3 against copy seconds per n**2: the crossing is near their ratio.
-    hi = max(1.0, (copies * b / bw) / (2.0 * (1.0 / cpu - 1.0 / gpu)))
-    while hi <= 1e9 and not wins(hi):
-        hi *= 2.0
-    if hi > 1e9:
-        raise ValueError(f"no break-even size up to n = 1e9 for cpu_gflops={cpu_gflops!r}, gpu_tflops={gpu_tflops!r}, "
-                         f"h2d_gbps={h2d_gbps!r}, launch_s={launch_s!r}: the copy never pays off in practice")
-    lo = 1.0
-    if wins(lo):
-        return 1
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if wins(mid) else (mid, hi)
-    n = max(1, math.floor(hi))
-    while not wins(n):
-        n += 1
-    while n > 1 and wins(n - 1):
-        n -= 1
-    return int(n)

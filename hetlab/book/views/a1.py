@@ -964,9 +964,10 @@ def gil_control_text(dag, seconds_per_unit: float = 1e-3, repeat: int = 2,
 
 def offload_text(cal: dict) -> str:
     """Chinese report of the smallest n x n matmul worth sending to the GPU, copies included
-    (:func:`hetlab.real.measure.offload_breakeven`), from ``cal`` (:func:`hetlab.real.measure.calibrate`): the
+    (:func:`hetlab.communication.offload_breakeven`), from ``cal`` (:func:`hetlab.real.measure.calibrate`): the
     measured GPU when there is one (FP32, the CPU's FP64 rate doubled as an FP32 estimate), else the
     A100 preset in FP64; with and without the fixed cost of launching each of the three copies."""
+    from hetlab.communication import offload_breakeven
     from hetlab.real import measure
 
     if not isinstance(cal, dict) or "matmul_gflops" not in cal or "gpu" not in cal:
@@ -983,8 +984,9 @@ def offload_text(cal: dict) -> str:
                "拷贝带宽 25 GB/s 与每次拷贝启动 10 µs 是本书的假设值，只为估算量级，"
                "有 GPU 时可用 CUDA 示例程序 bandwidthTest 实测，见参考文献 11）")
         prec, bytes_ = "FP64", 8
-    n0 = measure.offload_breakeven(cpu, tflops, gbps, element_bytes=bytes_)
-    n1 = measure.offload_breakeven(cpu, tflops, gbps, element_bytes=bytes_, launch_s=lat)
+    model = dict(cpu_flops=cpu * 1e9, gpu_flops=tflops * 1e12, bandwidth=gbps * 1e9, element_bytes=bytes_)
+    n0 = offload_breakeven(**model, latency=0.0)
+    n1 = offload_breakeven(**model, latency=lat)
     cpu_time = 2 * n1 ** 3 / (cpu * 1e9)
     return "\n".join([
         f"GPU 数据来源：{src}；精度统一为 {prec}",

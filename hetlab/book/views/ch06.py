@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from hetlab import comm_scaling as CS
+from hetlab import communication as C
 from hetlab import formulas as F
 from hetlab import plotting as P
 from hetlab.models import sync
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 
 __all__ = ['amdahl', 'barrier', 'lock', 'comm_peak', 'comm_peak_figure', 'decimal_log_ticks']
+
+#: Chapter 6's data-parallel step: 64 s on one device, 1 GB of gradients over 10 GB/s links.
+STEP = {"compute_time": 64.0, "grad_bytes": 1e9, "bandwidth": 10e9}
 
 POWERS = [2 ** k for k in range(13)]     # 1, 2, 4, ..., 4096
 
@@ -118,7 +121,7 @@ def comm_peak_figure(p: float = 0.99, latencies_ms=(1.0, 10.0), ax=None):
     ax.plot(n, F.amdahl(p, n), color="0.5", ls="--", label=P.label(f"Amdahl，p = {p:g}（不计通信）",
                                                                   f"Amdahl, p = {p:g} (no communication)"))
     for ms in latencies_ms:
-        s = CS.amdahl_with_allreduce(p, n, latency=ms * 1e-3)
+        s = C.speedup_with_allreduce(p, n, **STEP, latency=ms * 1e-3)
         best = int(n[np.argmax(s)])
         line, = ax.plot(n, s, label=P.label(f"+ 全归约，α = {ms:g} ms：峰值 N* = {best}",
                                             f"+ all-reduce, alpha = {ms:g} ms: peak N* = {best}"))
@@ -140,12 +143,12 @@ def _speedup_axes(ax, title: str) -> None:
 
 
 def comm_peak() -> Explorer:
-    """Amdahl with the ring all-reduce in the step time (:mod:`hetlab.comm_scaling`) against plain Amdahl,
+    """Amdahl with the ring all-reduce in the step time (:mod:`hetlab.communication`) against plain Amdahl,
     with the peak device count N* marked; sliders for p and the per-hop latency alpha."""
     def draw(ax, p: float, latency_ms: float) -> str:
         n = np.arange(1, 4097)
         alpha = latency_ms * 1e-3
-        s = CS.amdahl_with_allreduce(p, n, latency=alpha)
+        s = C.speedup_with_allreduce(p, n, **STEP, latency=alpha)
         best = int(n[np.argmax(s)])
         ax.plot(n, F.amdahl(p, n), color="0.5", ls="--",
                 label=P.label("Amdahl（不计通信）", "Amdahl (no communication)"))
@@ -154,7 +157,7 @@ def comm_peak() -> Explorer:
                 label=P.label(f"峰值 N* = {best}，S = {s.max():.1f}", f"peak N* = {best}, S = {s.max():.1f}"))
         _speedup_axes(ax, P.label(f"C = 64 s，梯度 1 GB，带宽 10 GB/s，每跳延迟 α = {latency_ms:g} ms",
                                   f"C = 64 s, 1 GB gradients, 10 GB/s, alpha = {latency_ms:g} ms"))
-        return (f"峰值在 N = {best}（公式 √((Cp − 2G/B)/(2α)) = {CS.peak_devices(p, latency=alpha):.1f}），"
+        return (f"峰值在 N = {best}（公式 √((Cp − 2G/B)/(2α)) = {C.peak_devices(p, **STEP, latency=alpha):.1f}），"
                 f"加速比 {s.max():.2f}；N = 4096 时 {s[-1]:.2f}，Amdahl 给 {F.amdahl(p, 4096):.2f}")
 
     alphas = [(f"{a:g}", a) for a in (0.1, 0.3, 1.0, 3.0, 10.0)]

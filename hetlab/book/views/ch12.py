@@ -3,12 +3,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from hetlab import communication as C
 from hetlab import formulas as F
 from hetlab import plotting as P
-from hetlab import strong_scaling as SS
 from hetlab.widgets import Explorer, int_slider, slider
 
 __all__ = ["scaling_reality", "scaling_reality_figure", "transfer_cost", "transfer_cost_figure"]
+
+
+def _offload_ms(n, **knobs):
+    """:func:`hetlab.communication.matmul_offload_time` in milliseconds, this view's unit."""
+    return tuple(t * 1e3 for t in C.matmul_offload_time(n, **knobs))
 
 
 def _scaling_draw():
@@ -19,14 +24,14 @@ def _scaling_draw():
     def draw(ax, p: float, grad_gb: float, alpha_us: float, log2_n: float) -> str:
         n = int(round(2.0 ** log2_n))
         link = dict(grad_bytes=grad_gb * 1e9, latency=alpha_us * 1e-6)
-        amdahl, real = F.amdahl(p, counts), SS.speedup_with_allreduce(p, counts, **link)
-        best = SS.best_device_count(p, max_devices=1024, **link)
+        amdahl, real = F.amdahl(p, counts), C.speedup_with_allreduce(p, counts, **link)
+        best = C.best_device_count(p, max_devices=1024, **link)
         if not art:
             art["amdahl"], = ax.plot(counts, amdahl, label=P.label("Amdahl（无通信）", "Amdahl (no communication)"))
             art["real"], = ax.plot(counts, real, label=P.label("加上环形全归约", "with ring all-reduce"))
             art["now"] = ax.axvline(n, color="crimson", lw=0.8,
                                     label=P.label("当前卡数 N（滑块）", "current N (slider)"))
-            art["best"], = ax.plot([best], [SS.speedup_with_allreduce(p, best, **link)], "o", color="crimson",
+            art["best"], = ax.plot([best], [C.speedup_with_allreduce(p, best, **link)], "o", color="crimson",
                                    label=P.label("通信模型的最佳卡数", "best N with communication"))
             ax.set_xscale("log", base=2)
             ax.set_xlabel(P.label("卡数 N", "devices N"))
@@ -36,10 +41,10 @@ def _scaling_draw():
         art["real"].set_ydata(real)
         ax.set_ylim(0, 1.1 * float(np.max(amdahl)))
         art["now"].set_xdata([n, n])
-        art["best"].set_data([best], [SS.speedup_with_allreduce(p, best, **link)])
+        art["best"].set_data([best], [C.speedup_with_allreduce(p, best, **link)])
         ax.set_title(P.label(f"强扩展：p = {p:.3f}，梯度 {grad_gb:.1f} GB，α = {alpha_us:g} µs",
                              f"Strong scaling: p = {p:.3f}, gradients {grad_gb:.1f} GB, alpha = {alpha_us:g} us"))
-        now, top = SS.speedup_with_allreduce(p, n, **link), SS.speedup_with_allreduce(p, best, **link)
+        now, top = C.speedup_with_allreduce(p, n, **link), C.speedup_with_allreduce(p, best, **link)
         return (f"N = {n}：Amdahl 加速比 {F.amdahl(p, n):.2f}x，加上全归约 {now:.2f}x；"
                 f"通信模型下 {best} 张卡最快（{top:.2f}x）")
 
@@ -63,8 +68,8 @@ def scaling_reality_figure():
     ax = P.new_axes(figsize=(7, 3.2))
     draw(ax, 0.95, 0.5, 20.0, 10.0)
     art["now"].set_visible(False)
-    best = SS.best_device_count(0.95, max_devices=1024, grad_bytes=0.5e9, latency=20e-6)
-    top = float(SS.speedup_with_allreduce(0.95, best, grad_bytes=0.5e9, latency=20e-6))
+    best = C.best_device_count(0.95, max_devices=1024, grad_bytes=0.5e9, latency=20e-6)
+    top = float(C.speedup_with_allreduce(0.95, best, grad_bytes=0.5e9, latency=20e-6))
     ax.annotate(rf"$N^\dagger$ = {best} ({top:.2f}x)", (best, top), xytext=(0, -22), textcoords="offset points",
                 ha="center", fontsize=8, color="crimson")
     ax.legend(handles=[art["amdahl"], art["real"], art["best"]], fontsize=8, loc="upper left")
@@ -81,8 +86,8 @@ def _transfer_draw():
         n = 2.0 ** log2_n
         copies = int(copies)
         knobs = dict(cpu_flops=cpu_gflops * 1e9, copies=copies)
-        cpu, gpu, copy = F.matmul_offload_ms(sizes, **knobs)
-        cpu_fine, gpu_fine, _ = F.matmul_offload_ms(sizes_fine, **knobs)
+        cpu, gpu, copy = _offload_ms(sizes, **knobs)
+        cpu_fine, gpu_fine, _ = _offload_ms(sizes_fine, **knobs)
         faster = gpu_fine < cpu_fine
         cross = float(sizes_fine[np.argmax(faster)]) if faster.any() else float("nan")
         if not art:
@@ -113,7 +118,7 @@ def _transfer_draw():
         art["now"].set_xdata([n, n])
         ax.set_title(P.label(f"一次 FP32 矩阵乘：CPU {cpu_gflops:.0f} GFLOP/s，{copies} 次拷贝",
                              f"One FP32 matmul: CPU {cpu_gflops:.0f} GFLOP/s, {copies} copies"))
-        c, g, k = F.matmul_offload_ms(n, **knobs)
+        c, g, k = _offload_ms(n, **knobs)
         winner = "GPU" if g < c else "CPU"
         where = ("所有尺寸上 GPU 都更快" if everywhere else
                  f"交叉点 n ≈ {cross:.0f}" if faster.any() else "n ≤ 8192 内 GPU 都不更快")

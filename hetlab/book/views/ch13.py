@@ -5,8 +5,8 @@ import numpy as np
 
 from hetlab import plotting as P
 from hetlab._validate import check_nonnegative, check_positive, check_real, check_sequence
+from hetlab.communication import best_device_count, efficiency_knee, speedup_with_allreduce
 from hetlab.formulas import amdahl, amdahl_limit
-from hetlab.strong_scaling import best_device_count, efficiency_knee, speedup_with_allreduce
 from hetlab.widgets import Explorer, slider
 
 __all__ = ['scaling_whiteboard', 'scaling_readout', 'whiteboard_figure']
@@ -23,7 +23,7 @@ def scaling_readout(p: float, grad_gb: float, bandwidth_gbs: float, latency_us: 
     """The widget's readout: Amdahl's ceiling, the device count with the highest speed-up (and that
     speed-up) when a one-second step ends with a ring all-reduce of ``grad_gb`` GB over
     ``bandwidth_gbs`` GB/s links with ``latency_us`` microseconds per hop (see
-    :mod:`hetlab.strong_scaling`), the largest count that still has parallel efficiency >= 50 %, and
+    :mod:`hetlab.communication`), the largest count that still has parallel efficiency >= 50 %, and
     the speed-up at ``max_devices``. At the range edges it says so: when the best count is the cap,
     more devices would still help; when it is 1, the communication outweighs the parallel part."""
     link = _link(grad_gb, bandwidth_gbs, latency_us)

@@ -1,3 +1,4 @@
+"""hetlab.formulas: the scaling laws (each expected value computed by hand or from its definition)."""
 import math
 
 import numpy as np
@@ -19,10 +20,6 @@ def test_serial_and_parallel_time_follow_their_definitions():
 @given(st.lists(st.floats(0, 1e6), min_size=1, max_size=50))
 def test_parallel_never_exceeds_serial(times):
     assert F.parallel_time(times) <= F.serial_time(times) + 1e-9
-
-
-def test_peak_compute_is_the_product():
-    assert F.peak_compute(64, 2.25e9, 16) == pytest.approx(2.304e12)
 
 
 @given(fractions, counts, counts)
@@ -85,26 +82,10 @@ def test_karp_flatt_recovers_the_serial_fraction_of_an_amdahl_speedup(p, n):
     assert F.karp_flatt(F.amdahl(p, n), n) == pytest.approx(1 - p, rel=1e-6, abs=1e-9)
 
 
-def test_gustafson_and_bubble_and_ring():
+def test_gustafson_and_bubble():
     assert F.gustafson(0.95, 1024) == pytest.approx(0.05 + 0.95 * 1024)
     assert F.gpipe_bubble_fraction(4, 8) == pytest.approx(3 / 11)
     assert F.gpipe_bubble_fraction(1, 8) == 0
-    # 4 devices, 1 GB, 10 GB/s: each device sends 2 * 3/4 GB.
-    assert F.ring_allreduce_time(4, 1.0, 10.0) == pytest.approx(0.15)
-    assert F.ring_allreduce_time(1, 1.0, 10.0) == 0
-
-
-def test_matmul_offload_counts_compute_and_three_copies():
-    cpu, gpu, copy = F.matmul_offload_ms(512)
-    flops, moved = 2 * 512**3, 3 * 4 * 512**2
-    assert cpu == pytest.approx(flops / 1e12 * 1e3)
-    assert copy == pytest.approx(3 * 0.01 + moved / 25e9 * 1e3)
-    assert gpu == pytest.approx(flops / 15e12 * 1e3 + copy)
-    sizes = np.array([16.0, 4096.0])
-    cpu, gpu, _ = F.matmul_offload_ms(sizes)
-    assert gpu[0] > cpu[0] and gpu[1] < cpu[1]
-    with pytest.raises(ValueError, match="bandwidth must be in"):
-        F.matmul_offload_ms(8, bandwidth=0)
 
 
 def test_pipeline_and_imbalance():
@@ -154,12 +135,7 @@ def test_amdahl_efficiency_at_infinitely_many_devices_is_the_limit():
     (lambda: F.total_time(math.inf, 100.0, 0.0), "N"),          # inf * 0 was NaN
     (lambda: F.total_time(4, math.inf, 1.0), "W"),
     (lambda: F.gustafson(0.0, math.inf), "N"),                  # 0 * inf was NaN
-    (lambda: F.peak_compute(1e300, 1e300, 1.0), "cores"),       # overflows to inf
-    (lambda: F.matmul_offload_ms(64, copies=-1), "copies"),     # was a negative time
-    (lambda: F.matmul_offload_ms(64, copies=2.5), "copies"),
-    (lambda: F.matmul_offload_ms(1e300), "n"),                  # n**3 overflows
     (lambda: F.gpipe_bubble_fraction(2.5, 8), "stages"),        # a pipeline has whole stages
-    (lambda: F.ring_allreduce_time(math.inf, 1.0, 1.0), "n_devices"),   # (inf - 1) / inf was NaN
     (lambda: F.speedup(1e300, 1e-300), "t_serial"),
     (lambda: F.pipeline_throughput([0.0, 0.0]), "stage_times"),  # was ZeroDivisionError
 ])
@@ -177,3 +153,52 @@ def test_imbalance_of_huge_equal_loads_is_zero_not_nan():
 
 def test_amdahl_limit_is_infinite_only_at_p_1():
     assert F.amdahl_limit(1.0) == math.inf and F.amdahl_limit(0.75) == pytest.approx(4.0)
+
+
+# --- Amdahl and Gustafson are one law measured on two runs: the fraction conversions ------------------------------
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 0.9, 0.95, 0.999, 1.0])
+@pytest.mark.parametrize("n", [1, 2, 8, 1024])
+def test_amdahl_and_gustafson_agree_when_p_is_measured_where_each_says(p, n):
+    q = F.fraction_after_speedup(p, n)
+    assert F.gustafson(q, n) == pytest.approx(F.amdahl(p, n))
+    assert F.gustafson_to_amdahl_fraction(q, n) == pytest.approx(p)
+
+
+def test_fraction_after_speedup_by_hand():
+    # p = 0.95, N = 1024: parallel part 0.95/1024 = 0.000928 of a run lasting 0.050928
+    assert F.fraction_after_speedup(0.95, 1024) == pytest.approx(0.000928 / 0.050928, rel=1e-3)
+
+
+@pytest.mark.parametrize("p, n", [(0.8, 16), (0.9, 10), (0.5, 3), (0.0, 8), (1.0, 4)])
+def test_gustafson_fraction_converted_to_the_single_device_run_gives_the_same_speedup(p, n):
+    pa = F.gustafson_to_amdahl_fraction(p, n)
+    assert 0.0 <= pa <= 1.0
+    assert F.amdahl(pa, n) == pytest.approx(F.gustafson(p, n))
+
+
+def test_gustafson_to_amdahl_fraction_values_and_validation():
+    assert F.gustafson_to_amdahl_fraction(0.8, 16) == pytest.approx(12.8 / 13)
+    with pytest.raises(ValueError, match="p"):
+        F.gustafson_to_amdahl_fraction(1.5, 4)
+    with pytest.raises(ValueError, match="N"):
+        F.gustafson_to_amdahl_fraction(0.5, 0)
+
+
+def test_fraction_after_speedup_lowers_p_and_the_ceiling():
+    assert F.fraction_after_speedup(0.9, 1) == pytest.approx(0.9)
+    q = F.fraction_after_speedup(0.9, 4)
+    assert q == pytest.approx(0.225 / 0.325)
+    assert F.amdahl_limit(q) < F.amdahl_limit(0.9)
+    assert F.fraction_after_speedup(0.0, 4) == 0.0 and F.fraction_after_speedup(1.0, 4) == 1.0
+    with pytest.raises(ValueError, match="N"):
+        F.fraction_after_speedup(0.5, 0)
+    with pytest.raises(ValueError, match="p must be"):
+        F.fraction_after_speedup(1.2, 4)
+
+
+def test_one_minus_karp_flatt_is_the_fraction_a_target_speedup_needs():
+    # 7.5x on 8 devices: p = (1 - 1/7.5) / (1 - 1/8) = 0.99047619 (Amdahl solved for p)
+    p = 1 - F.karp_flatt(7.5, 8)
+    assert p == pytest.approx((1 - 1 / 7.5) / (1 - 1 / 8))
+    assert F.amdahl(p, 8) == pytest.approx(7.5)

@@ -1,17 +1,14 @@
-"""Chapter 12's experiments, read aloud: Chinese verdicts on measured timings, and two small formulas.
+"""Chapter 12 (misconceptions): readings of the measured cells, which differ from machine to machine.
 
-The measured cells of chapter 12 differ from machine to machine and from minute to minute (a busy
-shared machine can make a process pool slower than a serial loop). Prose cannot promise "about 2x"
-for every reader, so the chapter prints what *this* run shows:
+Prose cannot promise "about 2x" for every reader (a busy shared machine can make a process pool slower than a
+serial loop), so the chapter prints what *this* run shows:
 
-- :func:`pool_verdict`: did threads stay near 1x (the GIL) and did processes approach
-  ``min(workers, cores)``? If not, was the machine busy (:func:`hetlab.real.measure.load_per_cpu`)?
-- :func:`split_verdict`: in the row-block matrix product, did N = 1 -> P halve the time, is the
-  curve a bathtub, and how much of the right-hand rise is arithmetic versus dispatch?
+- :func:`pool_spread_verdict`: over interleaved repeats, did threads stay near 1x (the GIL) and did processes
+  approach ``min(workers, cores)``? Is a difference inside the run-to-run spread? Was the machine busy?
+- :func:`split_verdict`: in the row-block matrix product, did N = 1 -> P divide the time, is the curve a
+  bathtub, and how much of the right-hand rise is arithmetic versus dispatch?
 
-and two formulas the chapter needs: :func:`amdahl_p_for` (which parallel fraction a target speed-up
-needs) and :func:`round_trip_us` (one operator falling back from an accelerator to the CPU costs
-two copies).
+The load sentence is :func:`hetlab.book.readings.ch04.load_note`.
 """
 from __future__ import annotations
 
@@ -19,58 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from hetlab._validate import (
-    as_float_array,
-    check_finite_result,
-    check_int,
-    check_nonnegative,
-    check_positive,
-    check_str,
-)
+from hetlab._validate import as_float_array, check_int, check_nonnegative, check_str
+from hetlab.book.readings.ch04 import BUSY, load_note
 
-__all__ = ["load_note", "pool_verdict", "split_verdict", "amdahl_p_for", "round_trip_us", "pool_spread_verdict",
-           "offload_crossover", "best_cards", "row_block_intensity"]
-
-#: Runnable processes per CPU above which a timing is flagged as taken on a busy machine.
-BUSY = 0.5
-
-
-def load_note(load: float | None = None) -> str:
-    """One Chinese sentence on the machine's load (``None``: the system reports none)."""
-    if load is None:
-        return "（本系统不报告负载，无法判断机器是否空闲。）"
-    lo = check_nonnegative("load", load, high=1e6)
-    if lo > BUSY:
-        return (f"注意：测量时每个 CPU 平均有 {lo:.2f} 个可运行进程，机器在忙别的事，"
-                "这次的数字会偏慢、偏乱；在空闲时重跑一次再下结论。")
-    return f"测量时机器基本空闲（每个 CPU 平均 {lo:.2f} 个可运行进程）。"
-
-
-def pool_verdict(serial: float = 1.0, threads: float = 1.0, processes: float = 0.5, cores: int = 2,
-                 workers: int = 8, load: float | None = None) -> str:
-    """Read one :func:`hetlab.real.measure.time_pools` result (seconds) against the GIL model:
-    threads ~ 1x, processes ~ ``min(workers, cores)``x. Returns Chinese lines.
-
-    >>> print(pool_verdict(1.0, 1.02, 0.52, cores=2, workers=8, load=0.1).splitlines()[1])
-    进程池 1.92x：接近上限 min(工作者数, 核数) = 2，几个进程真的在不同的核上同时计算。
-    """
-    s = check_positive("serial", serial, high=1e6)
-    t = check_positive("threads", threads, high=1e6)
-    pr = check_positive("processes", processes, high=1e6)
-    c = check_int("cores", cores, low=1, high=4096)
-    w = check_int("workers", workers, low=1, high=4096)
-    busy = load is not None and check_nonnegative("load", load, high=1e6) > BUSY
-    st, sp, bound = s / t, s / pr, min(w, c)
-    if st < 1.15:
-        line_t = f"线程池 {st:.2f}x：与串行相当，符合 GIL 的预期（同一时刻只有一个线程执行 Python 字节码）。"
-    elif st < 1.5:
-        line_t = (f"线程池 {st:.2f}x：比串行略快，但远不到核数倍；这点差别在测量噪声之内（几次测量被别的程序"
-                  "打断的程度不同），仍符合 GIL 的预期。")
-    else:
-        line_t = (f"线程池 {st:.2f}x：明显快于串行，不符合带 GIL 的预期；这个 Python 可能是无 GIL 构建"
-                  "（PEP 703），或者串行那次被别的程序打断了。")
-    line_p = _process_pool_line(sp, bound, busy)
-    return "\n".join([line_t, line_p, load_note(load)])
+__all__ = ["split_verdict", "pool_spread_verdict"]
 
 
 def split_verdict(pieces: Any = (1, 2, 4), pool: Any = (3.0, 1.6, 1.7), kernel: Any = (3.0, 3.1, 3.3),
@@ -171,52 +120,6 @@ def split_verdict(pieces: Any = (1, 2, 4), pool: Any = (3.0, 1.6, 1.7), kernel: 
     return "\n".join(lines)
 
 
-def amdahl_p_for(speedup: float = 7.5, n_devices: int = 8) -> float:
-    """The parallel fraction p for which Amdahl's law gives ``speedup`` on ``n_devices``:
-    ``p = (1 - 1/S) / (1 - 1/N)``, for ``1 <= S <= N`` and ``N >= 2``.
-
-    >>> round(amdahl_p_for(7.5, 8), 4)
-    0.9905
-    """
-    n = check_int("n_devices", n_devices, low=2, high=10**9)
-    s = check_positive("speedup", speedup)
-    if not 1.0 <= s <= n:
-        raise ValueError(f"speedup must be in [1, n_devices] = [1, {n}], got {speedup!r}")
-    return float((1.0 - 1.0 / s) / (1.0 - 1.0 / n))
-
-
-def row_block_intensity(rows: int = 1, n: int = 600, bytes_per_element: int = 8, reads_all_of_b: bool = True) -> float:
-    """Arithmetic intensity (FLOP/byte) of one ``rows x n`` block of an ``n x n`` matrix product:
-    ``2 rows n^2`` FLOPs over ``bytes_per_element * (2 rows n + n^2)`` bytes (read the block of A and
-    all of B, write the block of C; each moved once). ``reads_all_of_b=False`` drops the ``n^2`` term:
-    the common slip of forgetting that every block re-reads all of B (it gives ``n / (2 b)`` for any
-    ``rows``), kept so that chapter 12's quiz can show where that slip leads.
-
-    >>> round(row_block_intensity(1, 600), 2), round(row_block_intensity(600, 600), 2)
-    (0.25, 50.0)
-    """
-    n = check_int("n", n, low=1, high=10**6)
-    r = check_int("rows", rows, low=1, high=n)
-    b = check_int("bytes_per_element", bytes_per_element, low=1, high=16)
-    if not isinstance(reads_all_of_b, (bool, np.bool_)):
-        raise TypeError(f"reads_all_of_b must be True or False, got {type(reads_all_of_b).__name__} {reads_all_of_b!r}")
-    moved = 2 * r * n + (n * n if reads_all_of_b else 0)
-    return float(2.0 * r * n * n / (b * moved))
-
-
-def round_trip_us(nbytes: float = 2e6, bandwidth: float = 25e9, launch: float = 10e-6) -> float:
-    """Microseconds for one tensor of ``nbytes`` to leave an accelerator for the CPU and come back:
-    two copies of ``launch + nbytes / bandwidth`` seconds each (chapter 12's copy model).
-
-    >>> round(round_trip_us(2e6, 25e9, 10e-6), 1)     # 2 MB over 25 GB/s: 2 x (10 + 80) us
-    180.0
-    """
-    b = check_nonnegative("nbytes", nbytes, high=1e15)
-    bw = check_positive("bandwidth", bandwidth, high=1e15)
-    lat = check_nonnegative("launch", launch, high=1e3)
-    return float(check_finite_result(2.0 * (lat + b / bw) * 1e6, nbytes=b, bandwidth=bw, launch=lat))
-
-
 def pool_spread_verdict(serial: Any = (1.0, 1.0, 1.0), threads: Any = (1.0, 1.0, 1.0),
                         processes: Any = (0.5, 0.5, 0.5), cores: int = 2, workers: int = 8,
                         load: float | None = None) -> str:
@@ -265,49 +168,6 @@ def pool_spread_verdict(serial: Any = (1.0, 1.0, 1.0), threads: Any = (1.0, 1.0,
         line_p = (_process_pool_line(sp, bound, busy)
                   + f"（这是按中位数；按串行最小值算是 {low_p:.2f}x，按区间在 {lo_sp:.2f}–{hi_sp:.2f}x 之间。）")
     return "\n".join([head, line_t, line_p, load_note(load)])
-
-
-def offload_crossover(cpu_flops: float = 1e12, gpu_flops: float = 15e12, bandwidth: float = 25e9,
-                      launch: float = 1e-5, copies: int = 3, max_n: int = 8192) -> int:
-    """Smallest ``n`` (>= 1) at which the GPU with ``copies`` host-device copies beats the CPU in
-    :func:`hetlab.formulas.matmul_offload_ms` (float32); ``max_n + 1`` if it never does up to ``max_n``.
-    The search is :func:`hetlab.real.measure.offload_breakeven`'s, in chapter 12's units (FLOP/s, bytes/s).
-
-    >>> offload_crossover()
-    373
-    >>> offload_crossover(cpu_flops=100e9) < 373     # a slower CPU: the GPU wins sooner
-    True
-    """
-    from hetlab.real.measure import offload_breakeven
-
-    max_n = check_int("max_n", max_n, low=1, high=100_000)
-    # The ranges of offload_breakeven, checked here under this function's own parameter names.
-    cpu = check_positive("cpu_flops", cpu_flops, high=1e16)
-    gpu = check_positive("gpu_flops", gpu_flops, high=1e18)
-    bw = check_positive("bandwidth", bandwidth, high=1e14)
-    lat = check_nonnegative("launch", launch, high=1.0)
-    copies = check_int("copies", copies, low=0, high=1000)
-    try:
-        n = offload_breakeven(cpu / 1e9, gpu / 1e12, bw / 1e9, element_bytes=4, launch_s=lat, copies=copies)
-    except ValueError:   # the only one left after the checks above: no break-even below n = 1e9
-        return max_n + 1
-    return n if 0 < n <= max_n else max_n + 1
-
-
-def best_cards(p: float, grad_bytes: float = 0.5e9, bandwidth: float = 25e9, latency: float = 20e-6,
-               max_n: int = 1024) -> tuple[int, float]:
-    """The card count in [1, max_n] with the highest speed-up under Amdahl plus a ring all-reduce
-    (one-second single-card step), and that speed-up: the reference for exercise 12.1.
-
-    >>> best_cards(0.95)
-    (151, 9.80...)
-    """
-    from hetlab import strong_scaling as ss
-
-    max_n = check_int("max_n", max_n, low=1, high=1_000_000)
-    link = dict(grad_bytes=grad_bytes, bandwidth=bandwidth, latency=latency)
-    best = ss.best_device_count(p, max_devices=max_n, **link)
-    return best, float(ss.speedup_with_allreduce(p, best, **link))
 
 
 def _process_pool_line(sp: float, bound: int, busy: bool) -> str:

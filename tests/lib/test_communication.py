@@ -1,0 +1,210 @@
+"""hetlab.communication: ring all-reduce, Amdahl with the all-reduce, copy/compute overlap, offload.
+
+Expected values are hand computations of the closed forms, the calculus optimum, or a plain scan of the model.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from hetlab import amdahl
+from hetlab import communication as C
+from hetlab.communication import (
+    allreduce_step_time,
+    best_device_count,
+    efficiency_knee,
+    peak_devices,
+    speedup_with_allreduce,
+)
+
+LINK = {"grad_bytes": 0.5e9, "bandwidth": 25e9, "latency": 20e-6}
+#: Chapter 6's step: 64 s on one device, 1 GB of gradients, 10 GB/s.
+CH6 = {"compute_time": 64.0, "grad_bytes": 1e9, "bandwidth": 10e9}
+
+
+def test_ring_allreduce_by_hand():
+    # 4 devices, 1 GB, 10 GB/s: each device sends 2 * 3/4 GB.
+    assert C.ring_allreduce_time(4, 1e9, 10e9) == pytest.approx(0.15)
+    assert C.ring_allreduce_time(1, 1e9, 10e9) == 0
+    assert C.ring_allreduce_time(8, 0.0, 10e9, 1e-5) == pytest.approx(2 * 7 * 1e-5)     # latency only
+    with pytest.raises(ValueError, match="n_devices"):
+        C.ring_allreduce_time(math.inf, 1.0, 1.0)       # (inf - 1) / inf was NaN
+
+
+def test_without_communication_it_is_amdahls_law():
+    n = np.array([1, 2, 8, 64, 1024])
+    assert np.allclose(speedup_with_allreduce(0.9, n, grad_bytes=0, latency=0), amdahl(0.9, n))
+
+
+def test_step_time_by_hand_at_1024_devices():
+    # (1 - p) + p / N + 2 (N - 1) latency + 2 (N - 1) / N * S / B, with S = 0.5 GB, B = 25 GB/s, 20 us
+    by_hand = 0.05 + 0.95 / 1024 + 2 * 1023 * 20e-6 + 2 * 1023 / 1024 * 0.5e9 / 25e9
+    assert allreduce_step_time(0.95, 1024) == pytest.approx(by_hand, rel=1e-12)
+    assert allreduce_step_time(0.95, 1) == 1.0          # one device needs no all-reduce
+
+
+def test_best_count_matches_the_calculus_optimum():
+    # T(N) = const + (p - 2S/B) / N + 2 latency N  =>  N* = sqrt((p - 2S/B) / (2 latency)) ~ 150.8
+    n_star = math.sqrt((0.95 - 2 * 0.5e9 / 25e9) / (2 * 20e-6))
+    assert best_device_count(0.95) in (math.floor(n_star), math.ceil(n_star))
+    assert peak_devices(0.95, **LINK) == pytest.approx(n_star)
+    # past the optimum more devices make the step slower, which Amdahl's law never predicts
+    assert speedup_with_allreduce(0.95, 1024) < speedup_with_allreduce(0.95, 151) < amdahl(0.95, 1024)
+
+
+def test_no_latency_means_more_devices_never_hurt_when_compute_dominates():
+    assert best_device_count(0.95, max_devices=512, latency=0) == 512
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(p=1.5, n_devices=4), "p must be in"), (dict(p=0.9, n_devices=0), "n_devices"),
+    (dict(p=0.9, n_devices=2.5), "n_devices"), (dict(p=float("nan"), n_devices=2), "p"),
+    (dict(p=0.9, n_devices=2, bandwidth=0), "bandwidth"), (dict(p=0.9, n_devices=2, latency=-1), "latency"),
+    (dict(p=0.9, n_devices=2, grad_bytes=float("inf")), "grad_bytes"),
+])
+def test_bad_input_names_the_parameter(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        allreduce_step_time(**kwargs)
+
+
+def test_best_device_count_checks_its_range():
+    with pytest.raises(ValueError, match="max_devices must be in"):
+        best_device_count(0.9, max_devices=0)
+    with pytest.raises(TypeError, match="max_devices must be an integer"):
+        best_device_count(0.9, max_devices=2.0)
+
+
+def test_amdahl_with_allreduce_peaks_where_the_formula_says():
+    n = np.arange(1, 1025)
+    s = C.speedup_with_allreduce(0.99, n, **CH6, latency=1e-3)
+    best = int(n[np.argmax(s)])
+    assert abs(best - peak_devices(0.99, **CH6, latency=1e-3)) < 1.0
+    assert s[0] == 1.0 and s[-1] < s.max() and np.all(s <= amdahl(0.99, n) + 1e-12)
+    # a larger alpha moves the peak left; with a 0.1 s step the all-reduce never pays off
+    assert peak_devices(0.99, **CH6, latency=1e-2) < peak_devices(0.99, **CH6, latency=1e-3)
+    assert peak_devices(0.99, **{**CH6, "compute_time": 0.1}, latency=1e-3) == 1.0
+    with pytest.raises(ValueError, match="latency"):
+        C.speedup_with_allreduce(0.9, 4, latency=-1.0)
+    with pytest.raises(ValueError, match="latency"):
+        peak_devices(0.99, latency=0.0)          # no latency: the speed-up never peaks
+
+
+def test_copy_compute_pipeline_hides_the_shorter_stage():
+    assert C.copy_compute_pipeline(8, 1.0, 3.0) == (32.0, 4.0 + 7 * 3.0)
+    assert C.copy_compute_pipeline(1, 1.0, 3.0) == (4.0, 4.0)
+    with pytest.raises(ValueError, match="batches"):
+        C.copy_compute_pipeline(0)
+
+
+def test_speedup_is_the_one_device_step_over_the_n_device_step():
+    # 2 devices: 0.05 + 0.475 + 2 * 20 us + 2 * 1/2 * 0.5 GB / 25 GB/s = 0.54504 s
+    assert allreduce_step_time(0.95, 2) == pytest.approx(0.05 + 0.475 + 40e-6 + 0.02)
+    assert speedup_with_allreduce(0.95, 2) == pytest.approx(1 / 0.54504)
+    assert speedup_with_allreduce(0.95, 2, compute_time=64.0) > speedup_with_allreduce(0.95, 2)   # comm matters less
+
+
+def test_whiteboard_figure_numbers_agree_with_the_model():
+    link = {"grad_bytes": 0.5e9, "bandwidth": 25e9, "latency": 80e-6}
+    best = best_device_count(0.95, max_devices=1024, **link)
+    assert best == 75
+    assert float(speedup_with_allreduce(0.95, 1024, **link)) == pytest.approx(3.93, abs=0.005)
+
+
+def test_efficiency_knee_is_the_largest_count_with_enough_efficiency():
+    n = efficiency_knee(0.95, min_efficiency=0.5, max_devices=1024, **LINK)
+    assert n == 12
+    assert speedup_with_allreduce(0.95, n, **LINK) / n >= 0.5
+    assert speedup_with_allreduce(0.95, n + 1, **LINK) / (n + 1) < 0.5
+    assert efficiency_knee(0.95, min_efficiency=1.0, max_devices=64, **LINK) == 1
+    # without communication and p = 1 every count is fully efficient: the cap binds
+    assert efficiency_knee(1.0, min_efficiency=0.9, max_devices=64, grad_bytes=0, latency=0) == 64
+
+
+@pytest.mark.parametrize("kwargs, error, word", [
+    ({"min_efficiency": 0}, ValueError, "min_efficiency"), ({"min_efficiency": 1.5}, ValueError, "min_efficiency"),
+    ({"max_devices": 2.0}, TypeError, "max_devices"), ({"max_devices": 0}, ValueError, "max_devices"),
+])
+def test_efficiency_knee_rejects_bad_inputs(kwargs, error, word):
+    with pytest.raises(error, match=word):
+        efficiency_knee(0.95, **kwargs)
+
+
+# --- offloading one matrix product: one model in seconds, bytes, bytes/s and FLOP/s ----------------------------------
+
+def test_matmul_offload_counts_compute_and_three_copies():
+    cpu, gpu, copies = C.matmul_offload_time(512)
+    flops, moved = 2 * 512**3, 3 * 4 * 512**2
+    assert cpu == pytest.approx(flops / 1e12)
+    assert copies == pytest.approx(3 * 1e-5 + moved / 25e9)
+    assert gpu == pytest.approx(flops / 15e12 + copies)
+    cpu, gpu, _ = C.matmul_offload_time(np.array([16.0, 4096.0]))
+    assert gpu[0] > cpu[0] and gpu[1] < cpu[1]
+    with pytest.raises(ValueError, match="bandwidth must be in"):
+        C.matmul_offload_time(8, bandwidth=0)
+
+
+def test_matmul_offload_copy_time_scales_with_element_size():
+    _, _, copy4 = C.matmul_offload_time(1000, latency=0.0)
+    _, _, copy8 = C.matmul_offload_time(1000, latency=0.0, element_bytes=8)
+    assert copy4 == pytest.approx(3 * 4 * 1000**2 / 25e9)     # three float32 matrices over 25 GB/s
+    assert copy8 == pytest.approx(2 * copy4)
+    with pytest.raises(ValueError, match="element_bytes"):
+        C.matmul_offload_time(1000, element_bytes=0)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: C.matmul_offload_time(64, copies=-1), "copies"),     # was a negative time
+    (lambda: C.matmul_offload_time(64, copies=2.5), "copies"),
+    (lambda: C.matmul_offload_time(1e300), "n"),                  # n**3 overflows
+    (lambda: C.offload_breakeven(cpu_flops=1e17), "cpu_flops"),
+    (lambda: C.offload_breakeven(latency=-1.0), "latency"),
+    (lambda: C.offload_breakeven(bandwidth=1e-300), "bandwidth"),  # no break-even below n = 1e9
+    (lambda: C.offload_breakeven(element_bytes=2.5), "element_bytes"),
+])
+def test_offload_refuses_bad_input_by_name(call, name):
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    assert name in str(info.value)
+
+
+@pytest.mark.parametrize("knobs", [{}, {"cpu_flops": 100e9}, {"cpu_flops": 50e9}, {"copies": 0}, {"copies": 1},
+                                   {"latency": 0.0}, {"bandwidth": 1e9}, {"gpu_flops": 2e12, "latency": 1e-3}])
+def test_offload_breakeven_is_the_first_size_where_the_model_favours_the_gpu(knobs):
+    # The search against a plain scan of the model over every size.
+    sizes = np.arange(1, 20_001)
+    cpu, gpu, _ = C.matmul_offload_time(sizes, **knobs)
+    wins = np.asarray(gpu) < np.asarray(cpu)
+    assert C.offload_breakeven(**knobs) == int(sizes[np.argmax(wins)])
+
+
+def test_offload_breakeven_matches_the_closed_form():
+    # FP64, bandwidth only: the GPU wins when 2 n^3 (1/cpu - 1/gpu) > 3 * 8 n^2 / bw, i.e. n > root
+    cpu, gpu, bw = 40e9, 9.7e12, 25e9
+    fp64 = dict(cpu_flops=cpu, gpu_flops=gpu, bandwidth=bw, element_bytes=8)
+    root = 3 * 8 / bw / (2 * (1 / cpu - 1 / gpu))
+    assert C.offload_breakeven(**fp64, latency=0.0) == math.floor(root) + 1
+    n = C.offload_breakeven(**fp64, latency=10e-6)            # plus 10 us to launch each of the 3 copies
+    a, c = 2 * (1 / cpu - 1 / gpu), 3 * 8 / bw
+    assert a * n ** 3 > c * n ** 2 + 30e-6 and not a * (n - 1) ** 3 > c * (n - 1) ** 2 + 30e-6
+    assert C.offload_breakeven(cpu_flops=40e9, gpu_flops=10e9) == 0      # the GPU is slower: never worth it
+    assert C.offload_breakeven(cpu_flops=100e9) < C.offload_breakeven()  # a slower CPU: the GPU wins sooner
+
+
+def test_copy_time_and_a_round_trip():
+    # a 2 MB tensor over 25 GB/s with 10 us per launch, there and back: 2 x (10 + 80) us
+    assert 2 * C.copy_time(2e6) == pytest.approx(180e-6)
+    assert C.copy_time(np.array([0.0, 25e9]), 25e9, 0.0) == pytest.approx([0.0, 1.0])
+    with pytest.raises(ValueError, match="bandwidth"):
+        C.copy_time(1.0, 0.0)
+
+
+def test_row_block_intensity_by_hand_and_its_checks():
+    # 10 x 10 block of a 10 x 10 product in FP32: 2000 FLOP over 4 * (200 + 100) bytes
+    assert C.row_block_intensity(10, 10, 4) == pytest.approx(2 * 10 / 12)
+    assert C.row_block_intensity(1, 600, 8, reads_all_of_b=False) == pytest.approx(600 / 8)    # n / b
+    with pytest.raises(ValueError, match="rows"):
+        C.row_block_intensity(0, 10)
+    with pytest.raises(ValueError, match="rows"):
+        C.row_block_intensity(11, 10)
+    with pytest.raises(TypeError, match="reads_all_of_b"):
+        C.row_block_intensity(1, 10, 8, "yes")
