@@ -20,12 +20,12 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _common import timed  # noqa: E402
 
 from hetlab import schedulers as S  # noqa: E402
 from hetlab.devices import Device, Link  # noqa: E402
@@ -50,16 +50,6 @@ def instance(n: int, devices: int = 16):
                 "tasks": [t.name for t in graph.tasks], "work": graph.work.tolist(),
                 "edges": [[a, b, d] for (a, b), d in graph.edges.items()]}
     return graph, devs, exported
-
-
-def timed(fn, repeat: int) -> tuple[float, float, object]:
-    """(best wall-clock seconds, best CPU seconds of this process, last result) over ``repeat`` calls."""
-    wall, cpu, result = float("inf"), float("inf"), None
-    for _ in range(repeat):
-        w, c = time.perf_counter(), time.process_time()
-        result = fn()
-        wall, cpu = min(wall, time.perf_counter() - w), min(cpu, time.process_time() - c)
-    return wall, cpu, result
 
 
 def scaling(label: str, make, sizes=(10_000, 100_000)) -> dict:

@@ -4,6 +4,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import bench_cpop  # noqa: E402
 import bench_executor  # noqa: E402
 import bench_heft  # noqa: E402
 import bench_import  # noqa: E402
@@ -15,6 +16,7 @@ import bench_work_stealing  # noqa: E402
 if __name__ == "__main__":
     bench_list_scheduling.main()
     bench_heft.main()
+    bench_cpop.main()
     bench_work_stealing.main()
     bench_import.main()
     bench_executor.main()

@@ -16,35 +16,29 @@ import numpy as np
 from hetlab.devices import Device
 from hetlab.schedule import Schedule
 from hetlab.schedulers._core import _Problem, _problem
-from hetlab.schedulers.heft import _heft_independent_speed_only, _insertion, _upward_rank
+from hetlab.schedulers.heft import _heft_independent_speed_only, _insertion, _means, _upward_rank
 from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["cpop", "downward_rank"]
 
 
-def _mean_comm(prob: _Problem) -> tuple[float, float]:
-    """Mean latency and mean inverse bandwidth over ordered pairs of distinct devices (as HEFT)."""
-    if prob.m < 2:
-        return 0.0, 0.0
-    off = ~np.eye(prob.m, dtype=bool)
-    return float(prob.latency[off].mean()), float(prob.inverse_bw[off].mean())
-
-
 def _downward_rank(prob: _Problem) -> np.ndarray:
-    costs = prob.costs
-    finite = np.isfinite(costs)
-    mean_cost = np.where(finite, costs, 0.0).sum(axis=1) / finite.sum(axis=1)
-    lat, inv = _mean_comm(prob)
     g = prob.graph
-    rank = np.zeros(prob.n)
+    if not g.edges:
+        return np.zeros(prob.n)              # no predecessors: every task is an entry
+    mean_cost, lat, inv = _means(prob)
+    # Python floats in the loop, as in HEFT's upward rank; the same IEEE operations in the same order.
+    mean = mean_cost.tolist()
+    rank = [0.0] * prob.n
+    preds, pred_data = g.preds, g.pred_data
     for i in g.order:
         best = 0.0
-        for p, data in zip(g.preds[i], g.pred_data[i]):
-            value = rank[p] + mean_cost[p] + lat + data * inv
+        for p, data in zip(preds[i], pred_data[i]):
+            value = rank[p] + mean[p] + lat + data * inv
             if value > best:
                 best = value
         rank[i] = best
-    return rank
+    return np.array(rank)
 
 
 def downward_rank(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> dict[str, float]:
@@ -62,8 +56,8 @@ def _critical_path(prob: _Problem, priority: np.ndarray) -> list[int]:
     # Relative to |CP| alone: priorities on the path differ from it only by the rounding of their sums, and
     # an absolute floor would put every successor on the path when the times are tiny (1e-12).
     tol = 1e-9 * abs(length)
-    entries = [i for i in range(prob.n) if not g.preds[i]]
-    node = max(entries, key=lambda i: (priority[i], -i))
+    preds, rank = g.preds, priority.tolist()
+    node = max((i for i in range(prob.n) if not preds[i]), key=lambda i: (rank[i], -i))
     path = [node]
     while g.succs[node]:
         on_path = [s for s in g.succs[node] if abs(priority[s] - length) <= tol]

@@ -25,20 +25,23 @@ def upward_rank(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) ->
     return {t.name: float(r) for t, r in zip(prob.graph.tasks, ranks)}
 
 
-def _upward_rank(prob: _Problem) -> np.ndarray:
+def _means(prob: _Problem) -> tuple[np.ndarray, float, float]:
+    """The averages both ranks use: each task's mean run time over the devices that can run it, and the mean
+    latency and inverse bandwidth over ordered pairs of distinct devices (0 on one device)."""
     costs = prob.costs
     finite = np.isfinite(costs)
     mean_cost = np.where(finite, costs, 0.0).sum(axis=1) / finite.sum(axis=1)
+    if prob.m < 2:
+        return mean_cost, 0.0, 0.0
+    off = ~np.eye(prob.m, dtype=bool)
+    return mean_cost, float(prob.latency[off].mean()), float(prob.inverse_bw[off].mean())
+
+
+def _upward_rank(prob: _Problem) -> np.ndarray:
+    mean_cost, mean_latency, mean_inverse = _means(prob)
     g = prob.graph
     if not g.edges:
         return mean_cost                    # no successors: the rank is the mean run time
-    m = prob.m
-    if m > 1:
-        off = ~np.eye(m, dtype=bool)
-        mean_latency = float(prob.latency[off].mean())
-        mean_inverse = float(prob.inverse_bw[off].mean())
-    else:
-        mean_latency = mean_inverse = 0.0
     # Python floats in the loop (numpy scalars are slow to index); the same IEEE operations in the same order.
     mean = mean_cost.tolist()
     rank = list(mean)

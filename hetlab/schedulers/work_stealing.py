@@ -54,14 +54,24 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     steal_latency = check_nonnegative("steal_latency", steal_latency)
     if initial not in ("round_robin", "block", "first"):
         raise ValueError(f"initial must be 'round_robin', 'block' or 'first', got {initial!r}")
-    g, n, m, costs = prob.graph, prob.n, prob.m, prob.costs
-    if not np.isfinite(costs).all():
+    g, n, m = prob.graph, prob.n, prob.m
+    if not prob.speed_only and not np.isfinite(prob.costs).all():
         raise ValueError("work_stealing needs every task to run on every device")
     if seed is not None:
         seed = check_int("seed", seed, low=0)
     rng = random.Random(seed)
     names = tuple(d.name for d in prob.devices)
-    cost_rows = costs.tolist()
+    if prob.speed_only:
+        # Run time work / speed, divided here as the cost matrix would be: no (tasks x devices) list to build.
+        work, speeds = g.work.tolist(), [d.speed for d in prob.devices]
+
+        def duration(i: int, j: int) -> float:
+            return work[i] / speeds[j]
+    else:
+        rows = prob.costs.tolist()
+
+        def duration(i: int, j: int) -> float:
+            return rows[i][j]
     deques = [deque() for _ in range(m)]
     roots = [i for i in g.order if not g.preds[i]]
     for k, i in enumerate(roots):
@@ -82,6 +92,7 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     codes: list[int] = []
     record_time, record_code = times.append, codes.append
     mm = m * m
+    victim_of = [deques[code % m] for code in range(mm)]   # the victim's deque of each attempt code
     # Events are (time, seq, kind, device, payload); seq, unique and increasing, breaks ties in push order.
     FREE, FINISH, STEAL = 0, 1, 2
     events = [(0.0, j, FREE, j, -1) for j in range(m)]   # already a heap: equal times, increasing seq
@@ -97,22 +108,34 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     while events:
         t, _, kind, j, payload = pop(events)
         if kind == STEAL:
-            victim_deque = deques[payload]
+            # payload is the attempt's code without a task, thief * m + victim (see _StealLog).
+            victim_deque = victim_of[payload]
             if victim_deque:
                 i = victim_deque.popleft()
                 queued -= 1
                 steals += 1
                 record_time(t)
-                record_code((i + 1) * mm + j * m + payload)
+                record_code((i + 1) * mm + payload)
                 s = max(t, ready_on(i, j, device_of, end)) if has_edges else t
                 device_of[i], start[i] = j, s
-                end[i] = finish = s + cost_rows[i][j]
+                end[i] = finish = s + duration(i, j)
                 push(events, (finish, seq, FINISH, j, i))
                 seq += 1
                 continue
             record_time(t)
-            record_code(j * m + payload)
-        elif kind == FINISH:
+            record_code(payload)
+            # The thief's own deque is empty (only a device that finishes a task adds to its deque), so it
+            # tries again at once, or waits when no deque holds a task.
+            if queued:
+                victim = getrandbits(bits)
+                while victim >= others:
+                    victim = getrandbits(bits)
+                push(events, (t + steal_latency, seq, STEAL, j, j * m + victim + (victim >= j)))
+                seq += 1
+            else:
+                parked.append(j)
+            continue
+        if kind == FINISH:
             for k in succs[payload]:
                 missing[k] -= 1
                 if missing[k] == 0:
@@ -128,15 +151,14 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
             i = own.pop()
             s = max(t, ready_on(i, j, device_of, end)) if has_edges else t
             device_of[i], start[i] = j, s
-            end[i] = finish = s + cost_rows[i][j]
+            end[i] = finish = s + duration(i, j)
             push(events, (finish, seq, FINISH, j, i))
             seq += 1
-        elif queued and others:
+        elif queued:   # with one device its own deque holds every queued task
             victim = getrandbits(bits)
             while victim >= others:
                 victim = getrandbits(bits)
-            victim += victim >= j
-            push(events, (t + steal_latency, seq, STEAL, j, victim))
+            push(events, (t + steal_latency, seq, STEAL, j, j * m + victim + (victim >= j)))
             seq += 1
         else:
             parked.append(j)

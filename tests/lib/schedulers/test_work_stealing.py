@@ -130,13 +130,16 @@ def _assert_same(graph, devices, **options):
 @pytest.mark.parametrize("seed", range(40))
 def test_equal_to_the_reference_on_random_instances(seed):
     # 40 seeds x graphs, devices, latencies and initial deals; 1 to 17 devices (victims drawn from 0 .. 16).
+    # Every fourth instance has operation kinds on devices with affinities (run times from the cost matrix).
     r = random.Random(seed)
     n = r.randint(1, 120)
-    graph = random_dag(n, mean_degree=r.choice([0.0, 0.5, 2.0]), data=(0.0, 3.0), seed=seed) if seed % 3 else \
-        independent_tasks([r.choice([0.0, 1.0, r.uniform(0, 5)]) for _ in range(n)])
+    ops = ["matmul", "conv", "control"] if seed % 4 == 3 else None
+    graph = random_dag(n, mean_degree=r.choice([0.0, 0.5, 2.0]), data=(0.0, 3.0), ops=ops, seed=seed) \
+        if seed % 3 else independent_tasks([r.choice([0.0, 1.0, r.uniform(0, 5)]) for _ in range(n)])
     m = r.randint(1, 17)
     devices = [kitchen(link=Link(0.1, 10.0)), identical(m),
-               [Device(f"P{j}", speed=r.choice([1.0, 2.0, 3.0]), link=Link(0.05, 4.0)) for j in range(m)]][seed % 3]
+               [Device(f"P{j}", speed=r.choice([1.0, 2.0, 3.0]), link=Link(0.05, 4.0)) for j in range(m)],
+               kitchen(affinity=True, link=Link(0.1, 10.0))][seed % 4]
     for initial in ("round_robin", "block", "first"):
         _assert_same(graph, devices, steal_latency=r.choice([0.0, 0.01, 0.3]), seed=r.randrange(100),
                      initial=initial)
