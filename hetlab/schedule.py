@@ -34,7 +34,11 @@ class ScheduleError(ValueError):
 
 @dataclass(frozen=True)
 class Placement:
-    """Task ``task`` runs on device ``device`` from ``start`` to ``end``."""
+    """Task ``task`` runs on device ``device`` from ``start`` to ``end``.
+
+    >>> Placement("t0", "GPU", 0.0, 1.5)
+    Placement(task='t0', device='GPU', start=0.0, end=1.5)
+    """
 
     task: str
     device: str
@@ -62,6 +66,12 @@ class Schedule:
     ``device_of[i]``, ``start[i]`` and ``end[i]`` describe task ``graph.tasks[i]``.
     ``policy`` names the scheduler; ``log`` holds policy events (e.g. work-stealing steals);
     ``info`` holds policy-specific figures (e.g. HEFT's upward ranks).
+
+    >>> from hetlab.devices import identical
+    >>> from hetlab.tasks import independent_tasks
+    >>> s = Schedule(independent_tasks([4.0, 2.0, 2.0]), identical(2), [0, 1, 1], [0.0, 0.0, 2.0], [4.0, 2.0, 4.0])
+    >>> s
+    Schedule(policy='', tasks=3, devices=2, makespan=4)
     """
 
     graph: TaskGraph
@@ -108,34 +118,76 @@ class Schedule:
     # --- the figures of merit -------------------------------------------------------------
     @property
     def makespan(self) -> float:
-        """Time at which the last task ends (0 for an empty graph)."""
+        """Time at which the last task ends (0 for an empty graph).
+
+        >>> from hetlab.devices import identical
+        >>> from hetlab.tasks import independent_tasks
+        >>> s = Schedule(independent_tasks([4.0, 2.0, 2.0]), identical(2), [0, 1, 1], [0.0, 0.0, 2.0], [4.0, 2.0, 4.0])
+        >>> s.makespan
+        4.0
+        """
         return float(self.end.max()) if len(self.end) else 0.0
 
     @cached_property
     def busy(self) -> np.ndarray:
-        """Busy time of each device (sum of its tasks' run times)."""
+        """Busy time of each device (sum of its tasks' run times).
+
+        >>> from hetlab.devices import identical
+        >>> from hetlab.tasks import independent_tasks
+        >>> s = Schedule(independent_tasks([4.0, 2.0, 2.0]), identical(2), [0, 1, 1], [0.0, 0.0, 2.0], [4.0, 2.0, 4.0])
+        >>> s.busy.tolist()
+        [4.0, 4.0]
+        """
         return np.bincount(self.device_of, weights=self.end - self.start, minlength=len(self.devices))
 
     @property
     def utilisation(self) -> np.ndarray:
-        """Fraction of the makespan each device spends busy."""
+        """Fraction of the makespan each device spends busy.
+
+        >>> from hetlab.devices import identical
+        >>> from hetlab.tasks import independent_tasks
+        >>> s = Schedule(independent_tasks([4.0, 2.0]), identical(2), [0, 1], [0.0, 0.0], [4.0, 2.0])
+        >>> s.utilisation.tolist()
+        [1.0, 0.5]
+        """
         span = self.makespan
         return self.busy / span if span > 0 else np.zeros(len(self.devices))
 
     @property
     def imbalance(self) -> float:
-        """Load imbalance ``(W_max - W_avg) / W_avg`` over the devices' busy times."""
+        """Load imbalance ``(W_max - W_avg) / W_avg`` over the devices' busy times.
+
+        >>> from hetlab.devices import identical
+        >>> from hetlab.tasks import independent_tasks
+        >>> s = Schedule(independent_tasks([4.0, 2.0]), identical(2), [0, 1], [0.0, 0.0], [4.0, 2.0])
+        >>> s.imbalance                  # (4 - 3) / 3
+        0.3333333333333333
+        """
         from hetlab.formulas import imbalance
 
         return imbalance(self.busy)
 
     @property
     def energy(self) -> float:
-        """Energy of the busy time, ``sum_d busy_d * power_d`` (joules when time is in seconds)."""
+        """Energy of the busy time, ``sum_d busy_d * power_d`` (joules when time is in seconds).
+
+        >>> from hetlab.devices import Device
+        >>> from hetlab.tasks import independent_tasks
+        >>> pair = [Device("A", power_watts=100.0), Device("B", power_watts=50.0)]
+        >>> Schedule(independent_tasks([4.0, 2.0]), pair, [0, 1], [0.0, 0.0], [4.0, 2.0]).energy   # 4*100 + 2*50
+        500.0
+        """
         return float(self.busy @ np.array([d.power_watts for d in self.devices]))
 
     def speedup(self, baseline: Schedule | float) -> float:
-        """``T_baseline / T_this``; the baseline is another schedule (e.g. serial) or a time."""
+        """``T_baseline / T_this``; the baseline is another schedule (e.g. serial) or a time.
+
+        >>> from hetlab.devices import identical
+        >>> from hetlab.tasks import independent_tasks
+        >>> s = Schedule(independent_tasks([4.0, 2.0, 2.0]), identical(2), [0, 1, 1], [0.0, 0.0, 2.0], [4.0, 2.0, 4.0])
+        >>> s.speedup(8.0)               # 8 time units on one device, 4 here
+        2.0
+        """
         if isinstance(baseline, Schedule):
             base = baseline.makespan
         else:
@@ -145,23 +197,51 @@ class Schedule:
         return base / self.makespan
 
     def efficiency(self, baseline: Schedule | float) -> float:
-        """Speed-up per device, ``E = S / N``."""
+        """Speed-up per device, ``E = S / N``.
+
+        >>> from hetlab.devices import identical
+        >>> from hetlab.tasks import independent_tasks
+        >>> s = Schedule(independent_tasks([4.0, 2.0, 2.0]), identical(2), [0, 1, 1], [0.0, 0.0, 2.0], [4.0, 2.0, 4.0])
+        >>> s.efficiency(8.0)            # speed-up 2 on 2 devices
+        1.0
+        """
         return self.speedup(baseline) / len(self.devices)
 
     def placements(self) -> list[Placement]:
-        """One :class:`Placement` per task, sorted by start time then device."""
+        """One :class:`Placement` per task, sorted by start time then device.
+
+        >>> from hetlab.devices import identical
+        >>> from hetlab.tasks import independent_tasks
+        >>> s = Schedule(independent_tasks([4.0, 2.0, 2.0]), identical(2), [0, 1, 1], [0.0, 0.0, 2.0], [4.0, 2.0, 4.0])
+        >>> [(p.task, p.device, p.start) for p in s.placements()]
+        [('T0', 'D0', 0.0), ('T1', 'D1', 0.0), ('T2', 'D1', 2.0)]
+        """
         order = np.lexsort((self.device_of, self.start))
         names = [d.name for d in self.devices]
         return [Placement(self.graph.tasks[i].name, names[self.device_of[i]], float(self.start[i]),
                           float(self.end[i])) for i in order]
 
     def placement(self, task: str) -> Placement:
-        """Where and when ``task`` runs."""
+        """Where and when ``task`` runs.
+
+        >>> from hetlab.devices import identical
+        >>> from hetlab.tasks import independent_tasks
+        >>> s = Schedule(independent_tasks([4.0, 2.0, 2.0]), identical(2), [0, 1, 1], [0.0, 0.0, 2.0], [4.0, 2.0, 4.0])
+        >>> s.placement("T2")
+        Placement(task='T2', device='D1', start=2.0, end=4.0)
+        """
         i = self.graph._position(task, "task")
         return Placement(task, self.devices[self.device_of[i]].name, float(self.start[i]), float(self.end[i]))
 
     def tasks_on(self, device: str) -> list[str]:
-        """Names of the tasks on ``device`` in start order."""
+        """Names of the tasks on ``device`` in start order.
+
+        >>> from hetlab.devices import identical
+        >>> from hetlab.tasks import independent_tasks
+        >>> s = Schedule(independent_tasks([4.0, 2.0, 2.0]), identical(2), [0, 1, 1], [0.0, 0.0, 2.0], [4.0, 2.0, 4.0])
+        >>> s.tasks_on("D1")
+        ['T1', 'T2']
+        """
         names = [d.name for d in self.devices]
         if device not in names:
             raise ValueError(f"device must be one of {names}, got {device!r}")
@@ -170,7 +250,14 @@ class Schedule:
         return [self.graph.tasks[i].name for i in idx[np.argsort(self.start[idx], kind="stable")]]
 
     def summary(self, baseline: Schedule | float | None = None) -> str:
-        """One line: policy, makespan, speed-up (if a baseline is given), imbalance."""
+        """One line: policy, makespan, speed-up (if a baseline is given), imbalance.
+
+        >>> from hetlab.devices import identical
+        >>> from hetlab.tasks import independent_tasks
+        >>> s = Schedule(independent_tasks([4.0, 2.0, 2.0]), identical(2), [0, 1, 1], [0.0, 0.0, 2.0], [4.0, 2.0, 4.0])
+        >>> s.summary(8.0)
+        'schedule: makespan 4.00, speed-up 2.00x, imbalance 0.00'
+        """
         text = f"{self.policy or 'schedule'}: makespan {self.makespan:.2f}"
         if baseline is not None:
             text += f", speed-up {self.speedup(baseline):.2f}x"
@@ -266,7 +353,15 @@ class Schedule:
 
 def from_placements(graph: TaskGraph, devices: Sequence[Device], placements: Sequence[Placement],
                     policy: str = "", **kwargs) -> Schedule:
-    """Build a Schedule from a list of placements (one per task)."""
+    """Build a Schedule from a list of placements (one per task).
+
+    >>> from hetlab.devices import identical
+    >>> from hetlab.tasks import independent_tasks
+    >>> s = from_placements(independent_tasks([1.0, 2.0]), identical(2),
+    ...                     [Placement("T0", "D0", 0.0, 1.0), Placement("T1", "D1", 0.0, 2.0)])
+    >>> s.validate().makespan
+    2.0
+    """
     if not isinstance(graph, TaskGraph):
         raise TypeError(f"graph must be a TaskGraph, got {type(graph).__name__}")
     devices = check_devices(devices)

@@ -44,7 +44,25 @@ def _downward_rank(prob: _Problem) -> np.ndarray:
 def downward_rank(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> dict[str, float]:
     """CPOP's downward rank: ``rank_d(entry) = 0`` and
     ``rank_d(i) = max over predecessors p (rank_d(p) + mean_cost(p) + mean_comm(p, i))``: the longest
-    mean-cost path from an entry task to ``i``, excluding ``i`` itself (Topcuoglu, Hariri & Wu 2002)."""
+    mean-cost path from an entry task to ``i``, excluding ``i`` itself (Topcuoglu, Hariri & Wu 2002).
+
+    In the paper's example n2 follows the entry n1 only: n1's mean run time (14 + 16 + 9) / 3 = 13 plus the
+    edge's communication cost 18:
+
+    >>> from hetlab.workloads import heft_paper_example
+    >>> ranks = downward_rank(*heft_paper_example())
+    >>> ranks["n1"], ranks["n2"]
+    (0.0, 31.0)
+
+    See also
+    --------
+    hetlab.schedulers.heft.upward_rank : the other half of CPOP's priority.
+
+    References
+    ----------
+    H. Topcuoglu, S. Hariri and M.-Y. Wu, "Performance-effective and low-complexity task scheduling for
+    heterogeneous computing", IEEE Transactions on Parallel and Distributed Systems 13(3), 260-274, 2002.
+    """
     prob = _problem(graph, devices)
     return {t.name: float(r) for t, r in zip(prob.graph.tasks, _downward_rank(prob))}
 
@@ -88,6 +106,28 @@ def cpop(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, order:
 
     ``info`` holds ``"priority"``, ``"upward_rank"``, ``"downward_rank"`` (name -> value),
     ``"critical_path"`` (task names) and ``"cp_device"`` (its name, or None).
+
+    Ready tasks are placed with HEFT's engine (each device's idle gaps in a searchable list); on independent
+    tasks with run time work / speed the schedule is HEFT's (``rank_d`` is 0 and the critical path is the first
+    task taken), computed by HEFT's fast path.
+
+    The paper's example: critical path n1 -> n2 -> n9 -> n10 on P2 (54 there, 66 on P1, 63 on P3), schedule
+    length 86 (its Fig. 4(b); HEFT: 80):
+
+    >>> from hetlab.workloads import heft_paper_example
+    >>> s = cpop(*heft_paper_example())
+    >>> s.info["critical_path"], s.info["cp_device"], s.makespan
+    (['n1', 'n2', 'n9', 'n10'], 'P2', 86.0)
+
+    See also
+    --------
+    downward_rank, hetlab.schedulers.heft.upward_rank : the two halves of the priority.
+    hetlab.schedulers.heft.heft : the same paper's other algorithm.
+
+    References
+    ----------
+    H. Topcuoglu, S. Hariri and M.-Y. Wu, "Performance-effective and low-complexity task scheduling for
+    heterogeneous computing", IEEE Transactions on Parallel and Distributed Systems 13(3), 260-274, 2002.
     """
     if not isinstance(order, str):
         raise TypeError(f"order must be 'rank_u+rank_d' or 'rank_u', got {type(order).__name__} {order!r:.80}")

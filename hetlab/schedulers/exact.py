@@ -52,7 +52,21 @@ def optimal(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, max
     bound, cannot beat the best schedule so far (which starts as the best of LPT, EFT, HEFT and CPOP).
     ``info["nodes"]`` counts the search nodes; ``ValueError`` when the graph has more than
     ``max_tasks`` tasks, or when the search exceeds ``node_limit`` nodes (:data:`NODE_LIMIT` by
-    default: an answer or a refusal in seconds) before it has proved a schedule optimal.
+    default: an answer or a refusal in seconds) before it has proved a schedule optimal. The search
+    keeps its own stack, so its depth (one level per task) is bounded by ``max_tasks`` alone.
+
+    The article's eight dishes (114 work units) on the kitchen (CPU 10, GPU 20, NPU 15 work units per time):
+    no split ends at the area bound 114 / 45 = 2.53; the best gives the GPU 51 units, 2.55:
+
+    >>> from hetlab.devices import kitchen
+    >>> from hetlab.workloads import article_tasks
+    >>> best = optimal(article_tasks(), kitchen())
+    >>> round(best.makespan, 2), (best.busy * [10, 20, 15]).round(1).tolist()
+    (2.55, [25.0, 51.0, 38.0])
+
+    See also
+    --------
+    hetlab.schedulers.bounds.lower_bound : a bound no schedule beats, at no search cost.
     """
     prob = _problem(graph, devices)
     max_tasks = check_int("max_tasks", max_tasks, low=1)

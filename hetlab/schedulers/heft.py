@@ -19,7 +19,26 @@ __all__ = ["heft", "upward_rank"]
 def upward_rank(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> dict[str, float]:
     """HEFT's upward rank: ``rank(i) = mean_cost(i) + max over successors (mean_comm(i, s) + rank(s))``,
     with costs averaged over the devices that can run the task and transfers over ordered pairs
-    of distinct devices (Topcuoglu, Hariri & Wu 2002)."""
+    of distinct devices (Topcuoglu, Hariri & Wu 2002).
+
+    On the paper's example the entry task's rank is the length of the critical path by mean costs, 108
+    (the paper's Table 2; n1: mean run time (14 + 16 + 9) / 3 = 13, and 95 along n1 -> n2 -> n9 -> n10):
+
+    >>> from hetlab.workloads import heft_paper_example
+    >>> ranks = upward_rank(*heft_paper_example())
+    >>> ranks["n1"], round(ranks["n6"], 3)
+    (108.0, 63.333)
+
+    See also
+    --------
+    heft : schedules tasks in decreasing upward rank.
+    hetlab.schedulers.cpop.downward_rank : the rank CPOP adds to it.
+
+    References
+    ----------
+    H. Topcuoglu, S. Hariri and M.-Y. Wu, "Performance-effective and low-complexity task scheduling for
+    heterogeneous computing", IEEE Transactions on Parallel and Distributed Systems 13(3), 260-274, 2002.
+    """
     prob = _problem(graph, devices)
     ranks = _upward_rank(prob)
     return {t.name: float(r) for t, r in zip(prob.graph.tasks, ranks)}
@@ -68,6 +87,27 @@ def heft(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> Schedu
     binary search plus a scan of the gaps that are too short; with no gap to fill (always the case
     for independent tasks) a task goes after the device's last one in O(1). Independent tasks whose
     run time is work / speed take an O(n (k + log m)) path (k: distinct speeds).
+
+    The paper's ten-task example takes 80 time units (its Fig. 4(a)); on two identical devices the longest of
+    three independent tasks goes first, then the two others share the second device:
+
+    >>> from hetlab.devices import identical
+    >>> from hetlab.tasks import independent_tasks
+    >>> from hetlab.workloads import heft_paper_example
+    >>> heft(*heft_paper_example()).makespan
+    80.0
+    >>> [(p.task, p.device, p.start) for p in heft(independent_tasks([3.0, 2.0, 2.0]), identical(2)).placements()]
+    [('T0', 'D0', 0.0), ('T1', 'D1', 0.0), ('T2', 'D1', 2.0)]
+
+    See also
+    --------
+    upward_rank : the priority.
+    hetlab.schedulers.cpop.cpop : the paper's companion, which pins the critical path to one device.
+
+    References
+    ----------
+    H. Topcuoglu, S. Hariri and M.-Y. Wu, "Performance-effective and low-complexity task scheduling for
+    heterogeneous computing", IEEE Transactions on Parallel and Distributed Systems 13(3), 260-274, 2002.
     """
     prob = _problem(graph, devices)
     rank = _upward_rank(prob)

@@ -20,7 +20,11 @@ __all__ = ["work_stealing", "StealEvent"]
 
 @dataclass(frozen=True)
 class StealEvent:
-    """At ``time`` device ``thief`` tried to steal from ``victim``; ``task`` is what it got (None: nothing)."""
+    """At ``time`` device ``thief`` tried to steal from ``victim``; ``task`` is what it got (None: nothing).
+
+    >>> StealEvent(0.5, "GPU", "CPU", None)
+    StealEvent(time=0.5, thief='GPU', victim='CPU', task=None)
+    """
 
     time: float
     thief: str
@@ -47,8 +51,29 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     from the bottom (newest first); an idle device picks a victim uniformly at random
     (seeded) and, ``steal_latency`` later, takes the task at the top (oldest) of the
     victim's deque, or tries again if it was empty. When no deque holds any task, idle
-    devices wait until one is pushed. ``log`` lists every steal attempt as :class:`StealEvent`;
-    ``info`` counts ``steals``, ``failed_steals`` and ``events``.
+    devices wait until one is pushed. ``log`` lists every steal attempt as :class:`StealEvent`
+    (a read-only sequence that makes each event when it is read); ``info`` counts ``steals``,
+    ``failed_steals`` and ``events``.
+
+    Four unit tasks all dealt to D0 of two devices: at time 0 D0 runs the newest (T3) and D1 steals the
+    oldest (T0); at time 1 the same again (T2 and T1), so the four end at 2:
+
+    >>> from hetlab.devices import identical
+    >>> from hetlab.tasks import independent_tasks
+    >>> s = work_stealing(independent_tasks([1.0] * 4), identical(2), initial="first")
+    >>> s.makespan, s.info["steals"], s.tasks_on("D0")
+    (2.0, 2, ['T3', 'T2'])
+    >>> s.log[0]
+    StealEvent(time=0.0, thief='D1', victim='D0', task='T0')
+
+    See also
+    --------
+    hetlab.schedulers.list_scheduling.earliest_free : a central queue instead of one deque per device.
+
+    References
+    ----------
+    R. D. Blumofe and C. E. Leiserson, "Scheduling multithreaded computations by work stealing",
+    Journal of the ACM 46(5), 720-748, 1999.
     """
     prob = _problem(graph, devices)
     steal_latency = check_nonnegative("steal_latency", steal_latency)
