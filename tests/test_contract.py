@@ -250,6 +250,7 @@ OVERRIDES = {
     "formulas.GranularityDerivation": lambda: {f.name: getattr(_fixtures()["derivation"], f.name)
                                                for f in dataclasses.fields(_fixtures()["derivation"])},
     "formulas.GranularityDerivation.at": {"W": 100.0, "Os": 1.0},
+    "metrics.capacity": {"baseline": "CPU"},
     "workloads.skewed_tasks": {"n": 5},
     "tasks.random_dag": {"n": 6},
     "tasks.independent_tasks": {"work": lambda: [1.0, 2.0, 3.0]},
@@ -297,6 +298,8 @@ _TRAINING = {"params": 1e9, "devices": 8, "dp": 2, "tp": 2, "pp": 2, "global_bat
              "sequence": 512, "layers": 8, "hidden": 1024, "heads": 16}
 OVERRIDES.update({
     "book.bank.Question": OVERRIDES["book.quiz.Question"],
+    "metrics.HeteroMetrics": _fields_of(lambda: _mod("metrics").hetero_metrics(_mod("workloads").skewed_tasks(6),
+                                                                             _mod("devices").identical(2))),
     "book.edition.GradeItem": {"id": "c03-1", "kind": "question", "score": 1.0, "max_score": 1.0, "status": "correct"},
     "models.pipelines.stream": {"placement": lambda: _fixtures()["schedule"], "frames": 3},
     "models.pipelines.frame_period": {"placement": lambda: _fixtures()["schedule"], "frames": 3},

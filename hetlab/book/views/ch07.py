@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from hetlab import device_sweep as D
 from hetlab import formulas as F
 from hetlab import plotting as P
 from hetlab import schedulers as S
 from hetlab.devices import identical
+from hetlab.metrics import device_sweep
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 from hetlab.workloads import skewed_tasks
 
@@ -40,7 +40,7 @@ def metrics() -> Explorer:
     art: dict = {}
 
     def draw(ax, tasks: int, spread: float) -> str:
-        rows = D.device_sweep(skewed_tasks(tasks, spread=spread, seed=1), COUNTS)
+        rows = device_sweep(skewed_tasks(tasks, spread=spread, seed=1), COUNTS)
         n = [r.n_devices for r in rows]
         thr = [r.throughput for r in rows]
         util = [r.utilisation for r in rows]
@@ -85,11 +85,11 @@ def _width(text: str) -> int:
 
 
 def sweep_table(graph, counts) -> str:
-    """The device sweep of ``device_sweep.device_sweep`` as a table whose columns line up in display width."""
+    """The device sweep of ``metrics.device_sweep`` as a table whose columns line up in display width."""
     head = ["设备数 N", "完成时间", "吞吐量（任务/时间单位）", "加速比 S", "平均利用率 U", "效率 E=S/N", "闲忙比 R"]
     rows = [[str(r.n_devices), f"{r.makespan:.2f}", f"{r.throughput:.2f}", f"{r.speedup:.2f} 倍",
              f"{r.utilisation:.0%}", f"{r.efficiency:.0%}", f"{r.idle_busy:.2f}"]
-            for r in D.device_sweep(graph, counts)]
+            for r in device_sweep(graph, counts)]
     widths = [max(_width(x[k]) for x in rows + [head]) for k in range(len(head))]
     return "\n".join("  ".join(" " * (w - _width(c)) + c for c, w in zip(row, widths)) for row in [head] + rows)
 
@@ -97,7 +97,7 @@ def sweep_table(graph, counts) -> str:
 def throughput_utilisation_figure(tasks: int = 32, spread: float = 0.5, ax=None):
     """Static twin-axis figure: throughput and mean utilisation (= E) of ``tasks`` skewed tasks against N."""
     counts = tuple(range(1, 33))
-    rows = D.device_sweep(skewed_tasks(tasks, spread=spread, seed=1), counts)
+    rows = device_sweep(skewed_tasks(tasks, spread=spread, seed=1), counts)
     ax = P.new_axes(ax, figsize=(7, 3.6))
     right = ax.twinx()
     n = [r.n_devices for r in rows]
