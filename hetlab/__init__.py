@@ -26,7 +26,7 @@ import pkgutil
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "devices": ["Device", "Link", "transfer_time", "kitchen", "phone_soc", "gpu_server", "identical"],
+    "devices": ["Device", "Link", "transfer_time", "kitchen", "phone_soc", "identical"],
     "tasks": ["Task", "TaskGraph", "CycleError", "critical_path", "total_work", "independent_tasks",
               "random_dag", "execution_time", "cost_matrix"],
     "schedule": ["Schedule", "Placement", "ScheduleError"],

@@ -2,8 +2,9 @@
 
 A :class:`Device` is plain data. Its ``speed`` is in work units per time unit; an
 optional ``affinity`` scales that speed per operation kind (a GPU is fast at
-``"matmul"``, an NPU at ``"conv"``, a CPU at ``"control"``). Peak compute follows
-the article's formula ``P = N_cores * f * IPC``.
+``"matmul"``, an NPU at ``"conv"``, a CPU at ``"control"``). Presets: :func:`kitchen` (the
+article's restaurant), :func:`phone_soc` (a phone's CPU, GPU and NPU) and :func:`identical`.
+Peak compute from cores, clock and FLOPs per cycle is :func:`hetlab.models.hardware.peak_flops`.
 
 >>> cpu, gpu, npu = kitchen()
 >>> gpu.speed, npu.speed_for("conv")
@@ -29,9 +30,9 @@ from hetlab._validate import (
     describe,
 )
 
-__all__ = ["Link", "Device", "transfer_time", "kitchen", "phone_soc", "gpu_server", "identical"]
+__all__ = ["Link", "Device", "transfer_time", "kitchen", "phone_soc", "identical"]
 
-#: The most devices a model may hold (``identical``, ``gpu_server``, a ``devices`` list).
+#: The most devices a model may hold (``identical``, a ``devices`` list).
 MAX_DEVICES = 10_000
 
 
@@ -41,6 +42,11 @@ class Link:
 
     ``bandwidth`` is in data units per time unit; ``inf`` means moving data is free
     apart from the latency.
+
+    >>> Link(latency=0.05, bandwidth=30.0)
+    Link(latency=0.05, bandwidth=30.0)
+
+    See also :func:`transfer_time`.
     """
 
     latency: float = 0.0
@@ -61,20 +67,18 @@ class Device:
     kind: processor class, e.g. ``"CPU"``, ``"GPU"``, ``"NPU"``.
     speed: work units per time unit (the article's ``DEVICES`` values).
     affinity: speed factor per operation kind; kinds not listed run at factor 1.
-    cores, frequency_hz, ipc: for the peak-compute formula ``P = N_cores * f * IPC``.
-    memory_bytes: size of the device's own memory space.
     link: latency and bandwidth of the device's connection to other devices.
     power_watts: power drawn while busy, for energy estimates.
+
+    >>> gpu = Device("GPU0", "GPU", 20.0, {"matmul": 2.0})
+    >>> gpu.speed_for("matmul"), gpu.speed_for("control")
+    (40.0, 20.0)
     """
 
     name: str
     kind: str = "CPU"
     speed: float = 1.0
     affinity: Mapping[str, float] = field(default_factory=dict, hash=False)
-    cores: int = 1
-    frequency_hz: float = 0.0
-    ipc: float = 0.0
-    memory_bytes: float = math.inf
     link: Link = field(default_factory=Link)
     power_watts: float = 0.0
 
@@ -90,28 +94,31 @@ class Device:
             check_str("affinity key", op)
             factors[op] = check_positive(f"affinity[{op!r}]", factor)
         object.__setattr__(self, "affinity", MappingProxyType(factors))
-        object.__setattr__(self, "cores", check_int("cores", self.cores, low=1))
-        object.__setattr__(self, "frequency_hz", check_nonnegative("frequency_hz", self.frequency_hz))
-        object.__setattr__(self, "ipc", check_nonnegative("ipc", self.ipc))
-        object.__setattr__(self, "memory_bytes", check_positive("memory_bytes", self.memory_bytes, allow_inf=True))
         object.__setattr__(self, "power_watts", check_nonnegative("power_watts", self.power_watts))
         check_instance("link", self.link, Link)
 
     def speed_for(self, op: str | None = None) -> float:
-        """Speed for an operation kind: ``speed * affinity.get(op, 1)``."""
+        """Speed for an operation kind: ``speed * affinity.get(op, 1)``.
+
+        >>> Device("NPU", "NPU", 15.0, {"conv": 2.0}).speed_for("conv")
+        30.0
+        """
         if op is None:
             return self.speed
         return self.speed * self.affinity.get(check_str("op", op), 1.0)
 
-    @property
-    def peak_ops(self) -> float:
-        """Peak instructions per second, ``P = N_cores * f * IPC``."""
-        return self.cores * self.frequency_hz * self.ipc
-
 
 def transfer_time(src: Device, dst: Device, data: float) -> float:
     """Time to move ``data`` from ``src`` to ``dst``: zero on the same device, otherwise
-    the larger latency plus data over the smaller bandwidth (the slower end sets the pace)."""
+    the larger latency plus data over the smaller bandwidth (the slower end sets the pace).
+
+    >>> a = Device("A", link=Link(latency=1.0, bandwidth=10.0))
+    >>> b = Device("B", link=Link(latency=2.0, bandwidth=5.0))
+    >>> transfer_time(a, b, 20.0), transfer_time(a, a, 20.0)      # 2 + 20 / 5
+    (6.0, 0.0)
+
+    See also :func:`hetlab.communication.copy_time` (a host-device copy in bytes and seconds).
+    """
     check_instance("src", src, Device)
     check_instance("dst", dst, Device)
     data = check_nonnegative("data", data)
@@ -124,7 +131,11 @@ def transfer_time(src: Device, dst: Device, data: float) -> float:
 
 def identical(m: int, speed: float = 1.0, kind: str = "CPU", prefix: str = "D") -> list[Device]:
     """``m`` identical devices named ``D0 .. D{m-1}`` (zero-padded so names sort in order); at most
-    100,000 (a larger machine is a model no chapter needs, and would take seconds to build)."""
+    10,000 (a larger machine is a model no chapter needs, and would take seconds to build).
+
+    >>> [d.name for d in identical(12, speed=2.0)][:3]
+    ['D00', 'D01', 'D02']
+    """
     m = check_int("m", m, low=1, high=MAX_DEVICES)
     check_str("kind", kind)
     check_str("prefix", prefix, empty=True)
@@ -138,6 +149,12 @@ def kitchen(affinity: bool = False, link: Link | None = None) -> list[Device]:
     With ``affinity=True`` each cook gets a speciality (factor 2 on its own dish kind,
     0.5 on the others' specialities), for the chapters on placement by affinity. ``link``
     connects the cooks (default: passing food costs nothing).
+
+    >>> [(d.name, d.speed) for d in kitchen()]
+    [('CPU', 10.0), ('GPU', 20.0), ('NPU', 15.0)]
+    >>> cpu, gpu, npu = kitchen(affinity=True)
+    >>> gpu.speed_for("matmul"), gpu.speed_for("conv")      # its speciality, and another cook's
+    (40.0, 10.0)
     """
     check_bool("affinity", affinity)
     if link is not None:
@@ -172,42 +189,30 @@ def phone_soc() -> list[Device]:
     costs a cache flush and a driver call: about 0.05 ms latency is a common measured order.
     Busy power: CPU big cores about 5 W, GPU about 3 W, NPU about 1.5 W (orders of magnitude
     reported in mobile-SoC power studies; vendors do not publish per-unit figures).
+
+    >>> cpu, gpu, npu = phone_soc()
+    >>> npu.speed_for("conv") / cpu.speed_for("conv"), npu.speed_for("control")   # 10x on convolutions
+    (10.0, 0.001)
     """
     bus = Link(latency=0.05, bandwidth=30.0)
     return [
-        Device("CPU", "CPU", 0.1, {"control": 1.0, "conv": 1.0, "image": 0.5}, cores=8,
-               frequency_hz=3.3e9, ipc=4.0, memory_bytes=12e9, link=bus, power_watts=5.0),
-        Device("GPU", "GPU", 0.3, {"image": 1.0, "conv": 0.6, "control": 0.02}, cores=1536,
-               frequency_hz=1.0e9, ipc=2.0, memory_bytes=12e9, link=bus, power_watts=3.0),
-        Device("NPU", "NPU", 1.0, {"conv": 1.0, "image": 0.1, "control": 0.001}, cores=1,
-               frequency_hz=1.0e9, ipc=4.5e4, memory_bytes=12e9, link=bus, power_watts=1.5),
+        Device("CPU", "CPU", 0.1, {"control": 1.0, "conv": 1.0, "image": 0.5}, link=bus, power_watts=5.0),
+        Device("GPU", "GPU", 0.3, {"image": 1.0, "conv": 0.6, "control": 0.02}, link=bus, power_watts=3.0),
+        Device("NPU", "NPU", 1.0, {"conv": 1.0, "image": 0.1, "control": 0.001}, link=bus, power_watts=1.5),
     ]
-
-
-def gpu_server(gpus: int = 8) -> list[Device]:
-    """A GPU server: one 64-core CPU and ``gpus`` NVIDIA A100 SXM 80 GB (NVIDIA A100 datasheet, 2021).
-
-    Units: work in TFLOP, time in s, speed in TFLOP/s; data in GB, bandwidth in GB/s.
-
-    - CPU: AMD EPYC 7742, 64 cores at 2.25 GHz, 16 FP64 FLOP/cycle: about 2.3 TFLOP/s peak.
-    - GPU: 312 TFLOP/s FP16 tensor-core peak, 19.5 TFLOP/s FP32; 80 GB HBM2e at 2,039 GB/s.
-      NVLink 3: 600 GB/s between GPUs (about 300 GB/s each way); PCIe 4 x16 to the host
-      about 25 GB/s achieved, with about 10 microseconds per copy launch.
-    """
-    gpus = check_int("gpus", gpus, low=1, high=MAX_DEVICES)
-    devices = [Device("CPU", "CPU", 2.3, {"control": 1.0, "matmul": 1.0}, cores=64, frequency_hz=2.25e9,
-                      ipc=16.0, memory_bytes=512e9, link=Link(latency=1e-5, bandwidth=25.0))]
-    width = len(str(gpus - 1))
-    for i in range(gpus):
-        devices.append(Device(f"GPU{i:0{width}d}", "GPU", 150.0, {"matmul": 1.0, "control": 0.001},
-                              cores=6912, frequency_hz=1.41e9, ipc=32.0, memory_bytes=80e9,
-                              link=Link(latency=1e-5, bandwidth=300.0)))
-    return devices
 
 
 def check_devices(devices: Sequence[Device], name: str = "devices") -> tuple[Device, ...]:
     """Return ``devices`` as a tuple after checking it is a non-empty sequence of uniquely named Devices
-    (``name``: the parameter, for messages)."""
+    (``name``: the parameter, for messages).
+
+    >>> len(check_devices(kitchen()))
+    3
+    >>> check_devices([Device("x"), Device("x")])
+    Traceback (most recent call last):
+    ...
+    ValueError: devices: device names must be unique, 'x' appears twice
+    """
     if isinstance(devices, Device):
         raise TypeError(f"{name} must be a sequence of Device, got a single Device; wrap it in a list")
     if isinstance(devices, (str, bytes, Mapping)) or not isinstance(devices, Iterable):

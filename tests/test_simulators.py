@@ -135,19 +135,3 @@ def test_skewed_tasks_refuses_a_string_of_kinds():
     with pytest.raises(TypeError, match="kinds must be a sequence"):
         skewed_tasks(4, kinds="CPU")
     assert {t.kind for t in skewed_tasks(30, kinds=["GPU"]).tasks} == {"GPU"}
-
-
-def test_devices_refuse_bad_input_by_name():
-    from hetlab.devices import gpu_server, identical, kitchen, transfer_time
-
-    cpu, gpu, _ = kitchen()
-    with pytest.raises(ValueError, match="data must be in"):
-        transfer_time(cpu, gpu, -5)                  # was a negative time
-    with pytest.raises(TypeError, match="src must be a Device"):
-        transfer_time([cpu], gpu, 1.0)               # was AttributeError
-    with pytest.raises(ValueError, match="m must be in"):
-        identical(10**12)                            # used to build devices for minutes
-    with pytest.raises(ValueError, match="gpus must be in"):
-        gpu_server(10**12)
-    with pytest.raises(TypeError, match="affinity must be True or False"):
-        kitchen(affinity="no")                       # a non-empty string was truthy
