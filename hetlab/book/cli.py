@@ -128,6 +128,18 @@ def _answer_key(args: argparse.Namespace) -> int:
     return 0
 
 
+def _predict_cholesky(args: argparse.Namespace) -> int:
+    import json
+
+    from hetlab.models.host import load_profile
+    from hetlab.real.readings import read_case
+    from hetlab.workloads.cholesky import predict_makespans
+
+    case, workers = read_case(args.readings)
+    print(json.dumps(predict_makespans(case, workers, load_profile(args.profile)), indent=1))
+    return 0
+
+
 def _progress(args: argparse.Namespace) -> int:
     from hetlab.book.progress import default_path, default_store
 
@@ -172,6 +184,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--chapter", type=int, default=None, help="one chapter, e.g. 13 (default: all chapters)")
     p.add_argument("--out", default=None, help="write to this file instead of printing")
     p.set_defaults(func=_answer_key)
+    p = sub.add_parser("predict-cholesky", help="predicted makespans (s) of a tiled Cholesky reading, as JSON")
+    p.add_argument("readings", metavar="READINGS.json",
+                   help="a reading in the format of h200_hetero.json (only n, b, op_costs, tile_copy_s, cpuW are read)")
+    p.add_argument("--profile", default="h200-2026-12-04", help="machine profile (default: h200-2026-12-04)")
+    p.set_defaults(func=_predict_cholesky)
     p = sub.add_parser("progress", help="this learner's quiz progress across the 13 chapters")
     p.set_defaults(func=_progress)
     return parser
