@@ -66,6 +66,11 @@ class Task:
     op: operation kind (``"matmul"``, ``"conv"``, ``"control"``...), looked up in ``Device.affinity``.
     times: explicit run time per device name; overrides ``work``. A device missing from
         ``times`` cannot run the task.
+
+    >>> Task("attention", 20.0, kind="GPU", op="matmul")
+    Task(name='attention', work=20.0, kind='GPU', op='matmul', times=None)
+    >>> Task("x", times={"P1": 14, "P2": 16}).times["P2"]          # unrelated devices, as in the HEFT paper
+    16.0
     """
 
     name: str
@@ -96,7 +101,15 @@ class Task:
 
 
 def execution_time(task: Task, device: Device) -> float:
-    """Run time of ``task`` on ``device``: ``task.times[device.name]`` if given, else work / speed."""
+    """Run time of ``task`` on ``device``: ``task.times[device.name]`` if given, else work / speed.
+
+    >>> from hetlab.devices import kitchen
+    >>> cpu, gpu, npu = kitchen(affinity=True)
+    >>> execution_time(Task("m", 20.0, op="matmul"), gpu)             # 20 / (20 x 2)
+    0.5
+
+    See also :func:`cost_matrix` (every task on every device).
+    """
     if not isinstance(task, Task):
         raise TypeError(f"task must be a Task, got {type(task).__name__} {task!r}")
     if not isinstance(device, Device):
@@ -112,6 +125,14 @@ class TaskGraph:
 
     Construct from tasks and an iterable of ``(src, dst)`` or ``(src, dst, data)`` tuples;
     construction checks names, edges and acyclicity (a :class:`CycleError` names a cycle).
+
+    >>> g = TaskGraph([Task("a", 2), Task("b", 3), Task("c", 1)], [("a", "c", 4.0), ("b", "c")])
+    >>> g, g.edges[("a", "c")], g.preds[2]
+    (TaskGraph(3 tasks, 2 edges), 4.0, [0, 1])
+    >>> TaskGraph([Task("a"), Task("b")], [("a", "b"), ("b", "a")])
+    Traceback (most recent call last):
+    ...
+    hetlab.tasks.CycleError: task graph has a cycle: b -> a -> b
     """
 
     tasks: tuple[Task, ...]
@@ -238,7 +259,11 @@ class TaskGraph:
         return [self.tasks[i].name for i in reversed(cycle)]
 
     def topological_order(self) -> list[str]:
-        """Task names in a dependency-respecting order (listed order among ready tasks)."""
+        """Task names in a dependency-respecting order (listed order among ready tasks).
+
+        >>> TaskGraph([Task("late"), Task("early")], [("early", "late")]).topological_order()
+        ['early', 'late']
+        """
         return [self.tasks[i].name for i in self._order]
 
     @property
@@ -247,7 +272,11 @@ class TaskGraph:
         return self._order
 
     def task(self, name: str) -> Task:
-        """The task called ``name`` (:class:`UnknownTaskError`, a KeyError and ValueError, if none)."""
+        """The task called ``name`` (:class:`UnknownTaskError`, a KeyError and ValueError, if none).
+
+        >>> independent_tasks([1.0, 5.0]).task("T1").work
+        5.0
+        """
         return self.tasks[self._position(name)]
 
     def _position(self, name: str, parameter: str = "name") -> int:
@@ -274,7 +303,15 @@ def _edge_item(edge) -> tuple[tuple[str, str], float]:
 
 def as_graph(tasks: TaskGraph | Sequence[Task], *, name: str = "tasks") -> TaskGraph:
     """Accept a TaskGraph, or a non-empty sequence of independent tasks. ``name``: the caller's parameter,
-    named in the error messages (e.g. ``as_graph(graph, name="graph")``)."""
+    named in the error messages (e.g. ``as_graph(graph, name="graph")``).
+
+    >>> as_graph([Task("a"), Task("b")])
+    TaskGraph(2 tasks, 0 edges)
+    >>> as_graph([], name="graph")
+    Traceback (most recent call last):
+    ...
+    ValueError: graph must hold at least one task, got none
+    """
     _check_label("name", name, optional=False)
     return _as_graph(tasks, name)
 
@@ -300,7 +337,11 @@ def _as_graph(tasks, name: str) -> TaskGraph:
 
 def independent_tasks(work: Iterable[float], kinds: Iterable[str | None] | None = None,
                       prefix: str = "T") -> TaskGraph:
-    """A graph of independent tasks ``T0, T1, ...`` with the given work (and preferred kinds)."""
+    """A graph of independent tasks ``T0, T1, ...`` with the given work (and preferred kinds).
+
+    >>> [(t.name, t.work, t.kind) for t in independent_tasks([3.0, 1.0], kinds=["GPU", None]).tasks]
+    [('T0', 3.0, 'GPU'), ('T1', 1.0, None)]
+    """
     if isinstance(work, (str, bytes)) or not isinstance(work, Iterable):
         raise TypeError(f"work must be an iterable of numbers, got {type(work).__name__} {work!r:.80}")
     if kinds is not None and (isinstance(kinds, (str, bytes)) or not isinstance(kinds, Iterable)):
@@ -318,7 +359,14 @@ def independent_tasks(work: Iterable[float], kinds: Iterable[str | None] | None 
 
 
 def cost_matrix(graph: TaskGraph, devices: Sequence[Device]):
-    """Run time of every task on every device, shape ``(tasks, devices)``; ``inf`` where impossible."""
+    """Run time of every task on every device, shape ``(tasks, devices)``; ``inf`` where impossible.
+
+    >>> from hetlab.devices import kitchen
+    >>> cost_matrix(independent_tasks([10.0, 30.0]), kitchen()).round(2).tolist()    # CPU 10, GPU 20, NPU 15
+    [[1.0, 0.5, 0.67], [3.0, 1.5, 2.0]]
+
+    See also :func:`execution_time`, :func:`assigned_costs`.
+    """
     import numpy as np
 
     graph = _as_graph(graph, "graph")
@@ -338,7 +386,12 @@ def cost_matrix(graph: TaskGraph, devices: Sequence[Device]):
 
 def assigned_costs(graph: TaskGraph, devices: Sequence[Device], device_of):
     """Run time of each task on the device it is assigned to (``device_of[i]`` indexes ``devices``),
-    without building the full (tasks x devices) matrix when run time is work / speed."""
+    without building the full (tasks x devices) matrix when run time is work / speed.
+
+    >>> from hetlab.devices import kitchen
+    >>> assigned_costs(independent_tasks([10.0, 30.0]), kitchen(), [1, 2]).tolist()   # on the GPU, the NPU
+    [0.5, 2.0]
+    """
     import numpy as np
 
     graph = _as_graph(graph, "graph")
@@ -376,7 +429,15 @@ def as_device_indices(device_of, n: int, m: int, name: str = "device_of"):
 
 def comm_matrices(devices: Sequence[Device]):
     """``(latency, inverse_bandwidth)`` matrices such that moving ``data`` from device a to b
-    costs ``latency[a, b] + data * inverse_bandwidth[a, b]``; both are zero on the diagonal."""
+    costs ``latency[a, b] + data * inverse_bandwidth[a, b]``; both are zero on the diagonal.
+
+    >>> from hetlab.devices import Device, Link
+    >>> latency, inverse = comm_matrices([Device("A", link=Link(1.0, 10.0)), Device("B", link=Link(2.0, 5.0))])
+    >>> latency.tolist(), inverse.tolist()          # the slower end sets both
+    ([[0.0, 2.0], [2.0, 0.0]], [[0.0, 0.2], [0.2, 0.0]])
+
+    See also :func:`hetlab.devices.transfer_time` (the same cost for one pair).
+    """
     import numpy as np
 
     devices = check_devices(devices)
@@ -390,7 +451,11 @@ def comm_matrices(devices: Sequence[Device]):
 
 
 def total_work(graph: TaskGraph | Sequence[Task]) -> float:
-    """Sum of the tasks' work."""
+    """Sum of the tasks' work.
+
+    >>> total_work([Task("a", 2.0), Task("b", 3.0)])
+    5.0
+    """
     return float(_as_graph(graph, "graph").work.sum())
 
 
@@ -399,6 +464,11 @@ def critical_path(graph: TaskGraph, devices: Sequence[Device] | None = None) -> 
 
     Without devices a task weighs its ``work``; with devices it weighs its fastest run time,
     and edges cost nothing, so the length is a lower bound on any schedule's makespan.
+
+    >>> from hetlab.devices import kitchen
+    >>> g = TaskGraph([Task("a", 2), Task("b", 3), Task("c", 1)], [("a", "c"), ("b", "c")])
+    >>> critical_path(g), critical_path(g, kitchen())          # on the GPU (speed 20): (3 + 1) / 20
+    ((4.0, ['b', 'c']), (0.2, ['b', 'c']))
     """
     graph = _as_graph(graph, "graph")
     weights = graph.work if devices is None else cost_matrix(graph, devices).min(axis=1)
@@ -430,6 +500,12 @@ def random_dag(n: int, *, mean_degree: float = 3.0,
 
     Each task draws ``mean_degree`` predecessors on average among the previous tasks
     (uniformly from a window of the 50 before it, so paths stay long and memory linear).
+
+    >>> g = random_dag(6, mean_degree=1.5, seed=1)
+    >>> g, g.topological_order() == [t.name for t in g.tasks]     # edges only go forward
+    (TaskGraph(6 tasks, 5 edges), True)
+    >>> random_dag(6, mean_degree=1.5, seed=1).edges == g.edges   # the same seed, the same graph
+    True
     """
     import numpy as np
 
