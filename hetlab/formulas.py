@@ -121,6 +121,12 @@ class GranularityDerivation:
 
     ``steps`` is a list of ``(explanation, sympy expression)``; ``latex()`` renders them
     as one aligned LaTeX block for a notebook's ``display(Math(...))``.
+
+    >>> d = derive_optimal_tasks()
+    >>> [text for text, _ in d.steps][:3]
+    ['total time', 'first derivative', 'set it to zero and solve']
+    >>> d.T_min
+    2*sqrt(O_s)*sqrt(W)
     """
 
     T: Any

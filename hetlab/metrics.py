@@ -79,7 +79,12 @@ def capacity(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], basel
 
 @dataclass(frozen=True)
 class BaselineRow:
-    """Figures of one schedule measured against the serial run on device ``base_device``."""
+    """Figures of one schedule measured against the serial run on device ``base_device``.
+
+    >>> row = BaselineRow("CPU", serial_time=13.5, speedup=2.25, naive_efficiency=0.75, capacity=4.5, efficiency=0.5)
+    >>> row.speedup / row.capacity == row.efficiency       # a makespan of 6 against 13.5 on the CPU alone
+    True
+    """
 
     base_device: str
     serial_time: float
@@ -121,7 +126,13 @@ def baseline_table(schedule: Schedule) -> list[BaselineRow]:
 @dataclass(frozen=True)
 class HeteroMetrics:
     """One schedule on mixed devices read against the slowest and the fastest device. Times in the task
-    graph's time unit; ``busy`` and ``speeds`` per device, in the order of ``devices``."""
+    graph's time unit; ``busy`` and ``speeds`` per device, in the order of ``devices``.
+
+    >>> m = HeteroMetrics(makespan=2.0, t_slowest=9.0, t_fastest=3.0, n_devices=2, capacity=1.5, utilisation=0.75,
+    ...                   busy=(2.0, 1.0), speeds=(3.0, 1.0))
+    >>> m.speedup_vs_slowest, m.speedup_vs_fastest, m.weighted_efficiency, m.speed_weighted_utilisation
+    (4.5, 1.5, 1.0, 0.875)
+    """
 
     makespan: float
     t_slowest: float          # serial time on the slowest device (e.g. one CPU)
@@ -209,7 +220,11 @@ def hetero_metrics(graph: TaskGraph | Sequence[Task], devices: Sequence[Device],
 @dataclass(frozen=True)
 class SweepRow:
     """One device count of :func:`device_sweep`: makespan ``T_N``, throughput ``tasks / T_N``, speed-up
-    ``T_1 / T_N``, mean utilisation, efficiency ``S / N`` and the idle-to-busy ratio ``(1 - U) / U``."""
+    ``T_1 / T_N``, mean utilisation, efficiency ``S / N`` and the idle-to-busy ratio ``(1 - U) / U``.
+
+    >>> SweepRow(2, makespan=50.0, throughput=0.08, speedup=1.6, utilisation=0.8, efficiency=0.8, idle_busy=0.25)
+    SweepRow(n_devices=2, makespan=50.0, throughput=0.08, speedup=1.6, utilisation=0.8, efficiency=0.8, idle_busy=0.25)
+    """
 
     n_devices: int
     makespan: float
@@ -276,7 +291,11 @@ def conflict_start(graph: TaskGraph | Sequence[Task]) -> float:
 @dataclass(frozen=True)
 class BatchPoint:
     """One batch size: ``latency`` is the time from a request's start to its answer (all requests of the
-    batch answer together), ``throughput`` requests per time unit."""
+    batch answer together), ``throughput`` requests per time unit.
+
+    >>> BatchPoint(batch=8, latency=16.0, throughput=0.5)
+    BatchPoint(batch=8, latency=16.0, throughput=0.5)
+    """
 
     batch: int
     latency: float
