@@ -66,7 +66,7 @@ SIDE_EFFECTS = {
     "import_bank": "rewrites the package's question bank",
     "answer_free_bank": "writes a question-bank file",
     "make_student_edition": "writes a folder of notebooks",
-    "grade": "book.edition.grade starts Jupyter kernels",
+    "grade": "book.grading.grade starts Jupyter kernels",
     "workflow": "workloads.workflows.workflow: an unstored instance imports wfcommons (seconds) and reseeds the global "
                 "generators; see tests/test_workflows.py",
     "from_wfcommons": "workloads.workflows.from_wfcommons needs a wfcommons Workflow object; tests/test_workflows.py drives it",
@@ -277,7 +277,9 @@ OVERRIDES = {
     "plotting.pipeline_timeline": {"schedule": lambda: importlib.import_module("hetlab.models.simulators").pipeline_schedule(
         [1.0, 1.0], 2)},
     "devices.Device.speed_for": {"op": "matmul"},
-    "book.edition.GradeReport": {"submission": "s.ipynb"},
+    "book.grading.GradeReport": {"submission": "s.ipynb", "chapter": 4},
+    "book.edition.check_markers": {"cell": lambda: {"cell_type": "code", "source": "x = 1", "metadata": {}},
+                                   "where": "04-x.ipynb cell 1"},
 }
 
 
@@ -301,7 +303,7 @@ OVERRIDES.update({
     "book.bank.Question": OVERRIDES["book.quiz.Question"],
     "metrics.HeteroMetrics": _fields_of(lambda: _mod("metrics").hetero_metrics(_mod("workloads").skewed_tasks(6),
                                                                              _mod("devices").identical(2))),
-    "book.edition.GradeItem": {"id": "c03-1", "kind": "question", "score": 1.0, "max_score": 1.0, "status": "correct"},
+    "book.grading.GradeItem": {"id": "c03-1", "kind": "question", "score": 1.0, "max_score": 1.0, "status": "correct"},
     "models.pipelines.stream": {"placement": lambda: _fixtures()["schedule"], "frames": 3},
     "models.pipelines.frame_period": {"placement": lambda: _fixtures()["schedule"], "frames": 3},
     "models.pipelines.split_placement": {"graph": lambda: _mod("workloads").segmentation_model(),
@@ -892,7 +894,8 @@ def test_export_bank_checks_chapter_before_writing(tmp_path):
 
 
 def test_student_edition_and_grade_refuse_bad_arguments(tmp_path):
-    from hetlab.book.edition import grade, make_student_edition
+    from hetlab.book.edition import make_student_edition
+    from hetlab.book.grading import grade
 
     for chapters in ([0], [99], ["3"], "3", [2.5]):
         with pytest.raises((ValueError, TypeError)) as info:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 
@@ -77,11 +78,28 @@ def _fail(message: str, code: int):
     raise SystemExit(code)
 
 
-def _chapter_list(text: str) -> list[int]:
+def _number(text: str) -> float:
+    """A command-line number in ASCII digits (float() alone also takes '1_0', '١٣' and '３')."""
+    if not (text.isascii() and "_" not in text):
+        raise argparse.ArgumentTypeError(f"expected a number in ASCII digits, got {text!r}")
     try:
-        chapters = [int(part) for part in text.split(",") if part.strip()]
+        return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--chapters must be numbers separated by commas, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def _whole(text: str) -> int:
+    """A whole number in ASCII digits, nothing else (int() alone also takes '+3', '1_0' and '١٣')."""
+    if not re.fullmatch(r"[0-9]{1,4}", text.strip()):
+        raise argparse.ArgumentTypeError(f"expected a whole number such as 4, got {text!r}")
+    return int(text)
+
+
+def _chapter_list(text: str) -> list[int]:
+    parts = [part.strip() for part in text.split(",")]
+    if not all(re.fullmatch(r"[0-9]{1,2}", part) for part in parts):
+        raise argparse.ArgumentTypeError(f"--chapters must be numbers separated by commas, got {text!r}")
+    chapters = [int(part) for part in parts]
     if not chapters or any(not 1 <= c <= 13 for c in chapters):
         raise argparse.ArgumentTypeError(f"--chapters must list chapters in [1, 13], got {text!r}")
     return chapters
@@ -102,9 +120,10 @@ def _student_edition(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from hetlab.book.edition import grade
+    from hetlab.book.grading import grade
 
-    report = grade(args.submission, args.key, timeout=args.timeout)
+    report = grade(args.submission, args.key, timeout=args.timeout, total_timeout=args.total_timeout,
+                   chapter=args.chapter)
     if args.json:
         import json
 
@@ -119,9 +138,14 @@ def _answer_key(args: argparse.Namespace) -> int:
 
     from hetlab.book.answer_key import answer_key
 
+    if args.out is not None and not args.out.strip():
+        raise ValueError("--out must be a file path (omit it to print the key), got ''")
     text = answer_key(args.chapter)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    if args.out is not None:
+        try:
+            Path(args.out).write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"--out must be a writable file path, got {args.out} ({exc.strerror or exc})") from None
         print(f"answer key written to {args.out} (keep it private)")
     else:
         print(text)
@@ -155,12 +179,12 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="the article's demo (8 tasks on CPU/GPU/NPU) and better policies")
     p.set_defaults(func=_demo)
     p = sub.add_parser("amdahl", help="Amdahl speed-up, efficiency and ceiling, e.g. 'amdahl 0.95 1024'")
-    p.add_argument("p", type=float, help="parallel fraction in [0, 1]")
-    p.add_argument("n", type=float, help="number of devices (>= 1)")
+    p.add_argument("p", type=_number, help="parallel fraction in [0, 1]")
+    p.add_argument("n", type=_number, help="number of devices (>= 1)")
     p.set_defaults(func=_amdahl)
     p = sub.add_parser("granularity", help="optimal task count N* = sqrt(W/Os), e.g. 'granularity 10000 1'")
-    p.add_argument("W", type=float, help="total work")
-    p.add_argument("Os", type=float, help="scheduling overhead per task (> 0)")
+    p.add_argument("W", type=_number, help="total work")
+    p.add_argument("Os", type=_number, help="scheduling overhead per task (> 0)")
     p.set_defaults(func=_granularity)
     p = sub.add_parser("heft", help="HEFT on the published ten-task example")
     p.set_defaults(func=_heft)
@@ -178,10 +202,13 @@ def _parser() -> argparse.ArgumentParser:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print {score, max_score, items: [...]} as JSON")
     fmt.add_argument("--csv", action="store_true", help="print one CSV row per item")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per notebook cell (default: 60)")
+    p.add_argument("--timeout", type=_number, default=60.0, help="seconds per notebook cell, e.g. 2.5 (default: 60)")
+    p.add_argument("--total-timeout", type=_number, default=600.0,
+                   help="seconds for the whole submission, cells and hidden tests (default: 600)")
+    p.add_argument("--chapter", type=_whole, default=None, help="refuse a notebook of any other chapter, e.g. 4")
     p.set_defaults(func=_grade)
     p = sub.add_parser("answer-key", help="instructors: questions with answers and explanations, for printing")
-    p.add_argument("--chapter", type=int, default=None, help="one chapter, e.g. 13 (default: all chapters)")
+    p.add_argument("--chapter", type=_whole, default=None, help="one chapter, e.g. 13 (default: all chapters)")
     p.add_argument("--out", default=None, help="write to this file instead of printing")
     p.set_defaults(func=_answer_key)
     p = sub.add_parser("predict-cholesky", help="predicted makespans (s) of a tiled Cholesky reading, as JSON")
@@ -208,6 +235,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except (ValueError, TypeError) as exc:
         print(f"hetlab: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    except OSError as exc:           # a path the user gave cannot be used: say which and why
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"hetlab: error: {where}{' '.join(str(exc.strerror or exc).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("hetlab: error: interrupted", file=sys.stderr)

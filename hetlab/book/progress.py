@@ -4,6 +4,9 @@ Why SQLite (standard library): several kernels (two notebooks open, a JupyterLab
 record answers at once. Each record is one ``BEGIN IMMEDIATE`` transaction holding SQLite's write lock
 (WAL journal, a 30 s busy timeout), so concurrent writers queue instead of overwriting each other;
 attempts are counted by the database (``attempts = attempts + 1``), never read-modify-written here.
+Opening is retried too: switching to WAL and creating the schema can answer "database is locked" at
+once, without the busy timeout, while another process opens the same file; that is contention, not an
+unusable location, so it is retried (with growing pauses) until the timeout.
 
 Location: ``$HETLAB_PROGRESS`` if set, else ``$XDG_DATA_HOME/hetlab/progress.sqlite3``
 (``~/.local/share/hetlab/``). A path ending in ``.json`` names the old JSON file: the database is kept
@@ -11,8 +14,8 @@ beside it with the suffix ``.sqlite3``, and the JSON file is migrated once, then
 
 Nothing here may stop a chapter or a quiz: a damaged database or JSON file is moved aside as
 ``*.corrupt-N`` with a warning; a location that cannot be used at all (a directory where the file
-should be, a read-only place) gives one :class:`CorruptProgressWarning` and an in-memory store for
-the rest of the session.
+should be, a FIFO or device, a read-only place, a lock held past the timeout) gives one
+:class:`CorruptProgressWarning` and an in-memory store for the rest of the session.
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ CHAPTERS = {1: "可视化演示", 2: "并行执行概念", 3: "硬件并行基�
             11: "Python 演示", 12: "常见误区", 13: "面试题"}
 
 #: Bank chapter number -> appendix name, for the appendices (their questions sit after the chapters).
-APPENDICES = {14: "A1"}
+APPENDICES = {14: "A1", 15: "A2"}
 
 
 def chapter_label(chapter: int) -> str:
@@ -69,6 +72,28 @@ ON CONFLICT (question_id) DO UPDATE SET
     time = max(time, excluded.time)
 """
 BUSY_TIMEOUT_S = 30.0
+SQLITE_BUSY, SQLITE_LOCKED = 5, 6
+
+
+def _contention(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` says another connection holds a lock (worth waiting for), not that the file is unusable."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (SQLITE_BUSY, SQLITE_LOCKED)
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
+
+
+def _retrying(action, deadline: float):
+    """``action()``, again after a pause while the database is busy, until ``deadline`` (then the error)."""
+    pause = 0.002
+    while True:
+        try:
+            return action()
+        except sqlite3.Error as exc:
+            if not _contention(exc) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(2 * pause, 0.2)
 
 
 class CorruptProgressWarning(UserWarning):
@@ -155,8 +180,13 @@ class ProgressStore:
             warnings.warn(message, CorruptProgressWarning, stacklevel=4)
 
     def _open(self) -> sqlite3.Connection:
+        return _retrying(self._open_once, time.monotonic() + BUSY_TIMEOUT_S)
+
+    def _open_once(self) -> sqlite3.Connection:
         if self.database.is_dir():
             raise IsADirectoryError(f"{self.database} is a directory")
+        if os.path.exists(self.database) and not self.database.is_file():   # /dev/null, a FIFO: never touch
+            raise OSError(f"{self.database} is not a regular file")
         self.database.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.database, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         try:
@@ -187,7 +217,11 @@ class ProgressStore:
                            "and started afresh")
                 conn = self._open()
             if not self._ready:
-                self._migrate(conn)
+                try:
+                    _retrying(lambda: self._migrate(conn), time.monotonic() + BUSY_TIMEOUT_S)
+                except BaseException:
+                    conn.close()
+                    raise
                 self._ready = True
             return conn
         except (sqlite3.Error, OSError) as exc:
@@ -251,8 +285,9 @@ class ProgressStore:
         """Every answered question: id -> ``{"chapter", "answer", "correct", "time", "attempts"}``."""
         conn = self._connect()
         try:
-            rows = conn.execute("SELECT question_id, chapter, answer, correct, time, attempts FROM answers "
-                                "ORDER BY question_id").fetchall()
+            rows = _retrying(lambda: conn.execute("SELECT question_id, chapter, answer, correct, time, attempts "
+                                                  "FROM answers ORDER BY question_id").fetchall(),
+                             time.monotonic() + BUSY_TIMEOUT_S)
         except sqlite3.Error as exc:
             self._close(conn)
             conn = self._fall_back(f"cannot read the progress database {self.database} ({exc})")
@@ -272,10 +307,19 @@ class ProgressStore:
             correct = check_bool("correct", correct)
         row = (question_id, chapter, answer, None if correct is None else int(correct), round(time.time(), 3), 1)
         conn = self._connect()
-        try:
+
+        def write() -> None:
             conn.execute("BEGIN IMMEDIATE")
-            conn.execute(UPSERT, row)
-            conn.execute("COMMIT")
+            try:
+                conn.execute(UPSERT, row)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+        try:
+            _retrying(write, time.monotonic() + BUSY_TIMEOUT_S)
         except sqlite3.Error as exc:          # read-only, disk full, damaged since it was opened
             try:
                 conn.execute("ROLLBACK")

@@ -34,6 +34,9 @@ def test_bad_input_exits_2_with_a_clear_message():
     out = run("amdahl", "1.3", "4")
     assert out.returncode == 2 and "p must be in [0, 1], got 1.3" in out.stderr
     assert run("amdahl", "x", "4").returncode == 2
+    for digits in ("٤", "０.５", "1_0"):          # review 2026-12-04, part E: float() takes these silently
+        out = run("amdahl", "0.5", digits)
+        assert out.returncode == 2 and "ASCII digits" in out.stderr
 
 
 def test_help_lists_the_commands():

@@ -52,7 +52,16 @@ def test_cli_prints_and_writes_the_key(tmp_path, capsys):
     assert every.count("答案：") == len(quiz.questions())
 
 
-@pytest.mark.parametrize("bad", ["0", "99", "x"])
+@pytest.mark.parametrize("out, message", [("", "--out must be a file path"), ("/dev/full", "No space left"),
+                                          ("/nonexistent_dir/key.txt", "No such file"), (".", "Is a directory")])
+def test_cli_refuses_an_out_it_cannot_write_without_printing_the_key(out, message, capsys):
+    # Review reproduction 14: `answer-key --out ''` printed every answer to the terminal.
+    assert main(["answer-key", "--chapter", "13", "--out", out]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and "答案：" not in captured.out and len(captured.err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("bad", ["0", "99", "x", "1_3", "١٣", "+13"])
 def test_cli_rejects_a_chapter_without_questions(bad, capsys):
     assert main(["answer-key", "--chapter", bad]) == 2
     assert "chapter" in capsys.readouterr().err

@@ -1,4 +1,7 @@
-"""Student edition and grading without nbgrader (python -m hetlab student-edition / grade)."""
+"""The student edition without nbgrader (python -m hetlab student-edition), and grading its round trip.
+
+Issue 19, items 11-12 (the adversarial review of 2026-12-04, reproductions 7, 14 and 15): marker typos,
+saved widget state, two notebooks for one chapter and a key beside the book never leak or drop anything."""
 import json
 import os
 import subprocess
@@ -10,9 +13,10 @@ import nbformat
 import pytest
 
 from hetlab.book import quiz
-from hetlab.book.edition import grade, make_student_edition, split_hidden_tests, strip_solutions
+from hetlab.book.edition import check_markers, make_student_edition, split_hidden_tests, strip_solutions
+from hetlab.book.grading import grade
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ROOT / "chapters"
 
 
@@ -24,7 +28,7 @@ def test_strip_solutions_keeps_indentation_and_split_hidden_tests():
 
 
 @pytest.fixture(scope="module")
-def edition(tmp_path_factory):
+def edition(tmp_path_factory):   # chapters 4 and 6 of the book, written by the command
     out = tmp_path_factory.mktemp("edition") / "students"
     key_path = out.parent / "key.json"
     result = subprocess.run([sys.executable, "-m", "hetlab", "student-edition", str(out), "--chapters", "4,6",
@@ -33,6 +37,7 @@ def edition(tmp_path_factory):
     return out, key_path
 
 
+@pytest.mark.slow
 def test_edition_holds_only_the_chosen_chapters_and_a_bank_without_answers(edition):
     out, key_path = edition
     assert sorted(p.name for p in out.iterdir()) == ["04-granularity.ipynb", "06-sync-communication.ipynb",
@@ -54,6 +59,7 @@ def _regions(pattern: str) -> list[str]:
     return lines
 
 
+@pytest.mark.slow
 def test_a_learner_cannot_read_answers_or_solutions_out_of_the_student_files(edition):
     out, _ = edition
     text = "\n".join(p.read_text(encoding="utf-8") for p in out.iterdir())
@@ -91,6 +97,7 @@ def _submission(out, name, tmp_path, *, correct: bool) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["04-granularity.ipynb", "06-sync-communication.ipynb"])
 def test_a_correct_submission_scores_full_marks_and_a_blank_one_zero(edition, tmp_path, name):
     out, key_path = edition
@@ -108,6 +115,7 @@ def test_a_correct_submission_scores_full_marks_and_a_blank_one_zero(edition, tm
     assert all(i.status == "unanswered" for i in blank.items if i.kind == "question")
 
 
+@pytest.mark.slow
 def test_grade_command_prints_a_table_and_rejects_malformed_input(edition, tmp_path):
     out, key_path = edition
     (tmp_path / "ok").mkdir()
@@ -191,7 +199,7 @@ def test_the_key_is_written_first_and_never_inside_the_edition(tmp_path):
         make_student_edition(tmp_path / "out", [4], source=src, key=tmp_path / "out" / "key.json")
     blocker = tmp_path / "afile"
     blocker.write_text("x", encoding="utf-8")
-    with pytest.raises(ValueError, match="key must be a writable file path"):
+    with pytest.raises(ValueError, match="key must be in an existing folder"):
         make_student_edition(tmp_path / "out", [4], source=src, key=blocker / "key.json")
     assert not (tmp_path / "out").exists()                # no edition without its key
     (tmp_path / "precious.txt").write_text("not a key", encoding="utf-8")
@@ -206,6 +214,7 @@ def test_the_key_is_written_first_and_never_inside_the_edition(tmp_path):
 
 # --- an environment without recoverable answers (item 8) ----------------------------------------------
 
+@pytest.mark.slow
 def test_an_answer_free_environment_has_no_key_anywhere(edition, tmp_path):
     out, _ = edition
     shipped = b"\n".join(p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file())
@@ -234,3 +243,145 @@ def test_an_answer_free_environment_has_no_key_anywhere(edition, tmp_path):
     assert quiz.answer_free_bank(written) == len(quiz.questions())
     assert '"sealed"' not in written.read_text(encoding="utf-8")
     assert all(q.key() is None for q in quiz.questions(bank=written))
+
+
+# --- instructor typos never leak a solution (issue 19, item 11) ----------------------------------------
+
+def _with_cell(src: Path, gid: str, change) -> None:
+    """Change the source (or the whole cell) of chapter 4's cell ``gid`` in the copy ``src``."""
+    path = src / "04-granularity.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == gid:
+            change(cell)
+    nbformat.write(nb, path)
+
+
+def _source(replace_from: str, replace_to: str):
+    def change(cell):
+        assert replace_from in cell.source
+        cell.source = cell.source.replace(replace_from, replace_to)
+    return change
+
+
+def _to_markdown(cell):
+    cell.cell_type = "markdown"
+    cell.pop("outputs", None)
+    cell.pop("execution_count", None)
+
+
+TYPOS = {   # review reproduction 7: each left the solution or the hidden tests in the student notebook, exit 0
+    "begin without end": ("ex04-solution", _source("### END SOLUTION", ""), "BEGIN SOLUTION without ### END"),
+    "no space": ("ex04-solution", _source("### BEGIN SOLUTION", "###BEGIN SOLUTION"), "marker typo"),
+    "lower case": ("ex04-solution", _source("### BEGIN SOLUTION", "### begin solution"), "marker typo"),
+    "two hashes": ("ex04-solution", _source("### BEGIN SOLUTION", "## BEGIN SOLUTION"), "marker typo"),
+    "singular test": ("ex04-tests", _source("### END HIDDEN TESTS", "### END HIDDEN TEST"), "marker typo"),
+    "markdown solution": ("ex04-solution", _to_markdown, "in a markdown cell"),
+    "solution outside a solution cell": ("ex04-tests", _source("### BEGIN HIDDEN TESTS", "### BEGIN SOLUTION\nx = 1\n"
+                                                               "### END SOLUTION\n### BEGIN HIDDEN TESTS"),
+                                         "not a solution cell"),
+}
+
+
+@pytest.mark.parametrize("typo", sorted(TYPOS))
+def test_a_marker_typo_refuses_the_edition_naming_the_cell(tmp_path, typo):
+    gid, change, message = TYPOS[typo]
+    src = _book(tmp_path)
+    _with_cell(src, gid, change)
+    with pytest.raises(ValueError, match=message) as caught:
+        make_student_edition(tmp_path / "out", [4], source=src, key=tmp_path / "key.json")
+    assert "04-granularity.ipynb cell " in str(caught.value) and f"({gid})" in str(caught.value)
+    assert not (tmp_path / "out").exists() and not (tmp_path / "key.json").exists()
+
+
+@pytest.mark.slow
+def test_a_marker_typo_is_one_line_and_exit_2_from_the_command(tmp_path):
+    src = _book(tmp_path)
+    _with_cell(src, "ex04-solution", _source("### BEGIN SOLUTION", "###BEGIN SOLUTION"))
+    run = _edition_cli(tmp_path, "out", "--chapters", "4")
+    assert run.returncode == 2 and "04-granularity.ipynb cell" in run.stderr and "(ex04-solution)" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.stderr
+
+
+def test_windows_line_ends_and_a_solution_cell_without_markers_leak_nothing(tmp_path):
+    src = _book(tmp_path)
+    solution = next(c.source for c in nbformat.read(src / "04-granularity.ipynb", as_version=4).cells
+                    if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex04-solution")
+    body = [line for line in solution.split("### BEGIN SOLUTION")[1].split("### END SOLUTION")[0].splitlines()
+            if len(line.strip()) > 10]
+    assert body
+    _with_cell(src, "ex04-solution", lambda cell: setattr(cell, "source", cell.source.replace("\n", "\r\n")))
+    _with_cell(src, "ex04b-solution", lambda cell: setattr(cell, "source", "\n".join(
+        line for line in cell.source.splitlines() if "### " not in line)))      # all of it is the solution
+    make_student_edition(tmp_path / "out", [4], source=src, key=tmp_path / "key.json")
+    text = (tmp_path / "out" / "04-granularity.ipynb").read_text(encoding="utf-8")
+    assert all(json.dumps(line.strip())[1:-1] not in text for line in body)
+    student = {c.metadata["nbgrader"]["grade_id"]: c.source
+               for c in nbformat.read(tmp_path / "out" / "04-granularity.ipynb", as_version=4).cells
+               if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    assert student["ex04b-solution"] == "# 在这里写你的代码\nraise NotImplementedError()"
+
+
+def test_check_markers_accepts_the_book(tmp_path):
+    for path in sorted(CHAPTERS.glob("[0-9][0-9]-*.ipynb")):
+        for index, cell in enumerate(nbformat.read(path, as_version=4).cells, 1):
+            check_markers(cell, f"{path.name} cell {index}")
+
+
+def test_saved_widget_state_is_not_carried_into_the_student_edition(tmp_path):
+    # Review reproduction 7: chapter 3's saved widget state (221 kB) held quiz c03-1's answer, 2.51 TFLOP/s.
+    # (The prose quotes the number too; only the widget state carried the quiz's computed answer.)
+    assert "widgets" in nbformat.read(CHAPTERS / "03-hardware.ipynb", as_version=4).metadata
+    make_student_edition(tmp_path / "out", [3], source=CHAPTERS, key=tmp_path / "key.json")
+    student = nbformat.read(tmp_path / "out" / "03-hardware.ipynb", as_version=4)
+    assert "widgets" not in student.metadata and "application/vnd.jupyter.widget" not in json.dumps(student)
+
+
+# --- loose ends: duplicates, the key's place, odd sources (issue 19, item 12) ---------------------------
+
+def test_two_notebooks_for_one_chapter_are_refused_not_dropped(tmp_path):
+    # Review reproduction 15: a copy of chapter 5 named 04-zzz-copy-of-05.ipynb silently replaced chapter 4.
+    src = _book(tmp_path)
+    (src / "04-zzz-copy-of-05.ipynb").write_bytes((CHAPTERS / "05-runtime-scheduling.ipynb").read_bytes())
+    with pytest.raises(ValueError, match="04-granularity.ipynb and 04-zzz-copy-of-05.ipynb for chapter 4"):
+        make_student_edition(tmp_path / "out", [4], source=src, key=tmp_path / "key.json")
+
+
+def test_the_key_is_never_in_the_source_folder_nor_a_new_folder(tmp_path):
+    src = _book(tmp_path)
+    for key, message in ((src / "k.json", "outside the source folder"), (src / "sub" / "k.json", "outside the source"),
+                         (tmp_path / "missing" / "k.json", "existing folder")):
+        with pytest.raises(ValueError, match=message):
+            make_student_edition(tmp_path / "out", [4], source=src, key=key)
+    assert sorted(p.name for p in src.iterdir()) == ["04-granularity.ipynb"] and not (tmp_path / "missing").exists()
+
+
+def test_odd_sources_and_places_are_refused_with_a_reason(tmp_path, monkeypatch):
+    src = tmp_path / "odd"
+    src.mkdir()
+    (src / "04-empty.ipynb").write_text("{}", encoding="utf-8")
+    with pytest.raises(ValueError, match="04-empty.ipynb is not a notebook of nbformat 3 or 4"):
+        make_student_edition(tmp_path / "o1", [4], source=src, key=tmp_path / "k1.json")
+    (src / "04-empty.ipynb").unlink()
+    (src / "04-folder.ipynb").mkdir()
+    with pytest.raises(ValueError, match="must be a regular file"):
+        make_student_edition(tmp_path / "o2", [4], source=src, key=tmp_path / "k2.json")
+    book = _book(tmp_path)
+    with pytest.raises(ValueError, match="out_dir must be a folder that can be created"):
+        make_student_edition("/proc/hetlab-edition", [4], source=book, key=tmp_path / "k3.json")
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(ValueError, match="key must be a writable place.*No space left"):
+        make_student_edition(tmp_path / "o4", [4], source=book, key=tmp_path / "k4.json")
+    assert not (tmp_path / "o4").exists() and not list(tmp_path.glob(".k4.json.*"))
+
+
+@pytest.mark.parametrize("chapters", ["+3", "١٣", "３", "1_0", "3.0", ",3", "3,", " ", "0x3"])
+def test_chapter_lists_are_ascii_numbers_only(tmp_path, chapters, capsys):
+    from hetlab.book.cli import main
+
+    assert main(["student-edition", str(tmp_path / "out"), "--chapters", chapters]) == 2
+    assert "--chapters" in capsys.readouterr().err and not (tmp_path / "out").exists()
