@@ -870,7 +870,7 @@ def test_calibrated_cpu_from_figures():
     from hetlab.real.measure import calibrated_cpu
 
     cpu = calibrated_cpu({"matmul_gflops": 50.0, "cpus": 4})
-    assert cpu.speed == 50.0 and cpu.cores == 4
+    assert cpu.speed == 50.0 and cpu.kind == "CPU"
 
 
 @pytest.mark.parametrize("args, name", [((math.nan,), "path"), ((None,), "path"), ((3,), "path")])

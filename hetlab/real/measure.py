@@ -437,10 +437,10 @@ def calibrated_cpu(data: dict | None = None) -> Device:
         raise TypeError(f"data must be calibrate()'s dict with 'matmul_gflops' and 'cpus', got {describe(data)}")
     try:
         speed = check_positive("matmul_gflops", data["matmul_gflops"])
-        cores = check_int("cpus", data["cpus"], low=1)
+        check_int("cpus", data["cpus"], low=1)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"data: {exc}") from None
-    return Device("CPU (measured)", "CPU", speed, cores=cores)
+    return Device("CPU (measured)", "CPU", speed)
 
 
 #: Preset accelerator figures used when no GPU can be measured (an A100-class card, NVIDIA data sheet):
