@@ -35,7 +35,7 @@ SETUP = """import ipywidgets as w
 import matplotlib.pyplot as plt
 from hetlab.book import views
 from hetlab import plotting
-from hetlab.models import serving, simulators as sim
+from hetlab.models import pipelines, serving
 plotting.use_cjk_font()
 def slider(d, lo, hi, step, value, kind=w.FloatSlider):
     return kind(min=lo, max=hi, step=step, value=value, description=d, continuous_update=False)"""
@@ -55,13 +55,13 @@ floor_slider.observe(lambda change: setattr(floor_image, 'value', pngs[change['n
 display(w.VBox([floor_slider, floor_image]))"""
 
 CASES = [  # (name, slider label, after-cell source, before-cell source)
-    ("granularity (ch.4)", "调度开销 Os", "views.granularity().widget",
+    ("granularity (ch.4)", "调度开销 Os", "views.granularity_explorer().widget",
      "w.interact(lambda W, Os: plotting.granularity_curve(W, Os), W=slider('W', 100.0, 100000.0, 100.0, 10000.0),"
      " Os=slider('调度开销 Os', 0.1, 10.0, 0.1, 1.0));"),
-    ("pipeline (ch.8)", "微批次 m", "views.pipeline().widget",
-     "w.interact(lambda m: plotting.pipeline_timeline(sim.pipeline_schedule([1.0] * 4, m)),"
+    ("pipeline (ch.8)", "微批次 m", "views.pipeline_explorer().widget",
+     "w.interact(lambda m: plotting.gantt(pipelines.pipeline_schedule([1.0] * 4, m), show_names=m <= 6),"
      " m=slider('微批次 m', 1, 16, 1, 8, w.IntSlider));"),
-    ("serving (ch.10)", "平时每秒请求数（突发时 10 倍）", "views.serving().widget",
+    ("serving (ch.10)", "平时每秒请求数（突发时 10 倍）", "views.serving_explorer().widget",
      "def naive(rate):\n"
      "    wl = views.serving_workload(rate)\n"
      "    r = serving.simulate(wl.arrivals, wl.prompt, wl.output, **views.SERVING)\n"

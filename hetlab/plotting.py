@@ -1,10 +1,15 @@
-"""Figures: Gantt charts of any Schedule, speed-up and efficiency curves, the granularity
-U-curve with N* marked, and pipeline timelines.
+"""Figures: the Gantt chart of any Schedule (one chart, or stacked panels on one time axis), the Amdahl
+speed-up curve, the granularity U-curve with N* marked, Flynn's taxonomy and a parallelism grid; and
+the display width of text with CJK characters, to line up printed tables.
 
 Chinese labels need a CJK font. :func:`use_cjk_font` picks the first installed family from
 :data:`CJK_FONTS`; if none is installed, :func:`label` returns the English text instead and
-one :class:`FontFallbackWarning` says so. Every function draws into an ``ax`` (created when
+one :class:`FontFallbackWarning` says so. The Chinese figure labels of this module, each with its
+English fallback, are the table :data:`LABELS`. Every function draws into an ``ax`` (created when
 not given) and returns it, so widgets can redraw in place.
+
+>>> display_width("HEFT 调度"), pad("最早空闲", 10) + "|"
+(9, '最早空闲  |')
 """
 from __future__ import annotations
 
@@ -26,8 +31,9 @@ from hetlab._validate import (
     describe,
 )
 
-__all__ = ["CJK_FONTS", "FontFallbackWarning", "use_cjk_font", "setup_notebook", "label", "gantt", "speedup_curve",
-           "efficiency_curve", "granularity_curve", "pipeline_timeline", "new_axes", "KIND_COLOURS"]
+__all__ = ["CJK_FONTS", "FontFallbackWarning", "use_cjk_font", "setup_notebook", "label", "LABELS", "gantt",
+           "gantt_panels", "speedup_curve", "granularity_curve", "new_axes", "KIND_COLOURS", "CRITICAL_COLOUR",
+           "OTHER_COLOUR", "display_width", "pad"]
 
 #: Preferred CJK font families, best first (Debian's fonts-noto-cjk provides the first).
 CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "Source Han Sans CN",
@@ -37,6 +43,37 @@ CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "Sour
 KIND_COLOURS = {"CPU": "#4C72B0", "GPU": "#55A868", "NPU": "#C44E52", "forward": "#4C72B0",
                 "backward": "#DD8452", "matmul": "#55A868", "conv": "#C44E52", "control": "#4C72B0",
                 "image": "#CCB974"}
+#: Colours of the tasks on and off the critical path (``gantt(critical=True)``).
+CRITICAL_COLOUR, OTHER_COLOUR = "#DD8452", "#4C72B0"
+
+#: The Chinese labels this module draws, each with the English text shown when no CJK font is installed
+#: (a data table of labels: the one place in the library outside hetlab.book with Chinese text besides
+#: docstrings). ``{name}`` fields are filled by :func:`_text`.
+LABELS: dict[str, tuple[str, str]] = {
+    "time": ("时间（时间单位）", "time (time units)"),
+    "stolen": ("窃取所得", "stolen"),
+    "linear": ("线性加速", "linear"),
+    "devices": ("设备数 N", "devices N"),
+    "speedup": ("加速比 S", "speed-up S"),
+    "amdahl_title": ("Amdahl 定律：点线为上限 1/(1-p)，灰色虚线为线性加速",
+                     "Amdahl's law: dotted lines are 1/(1-p), the dashed line is linear"),
+    "total": ("总耗时 T(N)", "total T(N)"),
+    "overhead": ("调度开销 N·Os", "overhead N·Os"),
+    "work": ("均摊执行 W/N", "work W/N"),
+    "tasks_log": ("任务数 N（对数轴）", "tasks N (log scale)"),
+    "plain_time": ("时间", "time"),
+    "u_curve": ("粒度 U 形曲线：W = {W:g}, Os = {Os:g}", "Granularity U-curve: W = {W:g}, Os = {Os:g}"),
+    "sisd": ("单核 CPU", "single core"),
+    "simd": ("CPU 向量指令 / GPU 的一个 warp", "CPU vector unit / one GPU warp"),
+    "misd": ("冗余容错计算（罕见）", "redundant fault-tolerant (rare)"),
+    "mimd": ("多核 CPU / 集群", "multi-core / cluster"),
+    "instruction_stream": ("I = 指令流", "I = instruction stream"),
+    "data_stream": ("D = 数据流", "D = data stream"),
+    "processing_element": ("绿块 = 处理单元（PE）", "green = processing element"),
+    "replica": ("副本{d}", "replica {d}"),
+    "grid_title": ("数据并行 {data} × 张量并行 {tensor} × 流水线 {pipeline} = {total} 台设备",
+                   "data {data} x tensor {tensor} x pipeline {pipeline} = {total} devices"),
+}
 
 
 class FontFallbackWarning(UserWarning):
@@ -87,19 +124,52 @@ def label(zh: str, en: str) -> str:
     return zh if use_cjk_font() else en
 
 
+def _text(key: str, **values) -> str:
+    """The label ``key`` of :data:`LABELS` in the language the installed fonts can draw, fields filled in."""
+    zh, en = LABELS[key]
+    return label(zh.format(**values), en.format(**values))
+
+
+def display_width(text: str) -> int:
+    """Terminal columns ``text`` takes: a CJK or other wide character takes two (``len`` counts one).
+
+    >>> display_width("GPU"), display_width("工作窃取")
+    (3, 8)
+    """
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in check_str("text", text, empty=True))
+
+
+def pad(text: str, width: int, *, right: bool = False) -> str:
+    """``text`` padded with spaces to ``width`` terminal columns (on the left with ``right=True``), so that
+    printed tables with Chinese names line up (``str.ljust`` counts characters, not columns).
+
+    >>> pad("轮转", 6) + "|", pad("2.5", 6, right=True)
+    ('轮转  |', '   2.5')
+    """
+    text = check_str("text", text, empty=True)
+    width = check_int("width", width, low=0, high=10_000)
+    gap = " " * max(0, width - display_width(text))
+    return gap + text if check_bool("right", right) else text + gap
+
+
 def new_axes(ax=None, figsize=(8, 3.2)):
     """Return ``ax``, or the axes of a new figure of ``figsize``."""
     if ax is not None:
         return _check_ax(ax)
     import matplotlib.pyplot as plt
 
+    use_cjk_font()
+    fig, ax = plt.subplots(figsize=_figsize(figsize), layout="constrained")
+    return ax
+
+
+def _figsize(figsize) -> tuple[float, float]:
     size = check_sequence("figsize", figsize)
     if len(size) != 2:
         raise ValueError(f"figsize must be (width, height) in inches, got {describe(figsize)}")
-    figsize = tuple(check_positive("figsize", x, high=100.0) for x in size)
-    use_cjk_font()
-    fig, ax = plt.subplots(figsize=figsize, layout="constrained")
-    return ax
+    return tuple(check_positive("figsize", x, high=100.0) for x in size)
 
 
 def _check_ax(ax):
@@ -134,15 +204,42 @@ def _bar_vertices(start, end, y, height: float = 0.7) -> np.ndarray:
     return np.stack([np.column_stack(c) for c in ((start, lo), (start, hi), (end, hi), (end, lo))], axis=1)
 
 
-def gantt(schedule, ax=None, *, title: str | None = None, show_names: bool = True, show_deps: bool = False,
-          highlight_steals: bool = True, xmax: float | None = None, xlabel: str | None = None):
+def _critical_path(graph) -> list[str]:
+    from hetlab.tasks import critical_path
+
+    return critical_path(graph)[1] if graph.edges else []
+
+
+def _fit_names(ax, schedule) -> None:
+    """Hide a task's name when it is wider than its bar (estimated from the axes' size in inches)."""
+    fig = ax.figure
+    left, right = ax.get_xlim()
+    axes_inches = fig.get_figwidth() * ax.get_position().width * 0.85     # a legend will take some room
+    per_unit = axes_inches / max(right - left, 1e-12)
+    widths = {t.name: (schedule.end[i] - schedule.start[i]) * per_unit for i, t in enumerate(schedule.graph.tasks)}
+    for text in ax.texts:
+        name = text.get_text()
+        if name in widths:
+            text_inches = len(name) * text.get_fontsize() * (1.0 if not name.isascii() else 0.62) / 72
+            text.set_visible(text_inches <= 0.92 * widths[name])
+
+
+def gantt(schedule, ax=None, *, title: str | None = None, show_names=True, show_deps: bool | str = False,
+          critical: bool = False, colors: Sequence | None = None, highlight_steals: bool = True,
+          fit_names: bool = False, legend: bool = True, xmax: float | None = None, xlabel: str | None = None):
     """Gantt chart: one row per device, one bar per task, coloured by operation or task kind.
 
-    ``xlabel`` replaces the default "时间（时间单位）" when the times have a unit (e.g. seconds);
-    an empty string draws no label (for the upper panel of a stacked pair).
-
-    Tasks obtained by stealing (from a work-stealing schedule's log) are hatched; with
-    ``show_deps`` a thin arrow joins each dependency.
+    - ``critical``: the tasks on the graph's critical path in orange (:data:`CRITICAL_COLOUR`), the others
+      blue (:data:`OTHER_COLOUR`), and no legend of kinds; ``colors``: one colour per task (graph order)
+      instead of the kinds' colours, e.g. to follow the same task across panels;
+    - ``show_deps``: ``True`` draws every dependency as a faint arrow beneath the names, ``"critical"`` only
+      the critical path's edges, strong and orange (readable on a dense graph);
+    - ``show_names``: ``True`` writes each task's name in its bar (up to 60 tasks, bars wider than 3.5% of
+      the makespan), ``False`` none, or a collection of task names to write; ``fit_names`` then hides a name
+      wider than its bar;
+    - tasks obtained by stealing (from a work-stealing schedule's log) are hatched (``highlight_steals``);
+    - ``xlabel`` replaces the default "时间（时间单位）" when the times have a unit (e.g. seconds); an
+      empty string draws no label (for the upper panel of a stacked pair); ``legend=False`` draws none.
     """
     from matplotlib.collections import PolyCollection
     from matplotlib.patches import Patch
@@ -150,8 +247,25 @@ def gantt(schedule, ax=None, *, title: str | None = None, show_names: bool = Tru
     from hetlab.schedule import Schedule
 
     check_instance("schedule", schedule, Schedule)
-    for name, flag in (("show_names", show_names), ("show_deps", show_deps), ("highlight_steals", highlight_steals)):
+    for name, flag in (("critical", critical), ("highlight_steals", highlight_steals), ("fit_names", fit_names),
+                       ("legend", legend)):
         check_bool(name, flag)
+    if show_deps not in (True, False, "critical") or not isinstance(show_deps, (bool, str)):
+        raise ValueError(f"show_deps must be True, False or 'critical', got {show_deps!r}")
+    g, devices = schedule.graph, schedule.devices
+    if isinstance(show_names, (bool, np.bool_)):
+        named = set(t.name for t in g.tasks) if show_names and len(g.tasks) <= 60 else set()
+    elif isinstance(show_names, str):
+        raise TypeError(f"show_names must be True, False or a collection of task names, got {show_names!r}")
+    else:
+        named = {check_str("show_names", x) for x in check_sequence("show_names", show_names)}
+        unknown = sorted(named - set(g.index))
+        if unknown:
+            raise ValueError(f"show_names must name tasks of the schedule's graph, got unknown {unknown[:3]}")
+    if colors is not None:
+        colors = list(check_sequence("colors", colors))
+        if len(colors) != len(g.tasks):
+            raise ValueError(f"colors must give one colour per task ({len(g.tasks)}), got {len(colors)}")
     for name, text in (("title", title), ("xlabel", xlabel)):
         if text is not None:
             check_str(name, text, empty=True)
@@ -159,15 +273,19 @@ def gantt(schedule, ax=None, *, title: str | None = None, show_names: bool = Tru
         xmax = check_nonnegative("xmax", xmax)
     if ax is not None:
         _check_ax(ax)
-    ax = new_axes(ax, figsize=(8, 0.6 + 0.55 * min(len(schedule.devices), 100)))
-    g, devices = schedule.graph, schedule.devices
+    ax = new_axes(ax, figsize=(8, 0.6 + 0.55 * min(len(devices), 100)))
     stolen = {e.task for e in schedule.log if getattr(e, "task", None)} if highlight_steals else set()
     rows = len(devices)
     keys = [_task_key(t, devices[d]) for t, d in zip(g.tasks, schedule.device_of)]
-    colours = [_colour(k) for k in keys]
+    path = _critical_path(g) if critical or show_deps == "critical" else []
+    if colors is None and critical:
+        on_path = set(path)
+        colors = [CRITICAL_COLOUR if t.name in on_path else OTHER_COLOUR for t in g.tasks]
+    kinds = colors is None
     y = rows - 1 - schedule.device_of
     # One collection for all bars: far cheaper to draw than one Rectangle patch per task.
-    ax.add_collection(PolyCollection(_bar_vertices(schedule.start, schedule.end, y), facecolors=colours,
+    ax.add_collection(PolyCollection(_bar_vertices(schedule.start, schedule.end, y),
+                                     facecolors=[_colour(k) for k in keys] if kinds else colors,
                                      edgecolors="white", linewidths=0.6))
     if stolen:
         idx = [g.index[name] for name in stolen]
@@ -175,28 +293,59 @@ def gantt(schedule, ax=None, *, title: str | None = None, show_names: bool = Tru
                                          facecolors="none", edgecolors="black", linewidths=0.6, hatch="//"))
     ax.set_ylim(-0.6, rows - 0.4)
     span = schedule.makespan or 1.0
-    if show_names and len(g.tasks) <= 60:
-        for i, task in enumerate(g.tasks):
-            width = schedule.end[i] - schedule.start[i]
-            if width > 0.035 * span:
-                ax.text(schedule.start[i] + width / 2, y[i], task.name, ha="center", va="center",
-                        fontsize=7, color="white", clip_on=True)
+    for i, task in enumerate(g.tasks):
+        width = schedule.end[i] - schedule.start[i]
+        if task.name in named and width > 0.035 * span:
+            ax.text(schedule.start[i] + width / 2, y[i], task.name, ha="center", va="center",
+                    fontsize=7, color="white", clip_on=True, zorder=3)
     if show_deps:
-        for (src, dst) in g.edges:
+        strong = show_deps == "critical"
+        for src, dst in (zip(path, path[1:]) if strong else g.edges):
             a, b = g.index[src], g.index[dst]
-            ax.annotate("", xy=(schedule.start[b], y[b]), xytext=(schedule.end[a], y[a]),
-                        arrowprops=dict(arrowstyle="->", lw=0.5, color="0.3", alpha=0.6))
+            ax.annotate("", xy=(schedule.start[b], y[b]), xytext=(schedule.end[a], y[a]), zorder=1.5,
+                        arrowprops=dict(arrowstyle="->", lw=1.0 if strong else 0.6,
+                                        color=CRITICAL_COLOUR if strong else "0.25", alpha=0.9 if strong else 0.35))
     ax.axvline(schedule.makespan, color="black", lw=0.8, ls="--")
     ax.set_yticks(range(rows), [d.name for d in reversed(devices)])
     ax.set_xlim(0, (xmax or span) * 1.02)
-    ax.set_xlabel(label("时间（时间单位）", "time (time units)") if xlabel is None else xlabel)
+    ax.set_xlabel(_text("time") if xlabel is None else xlabel)
     ax.set_title(title or f"{schedule.policy}: makespan {schedule.makespan:.2f}")
-    handles = [Patch(color=_colour(k), label=k) for k in sorted(set(keys))]
+    handles = [Patch(color=_colour(k), label=k) for k in sorted(set(keys))] if kinds else []
     if stolen:
-        handles.append(Patch(fill=False, hatch="//", label=label("窃取所得", "stolen")))
-    if handles:
+        handles.append(Patch(fill=False, hatch="//", label=_text("stolen")))
+    if handles and legend:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    if fit_names:
+        _fit_names(ax, schedule)
     return ax
+
+
+def gantt_panels(panels, *, figsize=None, xlabel: str | None = None, **options):
+    """Stacked Gantt charts on one time axis: ``panels`` is a list of ``(Schedule, title)``; each is drawn by
+    :func:`gantt` with ``options`` (``critical``, ``colors``, ``show_names``, ``show_deps`` ...), all up to the
+    longest makespan, with the time label under the last one only. Returns the list of axes."""
+    import matplotlib.pyplot as plt
+
+    from hetlab.schedule import Schedule
+
+    items = check_sequence("panels", panels)
+    if not items or len(items) > 12:
+        raise ValueError(f"panels must list 1 to 12 (Schedule, title) pairs, got {len(items)}")
+    for k, item in enumerate(items):
+        if not (isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], Schedule)
+                and isinstance(item[1], str)):
+            raise TypeError(f"panels[{k}] must be a (Schedule, title) pair, got {describe(item)}")
+    if "ax" in options or "title" in options:
+        raise TypeError("gantt_panels draws one axes per panel and takes each title from panels")
+    rows = [len(s.devices) for s, _ in items]
+    figsize = (8, sum(0.6 + 0.55 * min(r, 100) for r in rows)) if figsize is None else _figsize(figsize)
+    use_cjk_font()
+    fig, axes = plt.subplots(len(items), 1, figsize=figsize, layout="constrained", sharex=True, squeeze=False,
+                             height_ratios=rows)
+    horizon = options.pop("xmax", None) or max(s.makespan for s, _ in items)
+    for k, (ax, (s, title)) in enumerate(zip(axes[:, 0], items)):
+        gantt(s, ax, title=title, xmax=horizon, xlabel=xlabel if k == len(items) - 1 else "", **options)
+    return list(axes[:, 0])
 
 
 def speedup_curve(p_values: Sequence[float], n_max: int = 1024, ax=None, *, log: bool = True):
@@ -213,34 +362,14 @@ def speedup_curve(p_values: Sequence[float], n_max: int = 1024, ax=None, *, log:
         line, = ax.plot(n, amdahl(p, n), label=f"p = {p:g}")
         if p < 1:
             ax.axhline(amdahl_limit(p), color=line.get_color(), ls=":", lw=1)
-    ax.plot(n, n, color="0.6", lw=0.8, ls="--", label=label("线性加速", "linear"))
+    ax.plot(n, n, color="0.6", lw=0.8, ls="--", label=_text("linear"))
     if log:
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
     ax.set_ylim(1, max(2, n_max) * 1.1)
-    ax.set_xlabel(label("设备数 N", "devices N"))
-    ax.set_ylabel(label("加速比 S", "speed-up S"))
-    ax.set_title(label("Amdahl 定律：点线为上限 1/(1-p)，灰色虚线为线性加速",
-                       "Amdahl's law: dotted lines are 1/(1-p), the dashed line is linear"))
-    ax.legend(fontsize=8)
-    return ax
-
-
-def efficiency_curve(p_values: Sequence[float], n_max: int = 1024, ax=None):
-    """Amdahl efficiency ``E = 1 / (N (1 - p) + p)`` against device count."""
-    from hetlab.formulas import amdahl_efficiency
-
-    p_values = _check_p_values(p_values)
-    n_max = check_int("n_max", n_max, low=1, high=10**12)
-    ax = new_axes(ax, figsize=(7, 4))
-    n = np.unique(np.round(np.geomspace(1, n_max, 200)))
-    for p in p_values:
-        ax.plot(n, amdahl_efficiency(p, n), label=f"p = {p:g}")
-    ax.set_xscale("log", base=2)
-    ax.set_ylim(0, 1.05)
-    ax.set_xlabel(label("设备数 N", "devices N"))
-    ax.set_ylabel(label("并行效率 E", "efficiency E"))
-    ax.set_title(label("并行效率随设备数下降", "Efficiency falls as devices are added"))
+    ax.set_xlabel(_text("devices"))
+    ax.set_ylabel(_text("speedup"))
+    ax.set_title(_text("amdahl_title"))
     ax.legend(fontsize=8)
     return ax
 
@@ -260,35 +389,20 @@ def granularity_curve(W: float, Os: float, ax=None, *, n_max: int | None = None)
     n_star = optimal_tasks(W, Os)
     top = float(n_max or max(10.0, 4.0 * n_star))
     n = np.unique(np.round(np.geomspace(1, top, 300)))
-    ax.plot(n, total_time(n, W, Os), color="black", lw=2, label=label("总耗时 T(N)", "total T(N)"))
-    ax.plot(n, n * Os, ls="--", label=label("调度开销 N·Os", "overhead N·Os"))
-    ax.plot(n, W / n, ls="--", label=label("均摊执行 W/N", "work W/N"))
+    ax.plot(n, total_time(n, W, Os), color="black", lw=2, label=_text("total"))
+    ax.plot(n, n * Os, ls="--", label=_text("overhead"))
+    ax.plot(n, W / n, ls="--", label=_text("work"))
     t_star = total_time(max(n_star, 1.0), W, Os)
     ax.plot([max(n_star, 1.0)], [t_star], "o", color="crimson", zorder=3)
     ax.annotate(f"N* = {n_star:.1f}\nT = {t_star:.1f}", (max(n_star, 1.0), t_star), textcoords="offset points",
                 xytext=(8, 12), color="crimson")
     ax.set_xscale("log")
     ax.set_ylim(0, min(float(total_time(1, W, Os)), 4 * t_star) * 1.05)
-    ax.set_xlabel(label("任务数 N（对数轴）", "tasks N (log scale)"))
-    ax.set_ylabel(label("时间", "time"))
-    ax.set_title(label(f"粒度 U 形曲线：W = {W:g}, Os = {Os:g}", f"Granularity U-curve: W = {W:g}, Os = {Os:g}"))
+    ax.set_xlabel(_text("tasks_log"))
+    ax.set_ylabel(_text("plain_time"))
+    ax.set_title(_text("u_curve", W=W, Os=Os))
     ax.legend(fontsize=8)
     return ax
-
-
-def pipeline_timeline(schedule, ax=None, *, title: str | None = None):
-    """A pipeline schedule's Gantt chart (forward blue, backward orange), with its bubble share."""
-    from hetlab.schedule import Schedule
-
-    check_instance("schedule", schedule, Schedule)
-    bubble = schedule.info.get("bubble_fraction")
-    if bubble is None:
-        raise ValueError("schedule must come from simulators.pipeline_schedule (its info has no bubble_fraction), "
-                         f"got a {schedule.policy!r} schedule")
-    if title is not None:
-        check_str("title", title, empty=True)
-    text = title or label(f"{schedule.policy}：气泡占比 {bubble:.1%}", f"{schedule.policy}: bubble {bubble:.1%}")
-    return gantt(schedule, ax, title=text, show_names=len(schedule.graph.tasks) <= 48)
 
 
 def flynn_diagram(axes=None):
@@ -299,10 +413,8 @@ def flynn_diagram(axes=None):
     if axes is None:
         use_cjk_font()
         _, axes = plt.subplots(1, 4, figsize=(10, 2.8), layout="constrained")
-    classes = [("SISD", 1, 1, label("单核 CPU", "single core")),
-               ("SIMD", 1, 4, label("CPU 向量指令 / GPU 的一个 warp", "CPU vector unit / one GPU warp")),
-               ("MISD", 4, 1, label("冗余容错计算（罕见）", "redundant fault-tolerant (rare)")),
-               ("MIMD", 4, 4, label("多核 CPU / 集群", "multi-core / cluster"))]
+    classes = [("SISD", 1, 1, _text("sisd")), ("SIMD", 1, 4, _text("simd")), ("MISD", 4, 1, _text("misd")),
+               ("MIMD", 4, 4, _text("mimd"))]
     for ax, (name, n_inst, n_data, example) in zip(axes, classes):
         units = max(n_inst, n_data)
         xs = np.linspace(0.15, 0.85, units) if units > 1 else [0.5]
@@ -327,9 +439,9 @@ def flynn_diagram(axes=None):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    key = [Line2D([], [], color="#4C72B0", lw=2, label=label("I = 指令流", "I = instruction stream")),
-           Line2D([], [], color="#C44E52", lw=2, label=label("D = 数据流", "D = data stream")),
-           Patch(color="#55A868", label=label("绿块 = 处理单元（PE）", "green = processing element"))]
+    key = [Line2D([], [], color="#4C72B0", lw=2, label=_text("instruction_stream")),
+           Line2D([], [], color="#C44E52", lw=2, label=_text("data_stream")),
+           Patch(color="#55A868", label=_text("processing_element"))]
     axes[0].figure.legend(handles=key, loc="outside lower center", ncol=3, fontsize=9, frameon=False)
     return axes
 
@@ -350,11 +462,10 @@ def parallelism_grid(data: int, tensor: int, pipeline: int, ax=None):
     ax.set_ylim(-0.2, pipeline + 0.1)
     ax.set_aspect("equal", adjustable="box")
     ax.set_xticks([d * (tensor + 0.6) + tensor / 2 - 0.05 for d in range(data)],
-                  [label(f"副本{d}", f"replica {d}") for d in range(data)] if data <= 8 else [""] * data)
+                  [_text("replica", d=d) for d in range(data)] if data <= 8 else [""] * data)
     ax.set_yticks([pipeline - 1 - s + 0.42 for s in range(pipeline)], [f"stage {s}" for s in range(pipeline)])
     ax.tick_params(length=0)
     for side in ("top", "right", "left", "bottom"):
         ax.spines[side].set_visible(False)
-    ax.set_title(label(f"数据并行 {data} × 张量并行 {tensor} × 流水线 {pipeline} = {data * tensor * pipeline} 台设备",
-                       f"data {data} x tensor {tensor} x pipeline {pipeline} = {data * tensor * pipeline} devices"))
+    ax.set_title(_text("grid_title", data=data, tensor=tensor, pipeline=pipeline, total=data * tensor * pipeline))
     return ax

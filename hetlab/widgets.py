@@ -24,7 +24,7 @@ from hetlab._validate import (
     describe,
 )
 
-__all__ = ["Explorer", "slider", "int_slider", "dropdown", "checkbox", "sweep_values"]
+__all__ = ["Explorer", "slider", "int_slider", "dropdown", "checkbox"]
 
 
 def _widgets():
@@ -95,28 +95,6 @@ def checkbox(description: str, value: bool = False):
     check_str("description", description, empty=True)
     check_bool("value", value)
     return _widgets().Checkbox(value=value, description=description, indent=False)
-
-
-def sweep_values(control) -> list:
-    """The values a test should drive a control through: both ends and the middle of a slider,
-    every option of a dropdown, both states of a checkbox."""
-    w = _widgets()
-    check_instance("control", control, (w.FloatSlider, w.IntSlider, w.Dropdown, w.Checkbox, w.ToggleButtons,
-                                        w.RadioButtons, w.SelectionSlider, w.ToggleButton),
-                   "a slider, drop-down, toggle or check box")
-    if hasattr(control, "options"):
-        values = [o[1] if isinstance(o, tuple) else o for o in control.options]
-        return values
-    if isinstance(control.value, bool):
-        return [False, True]
-    lo, hi = control.min, control.max
-    mid = lo + (hi - lo) / 2
-    if isinstance(control.value, int):
-        mid = int(round(mid))
-    else:
-        step = control.step or 1
-        mid = lo + round((mid - lo) / step) * step
-    return [lo, mid, hi]
 
 
 class Explorer:
@@ -228,7 +206,12 @@ class Explorer:
         options = {"pil_kwargs": {"compress_level": 1}} if self.fast else {}
         self.figure.savefig(buffer, format="png", dpi=self.dpi, **options)
         if self.fast and self.figure.get_layout_engine() is not None:
-            self.figure.set_layout_engine("none")   # positions found once stay put
+            # Positions found once stay put. No engine at all, not "none" (a placeholder engine): with any
+            # engine set, every savefig draws the figure twice, a dry run for the layout and then the render.
+            import matplotlib
+
+            with matplotlib.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+                self.figure.set_layout_engine(None)
         return buffer.getvalue()
 
     def _render(self) -> None:

@@ -32,21 +32,6 @@ def test_greedy_reaches_the_span_with_peak_width_devices(seed):
     assert p >= WS.parallelism(g) - 1e-9           # the peak is at least the average
 
 
-def test_dish_figure_and_critical_gantt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from hetlab.book import views
-
-    axes = views.dish_figure()
-    assert len(axes) == 3
-    plt.close(axes[0].figure)
-    with pytest.raises(ValueError, match="devices"):
-        views.dish_figure(devices=(0,))
-
-
 def test_transformer_layer_is_almost_a_chain():
     from hetlab.tasks import critical_path
     from hetlab.workloads.opgraphs import transformer_layer
@@ -70,36 +55,3 @@ def test_transformer_layer_validates():
         transformer_layer(tflops=0)
     with pytest.raises(TypeError, match="sequence"):
         transformer_layer(sequence=2.5)
-
-
-def test_critical_gantt_draws_only_the_critical_path_on_request():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from hetlab.book import views
-
-    g = views.example_graph("dag", 16)
-    s = WS.greedy(g, identical(3, speed=10.0))
-    ax = views.critical_gantt(s, show_deps="critical", fit_names=True)
-    from hetlab.tasks import critical_path
-
-    arrows = [a for a in ax.texts if getattr(a, "arrow_patch", None) is not None]
-    assert len(arrows) == len(critical_path(g)[1]) - 1
-    plt.close(ax.figure)
-    with pytest.raises(ValueError, match="show_deps"):
-        views.critical_gantt(s, show_deps="some")
-
-
-def test_transformer_figure_names_the_span():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from hetlab.book import views
-
-    ax = views.transformer_figure()
-    assert "D = 2842.3" in ax.get_title() and "W/D = 1.16" in ax.get_title()
-    plt.close(ax.figure)

@@ -52,7 +52,7 @@ import hetlab
 # --- what is driven ----------------------------------------------------------------------------------------------
 
 #: Modules the issue names; discovery must find each with an ``__all__`` (others are picked up automatically).
-NAMED_MODULES = {"formulas", "devices", "tasks", "schedule", "schedulers", "models.simulators", "workloads",
+NAMED_MODULES = {"formulas", "devices", "tasks", "schedule", "schedulers", "models.pipelines", "workloads",
                  "book.quiz", "book.progress", "real.measure", "real.execute", "plotting", "widgets"}
 
 #: Not driven blindly because calling them has side effects; each has hand-written cases (below, or in the file
@@ -66,11 +66,10 @@ SIDE_EFFECTS = {
     "import_bank": "rewrites the package's question bank",
     "answer_free_bank": "writes a question-bank file",
     "make_student_edition": "writes a folder of notebooks",
-    "grade": "book.grading.grade starts Jupyter kernels",
+    "grade": "book.edition.grade starts Jupyter kernels",
     "workflow": "workloads.workflows.workflow: an unstored instance imports wfcommons (seconds) and reseeds the global "
                 "generators; see tests/test_workflows.py",
     "from_wfcommons": "workloads.workflows.from_wfcommons needs a wfcommons Workflow object; tests/test_workflows.py drives it",
-    "TorchCUDA": "real.hybrid.TorchCUDA needs torch with a CUDA device; tests/lib/real/test_hybrid.py drives it",
 }
 #: A public function whose name says it writes, or with one of these parameters, must be listed above (or in
 #: WRITERS_DRIVEN, when it only writes where it is told): the sweep refuses to call an unlisted writer.
@@ -169,7 +168,6 @@ def _fixtures() -> dict:
     from hetlab.book.progress import ProgressStore
     from hetlab.devices import kitchen
     from hetlab.formulas import derive_optimal_tasks
-    from hetlab.models import simulators
     from hetlab.tasks import Task, TaskGraph
     from hetlab.workloads import article_tasks
 
@@ -178,10 +176,9 @@ def _fixtures() -> dict:
     schedule = schedulers.heft(graph, devices)
     small = TaskGraph([Task("a"), Task("b"), Task("c")], [("a", "c"), ("b", "c")])
     q = quiz.questions(3)[0]
-    served = simulators.serve(np.linspace(0.0, 0.5, 20), 2)
     report = compare_policies()
     return {"graph": graph, "devices": devices, "schedule": schedule, "small": small, "question": q,
-            "result": quiz.check(q.id, "A"), "served": served, "report": report,
+            "result": quiz.check(q.id, "A"), "report": report,
             "derivation": derive_optimal_tasks(), "store": ProgressStore(_TMP / "book.progress.json")}
 
 
@@ -264,8 +261,6 @@ OVERRIDES = {
     "schedule.Placement": {"task": "t0", "device": "CPU", "start": 0.0, "end": 1.0},
     "schedulers.execute_plan": {"sequences": lambda: {"CPU": [f"t{i}" for i in range(8)]}},
     "schedulers.StealEvent": {"time": 0.0, "thief": "CPU", "victim": "GPU", "task": "t0"},
-    "models.simulators.ServeResult": lambda: {f.name: getattr(_fixtures()["served"], f.name)
-                                       for f in dataclasses.fields(_fixtures()["served"])},
     "book.quiz.Question": lambda: {f.name: getattr(_fixtures()["question"], f.name)
                               for f in dataclasses.fields(_fixtures()["question"])},
     "book.quiz.Result": lambda: {f.name: getattr(_fixtures()["result"], f.name)
@@ -274,12 +269,8 @@ OVERRIDES = {
                                 for f in dataclasses.fields(_fixtures()["report"])},
     "book.progress.ProgressStore": {"path": lambda: _TMP / "store.json"},
     "widgets.int_slider": {"lo": 0, "hi": 10, "value": 5, "step": 1},
-    "plotting.pipeline_timeline": {"schedule": lambda: importlib.import_module("hetlab.models.simulators").pipeline_schedule(
-        [1.0, 1.0], 2)},
     "devices.Device.speed_for": {"op": "matmul"},
-    "book.grading.GradeReport": {"submission": "s.ipynb", "chapter": 4},
-    "book.edition.check_markers": {"cell": lambda: {"cell_type": "code", "source": "x = 1", "metadata": {}},
-                                   "where": "04-x.ipynb cell 1"},
+    "book.edition.GradeReport": {"submission": "s.ipynb"},
 }
 
 
@@ -303,7 +294,7 @@ OVERRIDES.update({
     "book.bank.Question": OVERRIDES["book.quiz.Question"],
     "metrics.HeteroMetrics": _fields_of(lambda: _mod("metrics").hetero_metrics(_mod("workloads").skewed_tasks(6),
                                                                              _mod("devices").identical(2))),
-    "book.grading.GradeItem": {"id": "c03-1", "kind": "question", "score": 1.0, "max_score": 1.0, "status": "correct"},
+    "book.edition.GradeItem": {"id": "c03-1", "kind": "question", "score": 1.0, "max_score": 1.0, "status": "correct"},
     "models.pipelines.stream": {"placement": lambda: _fixtures()["schedule"], "frames": 3},
     "models.pipelines.frame_period": {"placement": lambda: _fixtures()["schedule"], "frames": 3},
     "models.pipelines.split_placement": {"graph": lambda: _mod("workloads").segmentation_model(),
@@ -313,10 +304,18 @@ OVERRIDES.update({
         8, (1, 2), workers=1, repeat=1)),
     "real.split_timing.plot_split_timing": {"timing": lambda: _mod("real.split_timing").split_matmul_timing(
         8, (1, 2), workers=1, repeat=1)},
-    "models.serving.Workload": _SERVING,
+    "workloads.requests.RequestStream": _SERVING,
     "models.serving.simulate": _SERVING,
     "models.serving.ServingResult": _fields_of(lambda: _mod("models.serving").simulate(**{k: v() for k, v in _SERVING.items()})),
-    "models.serving.skewed_workload": {"n": 8},
+    "workloads.requests.skewed_requests": {"n": 8},
+    "models.roofline.llm_iteration_costs": {"params": 13e9, "layers": 40, "hidden": 5120},
+    "plotting.gantt_panels": {"panels": lambda: [(_fixtures()["schedule"], "plan")]},
+    "plotting.display_width": {"text": "工作窃取"},
+    "plotting.pad": {"text": "工作窃取", "width": 10},
+    "book.readings.ch10.training_summary": {"step": lambda: _mod("models.training").step_time(**_TRAINING)},
+    "book.readings.ch10.serving_summary": {"result": lambda: _mod("models.serving").simulate(
+        **{k: v() for k, v in _SERVING.items()})},
+    "book.readings.granularity.overhead_reading": {"thread": 13e-6, "process": 110e-6},
     "models.training.memory_per_device": {"params": 1e9, "layers": 8, "hidden": 1024, "sequence": 512, "heads": 16},
     "models.training.step_time": _TRAINING,
     "models.training.TrainingStep": _fields_of(lambda: _mod("models.training").step_time(**_TRAINING)),
@@ -343,53 +342,6 @@ def _staged_graph():
     from hetlab.tasks import Task, TaskGraph
 
     return TaskGraph([Task(n, 1.0) for n in "sabt"], [("s", "a"), ("s", "b"), ("a", "t"), ("b", "t")])
-
-def _cholesky_plan():
-    """A small CPU + GPU tiled-Cholesky plan (hetlab.workloads.cholesky), for the hybrid executor."""
-    workloads, schedulers = _mod("workloads.cholesky"), _mod("schedulers")
-    devices = workloads.cholesky_devices(1, tile_copy_s=0.5)
-    costs = {op: {"CPU": 2.0, "GPU": 1.0} for op in workloads.OPS}
-    return schedulers.heft(workloads.cholesky_graph(2, costs, devices), devices)
-
-
-def _cholesky_backends():
-    hybrid = _mod("real.hybrid")
-    return {"GPU": hybrid.StandInGPU(launch_s=0.0), "CPU0": hybrid.NumpyCPU()}
-
-
-_CASE = {"n": 512, "b": 256, "op_costs": lambda: {op: {"CPU": 1e-3, "GPU": 1e-4}
-                                                  for op in ("potrf", "trsm", "syrk", "gemm")}, "tile_copy_s": 1e-5}
-OVERRIDES.update({
-    "workloads.cholesky.CholeskyCase": _CASE,
-    "workloads.cholesky.CholeskyCase.graph": {"devices": lambda: _mod("workloads.cholesky").cholesky_devices(1)},
-    "workloads.cholesky.predict_makespans": {"case": lambda: _mod("workloads.cholesky").CholeskyCase(
-        **{k: _fresh(v) for k, v in _CASE.items()}), "workers": lambda: [1]},
-    "models.host.HostProfile": {"name": "p", "hold_s": 1e-5, "handoff_s": 2e-5},
-    "models.host.HostProfile.slowdown": {"k": 2},
-    "models.host.next_grant": {"free_at": 1.0, "requests": lambda: {"a": 0.5, "b": 1.2}, "handoff_s": 0.5},
-    "models.host.simulate_host": {"plan": lambda: _cholesky_plan(),
-                                  "profile": lambda: _mod("models.host").HostProfile("p", 0.1, 0.2)},
-    "real.readings.reading": {"name": "h200"},
-    "real.readings.case_of": {"data": lambda: _mod("real.readings").reading("h200_hetero")},
-    "real.readings.read_case": {"path": lambda: str(_PACKAGE / "data" / "readings" / "h200-2026-12-04" /
-                                                   "h200_hetero.json")},
-    "real.readings.MeasuredRun": _fields_of(lambda: _mod("real.readings").measured_runs()[1]),
-    "real.readings.predict_run": {"run": lambda: _mod("real.readings").measured_runs()[1]},
-    "real.readings.trace_schedule": {"trace": lambda: [[f"t{i}", "CPU", float(i), i + 1.0] for i in range(8)]},
-    "real.hybrid.HybridRun": {"schedule": lambda: _fixtures()["schedule"], "wall_time": 1.0},
-    "real.hybrid.NumpyCPU.put": {"tile": lambda: np.eye(2)},
-    "real.hybrid.NumpyCPU.get": {"tile": lambda: np.eye(2)},
-    "real.hybrid.NumpyCPU.run": {"op": "potrf", "tiles": lambda: [np.eye(2)]},
-    "real.hybrid.StandInGPU.put": {"tile": lambda: np.eye(2)},
-    "real.hybrid.StandInGPU.get": {"tile": lambda: np.eye(2)},
-    "real.hybrid.StandInGPU.run": {"op": "potrf", "tiles": lambda: [np.eye(2)]},
-    "real.hybrid.run_on_devices": {"plan": lambda: _cholesky_plan(), "backends": lambda: _cholesky_backends(),
-                                   "bodies": lambda: {t.name: (lambda backend: None)
-                                                      for t in _cholesky_plan().graph.tasks}},
-    "real.hybrid.factor": {"plan": lambda: _cholesky_plan(), "matrix": lambda: np.eye(4) * 4.0 + 1.0, "b": 2,
-                           "backends": lambda: _cholesky_backends()},
-})
-
 
 _MISSING = object()
 
@@ -447,7 +399,7 @@ def baseline(label: str, fn) -> dict[str, object]:
 
 def _sample(label: str, cls):
     """An instance of a public class, for driving its methods."""
-    fixtures = {"schedule.Schedule": "schedule", "tasks.TaskGraph": "graph", "models.simulators.ServeResult": "served",
+    fixtures = {"schedule.Schedule": "schedule", "tasks.TaskGraph": "graph",
                 "book.quiz.Question": "question", "book.quiz.Result": "result", "book.demo.DemoReport": "report",
                 "formulas.GranularityDerivation": "derivation", "book.progress.ProgressStore": "store"}
     if label in fixtures:
@@ -623,7 +575,7 @@ def _numbers(value, depth: int = 0):
             yield from _numbers(item, depth + 1)
     elif hasattr(value, "makespan") and hasattr(value, "start"):      # a Schedule
         yield from _numbers([value.start, value.end, value.makespan], depth + 1)
-    elif hasattr(value, "finish") and hasattr(value, "latency"):      # a ServeResult
+    elif hasattr(value, "finish") and hasattr(value, "latency"):      # a ServingResult
         yield from _numbers([value.finish, value.latency, value.busy], depth + 1)
 
 
@@ -870,7 +822,7 @@ def test_calibrated_cpu_from_figures():
     from hetlab.real.measure import calibrated_cpu
 
     cpu = calibrated_cpu({"matmul_gflops": 50.0, "cpus": 4})
-    assert cpu.speed == 50.0 and cpu.kind == "CPU"
+    assert cpu.speed == 50.0 and cpu.cores == 4
 
 
 @pytest.mark.parametrize("args, name", [((math.nan,), "path"), ((None,), "path"), ((3,), "path")])
@@ -894,8 +846,7 @@ def test_export_bank_checks_chapter_before_writing(tmp_path):
 
 
 def test_student_edition_and_grade_refuse_bad_arguments(tmp_path):
-    from hetlab.book.edition import make_student_edition
-    from hetlab.book.grading import grade
+    from hetlab.book.edition import grade, make_student_edition
 
     for chapters in ([0], [99], ["3"], "3", [2.5]):
         with pytest.raises((ValueError, TypeError)) as info:
@@ -922,8 +873,7 @@ def _subcommands():
 
 #: Valid positional arguments per subcommand, for building bad variants one argument at a time.
 CLI_VALID = {"amdahl": ["0.9", "4"], "granularity": ["100", "1"], "student-edition": ["out"],
-             "grade": ["submission.ipynb", "--key", "key.json"],
-             "predict-cholesky": [str(_PACKAGE / "data" / "readings" / "h200-2026-12-04" / "h200_hetero.json")]}
+             "grade": ["submission.ipynb", "--key", "key.json"]}
 CLI_BAD = ["nan", "inf", "-inf", "-1", "1e300", "1e-300", "text", "", "0", "10**12"]
 
 

@@ -21,7 +21,6 @@ millisecond for a Dask task.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -30,8 +29,8 @@ import numpy as np
 
 from hetlab._validate import as_float_array, check_fields, check_finite_result, check_int, check_positive
 
-__all__ = ["total_time_on", "optimal_task_count", "derivation_zh", "Overhead", "OVERHEADS", "GrainLevel",
-           "GRAIN_LEVELS", "greedy_makespan", "overhead_reading_zh"]
+__all__ = ["total_time_on", "optimal_task_count", "Overhead", "OVERHEADS", "GrainLevel", "GRAIN_LEVELS",
+           "greedy_makespan"]
 
 _MODELS = ("ideal", "rounds")
 
@@ -97,18 +96,6 @@ def optimal_task_count(W: float, Os: float, P: int | None = None) -> int:
     return best if P is None else min(best, P)
 
 
-def derivation_zh():
-    """:func:`hetlab.formulas.derive_optimal_tasks` with its step labels in Chinese (for chapter 4)."""
-    from hetlab.formulas import derive_optimal_tasks
-
-    d = derive_optimal_tasks()
-    labels = ["总耗时", "对 N 求一阶导数", "令导数为零，解出", "二阶导数",
-              "在 N* 处为正，所以 N* 是极小值点", "最小总耗时"]
-    if len(labels) != len(d.steps):
-        raise RuntimeError(f"expected {len(labels)} derivation steps, got {len(d.steps)}")
-    return dataclasses.replace(d, steps=[(zh, expr) for zh, (_, expr) in zip(labels, d.steps)])
-
-
 @dataclass(frozen=True)
 class Overhead:
     """A typical per-task scheduling overhead ``seconds`` of one mechanism, and where the figure comes from."""
@@ -123,6 +110,7 @@ class Overhead:
 
 #: Orders of magnitude of Os (seconds). Thread and process pools: measured on the book's 2-core build
 #: machine by ``hetlab.real.measure.dispatch_overhead`` (appendix A1 re-measures them on yours).
+#: A data table of labels: the mechanism and source are in Chinese because chapter 4 prints them as its table.
 OVERHEADS: tuple[Overhead, ...] = (
     Overhead("CUDA 核函数启动（GPU kernel launch）", 5e-6,
              "NVIDIA CUDA C++ Best Practices Guide；Gray 2019, Getting Started with CUDA Graphs（数微秒量级）"),
@@ -178,41 +166,9 @@ class GrainLevel:
 #: Orders of magnitude for chapter 4's three levels. Task lengths are illustrative round figures; the
 #: overheads are those of :data:`OVERHEADS` (a thread pool task for the instruction level shows why no
 #: software scheduler works there: the hardware issues instructions at no per-instruction software cost).
+#: A data table of labels, in Chinese as chapter 4 prints it.
 GRAIN_LEVELS: tuple[GrainLevel, ...] = (
     GrainLevel("任务级", "一个子图或一批数据，交给进程池 / Dask", 10e-3, "进程池任务", 120e-6),
     GrainLevel("算子级", "一次 CUDA 核函数，或张量并行的一个分片", 100e-6, "CUDA 核函数启动", 5e-6),
     GrainLevel("指令级", "一条乘加指令（约 3 个时钟周期，3 GHz）", 1e-9, "线程池任务（最便宜的软件派发）", 12e-6),
 )
-
-
-def overhead_reading_zh(thread: float, process: float, table_thread: float = 12e-6,
-                        table_process: float = 120e-6, busy: bool = False) -> str:
-    """Compare a measured thread-pool and process-pool dispatch overhead (seconds) with the
-    table's typical idle-machine magnitudes, in absolute terms and as a ratio. Chinese lines.
-
-    >>> print(overhead_reading_zh(13e-6, 110e-6).splitlines()[0])
-    线程池 Os 是上表典型值（12 µs）的 1.1 倍，进程池是上表（120 µs）的 0.92 倍：与上表的量级一致。
-    """
-    t = check_positive("thread", thread, high=10.0)
-    pr = check_positive("process", process, high=10.0)
-    tt = check_positive("table_thread", table_thread, high=10.0)
-    tp = check_positive("table_process", table_process, high=10.0)
-    if not isinstance(busy, (bool, np.bool_)):
-        raise TypeError(f"busy must be True or False, got {type(busy).__name__} {busy!r}")
-    rt, rp = t / tt, pr / tp
-    head = (f"线程池 Os 是上表典型值（{tt * 1e6:.0f} µs）的 {rt:.2g} 倍，"
-            f"进程池是上表（{tp * 1e6:.0f} µs）的 {rp:.2g} 倍：")
-    if max(rt, rp) <= 2.5 and min(rt, rp) >= 0.4:
-        head += "与上表的量级一致。"
-    elif min(rt, rp) > 2.5:
-        head += ("都明显更大；测量时机器在忙（见下面的负载），派发者和工作者都在排队等核。"
-                 if busy else "都明显更大；这台机器的派发比典型值慢，或测量时有别的程序短暂占用了核。")
-    elif max(rt, rp) < 0.4:
-        head += "都明显更小：这台机器比上表假设的典型机器快。"
-    else:
-        head += "一个在上表的量级内、一个偏离较多；偏离的那个受这次测量条件的影响更大。"
-    ratio = pr / t
-    tail = (f"进程池是线程池的 {ratio:.1f} 倍（上表约 {tp / tt:.0f} 倍）："
-            + ("进程池明显更贵，与上表的结论相同。" if ratio >= 3 else
-               "差距比上表小：机器忙时线程池的数字也会被拖大，空闲时重测一次。"))
-    return head + "\n" + tail

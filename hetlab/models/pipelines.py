@@ -1,22 +1,131 @@
-"""Frame-level pipelining: a stream of frames through one placement of a model on several devices.
+"""Pipelines: a step of pipeline-parallel training as a timeline, and a stream of frames through one placement.
 
-One idea: when one frame's operators form a chain, a single frame cannot keep CPU, GPU and NPU busy at once
-(its operators wait on each other), but consecutive frames can: while the NPU runs frame k's later layers,
-the GPU can already run frame k+1's early ones. :func:`stream` replays a fixed placement for ``frames``
-copies of the graph, each device running its operators in (frame, topological) order, and reports the
-steady-state period per frame; its speed-up over one frame at a time is the overlap the placement allows.
+One idea: work split into stages that run on different devices, kept busy by feeding them a stream of
+items (micro-batches, frames); the bubbles at the ends and the slowest stage set the time per item.
+
+- :func:`pipeline_schedule`: one training step with one stage per device, GPipe or 1F1B (Huang et al. 2019;
+  Narayanan et al. 2021), as a :class:`~hetlab.schedule.Schedule` with its bubble and peak activations;
+- frame-level pipelining: when one frame's operators form a chain, a single frame cannot keep CPU, GPU and
+  NPU busy at once (its operators wait on each other), but consecutive frames can: while the NPU runs frame
+  k's later layers, the GPU can already run frame k+1's early ones. :func:`stream` replays a fixed placement
+  for ``frames`` copies of the graph, each device running its operators in (frame, topological) order, and
+  :func:`frame_period` reports the steady-state period per frame; its speed-up over one frame at a time is
+  the overlap the placement allows.
+
+>>> s = pipeline_schedule([1, 1, 1, 1], micro_batches=8, method="gpipe")
+>>> round(s.info["bubble_fraction"], 4)     # (p - 1) / (m + p - 1) = 3 / 11
+0.2727
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from hetlab._validate import check_instance, check_int, check_positive, check_sequence, check_str
-from hetlab.devices import Device, transfer_time
+import numpy as np
+
+from hetlab._validate import (
+    as_float_array,
+    check_choice,
+    check_instance,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_sequence,
+    check_str,
+)
+from hetlab.devices import Device, Link, transfer_time
 from hetlab.schedule import Schedule
+from hetlab.schedulers import execute_plan
 from hetlab.tasks import Task, TaskGraph
 
-__all__ = ["stream", "frame_period", "split_placement", "overlap_share", "min_energy_placement", "handoffs",
-           "energy_aware_choice"]
+__all__ = ["pipeline_schedule", "stream", "frame_period", "split_placement", "overlap_share", "min_energy_placement",
+           "handoffs", "energy_aware_choice"]
+
+
+#: Size limits: a pipeline timeline of more tasks takes seconds to build.
+_MAX_STAGES = 1_000
+_MAX_MICRO_BATCHES = 10_000
+_MAX_PIPELINE_TASKS = 200_000
+
+
+def pipeline_schedule(stage_times: Sequence[float], micro_batches: int, *, method: str = "gpipe",
+                      backward_ratio: float = 2.0, activation: float = 0.0, link: Link | None = None) -> Schedule:
+    """Timeline of one training step of a pipeline with one stage per device.
+
+    Each micro-batch ``k`` runs forward ``F{k}@S{s}`` through stages ``s = 0 .. p-1``, then backward
+    ``B{k}@S{s}`` from the last stage back to the first; a backward pass takes ``backward_ratio`` times
+    the stage's forward time (``0`` gives a forward-only, inference pipeline). ``activation`` is
+    the data each micro-batch sends to the next stage, moved over ``link``.
+
+    ``method``: ``"gpipe"`` (Huang et al. 2019): all forwards, then all backwards;
+    ``"1f1b"`` (PipeDream-Flush, Narayanan et al. 2021): after ``p - s - 1`` warm-up forwards each
+    stage alternates one forward and one backward, so at most ``p - s`` micro-batches' activations
+    are held at once. ``info`` reports ``bubble_fraction`` (idle share of devices x makespan) and
+    ``peak_activations`` per stage.
+    """
+    times = as_float_array("stage_times", stage_times, low=0.0, low_open=True, finite=True)
+    if times.ndim != 1 or times.size == 0:
+        raise ValueError(f"stage_times must be a non-empty 1-D sequence, got shape {times.shape}")
+    if times.size > _MAX_STAGES:
+        raise ValueError(f"stage_times must list at most {_MAX_STAGES} stages, got {times.size}")
+    m = check_int("micro_batches", micro_batches, low=1, high=_MAX_MICRO_BATCHES)
+    ratio = check_nonnegative("backward_ratio", backward_ratio, high=100.0)
+    check_choice("method", method, ("gpipe", "1f1b"))
+    activation = check_nonnegative("activation", activation)
+    if link is not None:
+        check_instance("link", link, Link)
+    p = times.size
+    if p * m > _MAX_PIPELINE_TASKS // 2:
+        raise ValueError(f"stage_times x micro_batches must be at most {_MAX_PIPELINE_TASKS // 2:,} forward passes "
+                         f"(a timeline of that many tasks takes seconds to build), got {p} x {m} = {p * m:,}")
+    if not np.isfinite(times.sum() * (1.0 + ratio) * (m + p)) or times.sum() * (1.0 + ratio) * (m + p) > 1e300:
+        raise ValueError(f"stage_times, backward_ratio and micro_batches give a step longer than 1e300 "
+                         f"(stage_times sum {times.sum():g}, backward_ratio={ratio:g}, micro_batches={m}): rescale")
+    link = link or Link()
+    devices = [Device(f"S{s}", "GPU", link=link) for s in range(p)]
+    tasks, edges = [], []
+    for s in range(p):
+        for k in range(m):
+            tasks.append(Task(f"F{k}@S{s}", times={f"S{s}": float(times[s])}, op="forward"))
+            if s > 0:
+                edges.append((f"F{k}@S{s - 1}", f"F{k}@S{s}", activation))
+            if ratio > 0:
+                tasks.append(Task(f"B{k}@S{s}", times={f"S{s}": float(times[s]) * ratio}, op="backward"))
+    if ratio > 0:
+        for k in range(m):
+            edges.append((f"F{k}@S{p - 1}", f"B{k}@S{p - 1}", 0.0))
+            for s in range(p - 1):
+                edges.append((f"B{k}@S{s + 1}", f"B{k}@S{s}", activation))
+    sequences = {}
+    for s in range(p):
+        forwards = [f"F{k}@S{s}" for k in range(m)]
+        backwards = [f"B{k}@S{s}" for k in range(m)] if ratio > 0 else []
+        if method == "gpipe" or ratio == 0:
+            sequences[f"S{s}"] = forwards + backwards
+        else:
+            warm = min(p - s - 1, m)
+            seq = forwards[:warm]
+            for k in range(m - warm):
+                seq += [forwards[warm + k], backwards[k]]
+            sequences[f"S{s}"] = seq + backwards[m - warm:]
+    graph = TaskGraph(tasks, edges)
+    plan = execute_plan(graph, devices, sequences, policy=method)
+    bubble = 1.0 - plan.busy.sum() / (p * plan.makespan)
+    peaks = [_peak_in_flight(plan, s, m) for s in range(p)] if ratio > 0 else [1] * p
+    info = {"bubble_fraction": float(bubble), "peak_activations": peaks, "stages": p, "micro_batches": m}
+    return Schedule(graph, plan.devices, plan.device_of, plan.start, plan.end, method, info=info)
+
+
+def _peak_in_flight(plan: Schedule, s: int, m: int) -> int:
+    # A micro-batch's activations live on stage s from its forward's start to its backward's end.
+    idx = plan.graph.index
+    starts = [plan.start[idx[f"F{k}@S{s}"]] for k in range(m)]
+    ends = [plan.end[idx[f"B{k}@S{s}"]] for k in range(m)]
+    events = sorted([(t, 1) for t in starts] + [(t, -1) for t in ends], key=lambda e: (e[0], e[1]))
+    live = peak = 0
+    for _, delta in events:
+        live += delta
+        peak = max(peak, live)
+    return peak
 
 
 def _devices(devices) -> list[Device]:
@@ -44,8 +153,6 @@ def stream(graph: TaskGraph, devices: Sequence[Device], placement, frames: int) 
     tasks in a modulo order (frame k's task at k times the busiest device's work per frame plus its
     start in a lone frame), so a device may work on frame k+1 while frame k is elsewhere. All frames are
     ready at time 0 (a backlog: this measures throughput); :func:`frame_period` gives the time per frame."""
-    from hetlab.schedulers import execute_plan
-
     if not isinstance(graph, TaskGraph):
         raise TypeError(f"graph must be a TaskGraph, got {type(graph).__name__}")
     frames = check_int("frames", frames, low=1, high=10_000)

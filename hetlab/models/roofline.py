@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from hetlab._validate import as_float_array, check_int, check_nonnegative, check_positive
+from hetlab._validate import as_float_array, check_finite_result, check_int, check_nonnegative, check_positive
 
 __all__ = ["attainable", "ridge_point", "memory_bound", "matmul_intensity", "elementwise_intensity",
-           "kernel_time", "dense_layer_intensity"]
+           "kernel_time", "dense_layer_intensity", "llm_iteration_costs"]
 
 
 def _out(arr: np.ndarray) -> Any:
@@ -98,3 +98,59 @@ def dense_layer_intensity(k: int, n: int, batch: int = 1, bytes_per_value: float
     if b > 64:
         raise ValueError(f"bytes_per_value must be in (0, 64], got {b:g}")
     return 2 * batch * k * n / ((k * n + batch * k + batch * n) * b)
+
+
+def llm_iteration_costs(params: float, *, layers: int, hidden: int, peak_flops: float = 312e12, mfu: float = 0.5,
+                    bandwidth: float = 2.039e12, mbu: float = 0.6, context: float = 250.0,
+                    memory: float = 80e9, reserve: float = 0.1, bytes_per_value: float = 2.0) -> dict[str, float]:
+    """Per-iteration costs of :func:`hetlab.models.serving.simulate`, from a model's size and a GPU's datasheet:
+    prefill is compute-bound (the flat roof), decode memory-bound (the slanted roof).
+
+    A dense decoder with ``params`` parameters (16-bit, ``bytes_per_value`` = 2) on one GPU with ``peak_flops``
+    (A100: 312 TFLOP/s BF16 dense) and HBM ``bandwidth`` (A100 80 GB SXM: 2.039 TB/s):
+
+    - ``prefill_per_token`` = 2 * params / (peak_flops * mfu): a prompt token costs 2 FLOPs per parameter
+      (a multiply and an add) and prefill is compute-bound, running at ``mfu`` (model FLOPs utilisation) of peak;
+    - ``step_base`` = bytes_per_value * params / (bandwidth * mbu): every decode iteration reads all weights once
+      at ``mbu`` (memory bandwidth utilisation) of the HBM bandwidth;
+    - ``step_per_sequence`` = kv_per_token * context / (bandwidth * mbu): each running sequence also reads its
+      KV cache, ``kv_per_token`` = 2 (K and V) * layers * hidden * bytes_per_value, at ``context`` tokens;
+    - ``kv_capacity``: tokens of KV cache that fit in ``memory`` after the weights and a ``reserve`` share for
+      workspace (full multi-head attention; grouped-query attention would store fewer bytes per token).
+
+    >>> c = llm_iteration_costs(13e9, layers=40, hidden=5120)
+    >>> round(c["prefill_per_token"] * 1e3, 3), round(c["step_base"] * 1e3, 1)   # ms
+    (0.167, 21.3)
+    """
+    psi = check_positive("params", params)
+    if psi > 1e13:
+        raise ValueError(f"params must be at most 1e13, got {psi:g}")
+    n_layers = check_int("layers", layers, low=1, high=10_000)
+    h = check_int("hidden", hidden, low=1, high=10 ** 6)
+    peak = check_positive("peak_flops", peak_flops)
+    bw = check_positive("bandwidth", bandwidth)
+    ctx = check_positive("context", context)
+    mem = check_positive("memory", memory)
+    width = check_positive("bytes_per_value", bytes_per_value)
+    if not 0.5 <= width <= 8:
+        raise ValueError(f"bytes_per_value must be in [0.5, 8] (4-bit to 64-bit values), got {bytes_per_value!r}")
+    for name, value in (("mfu", mfu), ("mbu", mbu)):
+        check_positive(name, value)
+        if value > 1:
+            raise ValueError(f"{name} must be in (0, 1], got {value:g}")
+    share = check_nonnegative("reserve", reserve)
+    if share >= 1:
+        raise ValueError(f"reserve must be in [0, 1), got {share:g}")
+    weights = width * psi
+    kv_per_token = 2.0 * n_layers * h * width
+    free = mem * (1.0 - share) - weights
+    if free < kv_per_token:
+        raise ValueError(f"memory = {memory!r} bytes must hold the weights of params = {params!r} at "
+                         f"bytes_per_value = {bytes_per_value!r} ({weights / 1e9:.1f} GB), the reserve = {reserve!r} "
+                         f"and one token of KV cache")
+    effective = bw * mbu
+    costs = {"prefill_per_token": 2.0 * psi / (peak * mfu), "step_base": weights / effective,
+             "step_per_sequence": kv_per_token * ctx / effective}
+    check_finite_result(list(costs.values()), params=params, peak_flops=peak_flops, bandwidth=bandwidth,
+                        context=context)
+    return {**costs, "kv_capacity": int(free // kv_per_token), "kv_bytes_per_token": kv_per_token}

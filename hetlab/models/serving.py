@@ -28,7 +28,10 @@ the useful share (busy time spent on real sequences rather than on the padding s
 batches). Between events the batch is fixed, so the simulation jumps over runs of identical decode iterations
 instead of stepping through them: its cost grows with the number of requests, not of tokens.
 
->>> w = workload(rate=20, duration=10, seed=1)
+Request streams to feed it are in :mod:`hetlab.workloads.requests`.
+
+>>> from hetlab.workloads.requests import bursty_requests
+>>> w = bursty_requests(rate=20, duration=10, seed=1)
 >>> a = simulate(w.arrivals, w.prompt, w.output, policy="static", max_batch=8)
 >>> b = simulate(w.arrivals, w.prompt, w.output, policy="continuous", max_batch=8)
 >>> b.p99 < a.p99
@@ -43,86 +46,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hetlab._validate import as_float_array, check_choice, check_int, check_nonnegative, check_positive, check_real
+from hetlab._validate import as_float_array, check_bool, check_choice, check_int, check_nonnegative, check_positive
 
-__all__ = ["Workload", "workload", "skewed_workload", "simulate", "ServingResult", "POLICIES", "DISPATCH",
-           "ITERATION_COSTS", "iteration_costs"]
+__all__ = ["simulate", "ServingResult", "POLICIES", "DISPATCH", "ITERATION_COSTS"]
 
 POLICIES = ("static", "continuous")
 DISPATCH = ("round_robin", "least_loaded")
 ITERATION_COSTS = ("sum", "max")   # how an iteration combines weight-read time and prefill compute time
 _MAX_REQUESTS = 10 ** 7
 _MAX_TOKENS = 10 ** 7
-
-
-@dataclass(frozen=True)
-class Workload:
-    """Arrival times (s, sorted) with each request's prompt and output lengths (tokens)."""
-
-    arrivals: np.ndarray
-    prompt: np.ndarray
-    output: np.ndarray
-
-    def __post_init__(self) -> None:
-        arr = _vector("arrivals", self.arrivals, low=0.0)
-        object.__setattr__(self, "arrivals", arr)
-        for name in ("prompt", "output"):
-            object.__setattr__(self, name, _tokens(name, getattr(self, name), arr.size))
-
-    def __len__(self) -> int:
-        return int(self.arrivals.size)
-
-
-def _lengths(rng: np.random.Generator, mean: float, n: int) -> np.ndarray:
-    # Lognormal lengths (sigma 0.6: a long tail, as in chat traces), at least one token.
-    sigma = 0.6
-    draws = rng.lognormal(math.log(mean) - sigma ** 2 / 2, sigma, n)
-    return np.maximum(1, np.rint(draws)).astype(np.int64)
-
-
-def workload(rate: float, duration: float, *, burst_factor: float = 10.0, burst_share: float = 0.1,
-             mean_burst: float = 1.0, prompt_mean: float = 200.0, output_mean: float = 100.0,
-             seed: int = 0) -> Workload:
-    """Bursty requests: calm periods at ``rate`` per second and bursts at ``rate * burst_factor`` taking
-    ``burst_share`` of the time (a two-state Markov-modulated Poisson process,
-    :func:`hetlab.models.simulators.bursty_arrivals`); prompt and output lengths lognormal with the given means."""
-    from hetlab.models.simulators import bursty_arrivals
-
-    check_int("seed", seed, low=0)
-    p_mean = check_positive("prompt_mean", prompt_mean)
-    o_mean = check_positive("output_mean", output_mean)
-    for name, value in (("prompt_mean", p_mean), ("output_mean", o_mean)):
-        if value > 1e5:
-            raise ValueError(f"{name} must be in (0, 100000], got {value:g}")
-    r = check_positive("rate", rate)
-    d = check_positive("duration", duration)
-    b = check_positive("burst_factor", burst_factor)
-    if r * d * max(1.0, b) > _MAX_REQUESTS:
-        raise ValueError(f"rate * duration * burst_factor must be at most {_MAX_REQUESTS:g} requests, got "
-                         f"rate={r:g}, duration={d:g}, burst_factor={b:g}")
-    arrivals = bursty_arrivals(r, d, burst_factor=burst_factor, burst_share=burst_share, mean_burst=mean_burst,
-                               seed=seed)
-    if arrivals.size == 0:
-        raise ValueError(f"rate * duration must bring at least one request, got rate={r:g}, duration={d:g}")
-    rng = np.random.default_rng([seed, 1])
-    return Workload(arrivals, _lengths(rng, p_mean, arrivals.size), _lengths(rng, o_mean, arrivals.size))
-
-
-def skewed_workload(n: int, *, every: int = 4, long_output: int = 400, short_output: int = 20,
-                    prompt: int = 100, gap: float = 0.01) -> Workload:
-    """``n`` requests ``gap`` seconds apart; every ``every``-th one (0, every, 2 every, ...) is long.
-
-    With ``every`` GPUs and round-robin dispatch all long requests land on GPU 0: the case where stealing
-    between queues matters."""
-    n = check_int("n", n, low=1, high=_MAX_REQUESTS)
-    every = check_int("every", every, low=1, high=n)
-    long_output = check_int("long_output", long_output, low=1, high=_MAX_TOKENS)
-    short_output = check_int("short_output", short_output, low=1, high=_MAX_TOKENS)
-    prompt = check_int("prompt", prompt, low=1, high=_MAX_TOKENS)
-    gap = check_positive("gap", gap)
-    idx = np.arange(n)
-    output = np.where(idx % every == 0, long_output, short_output).astype(np.int64)
-    return Workload(idx * gap, np.full(n, prompt, dtype=np.int64), output)
 
 
 @dataclass(frozen=True)
@@ -187,10 +119,7 @@ class ServingResult:
 
     def percentile(self, q: float) -> float:
         """The ``q``-th percentile (0-100) of request latency, in seconds."""
-        q = check_real("q", q)
-        if not 0.0 <= q <= 100.0:
-            raise ValueError(f"q must be in [0, 100], got {q!r}")
-        return float(np.percentile(self.latency, q))
+        return float(np.percentile(self.latency, check_nonnegative("q", q, high=100.0)))
 
     @property
     def p50(self) -> float:
@@ -220,14 +149,6 @@ class ServingResult:
         """Time-weighted mean batch size while busy (padding slots included)."""
         total = self.busy.sum()
         return float(self.slot_time.sum() / total) if total > 0 else 0.0
-
-    def summary(self) -> str:
-        """One line in Chinese."""
-        name = {"static": "请求级批处理", "continuous": "连续批处理"}[self.policy]
-        return (f"{name}：P50 {self.p50 * 1e3:.0f} ms，P99 {self.p99 * 1e3:.0f} ms，"
-                f"首字延迟 P99 {np.percentile(self.ttft, 99) * 1e3:.0f} ms，每词元 {self.tpot * 1e3:.1f} ms，"
-                f"{self.tokens_per_s:.0f} 词元/秒，GPU 忙碌 {self.busy_fraction:.0%}，有效 {self.useful_fraction:.0%}，"
-                f"平均批 {self.mean_batch:.1f}")
 
 
 def _vector(name: str, value, *, low: float, high: float | None = None, size: int | None = None,
@@ -281,40 +202,28 @@ def simulate(arrivals, prompt, output, *, policy: str = "continuous", gpus: int 
     ``kv_capacity`` is each GPU's KV cache in tokens; a request needing more than it alone is refused.
     ``max_wait`` (request-level batching only): how long a GPU holding a partial batch waits for more.
     The default costs are illustrative (a 13B-class model on one A100: ~20 ms to read the weights per
-    iteration). ``cost`` is ``"sum"`` (memory time + prefill compute time, default) or ``"max"`` (the larger
-    of the two, a roofline-style overlap). Deterministic: the same inputs give the same result.
+    iteration); :func:`hetlab.models.roofline.llm_iteration_costs` derives them from a model and a GPU.
+    ``cost`` is ``"sum"`` (memory time + prefill compute time, default) or ``"max"`` (the larger of the two,
+    a roofline-style overlap). Deterministic: the same inputs give the same result.
     """
-    arr = as_float_array("arrivals", arrivals, low=0.0)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"arrivals must be a non-empty 1-D sequence, got shape {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise ValueError("arrivals must be finite, got inf")
+    arr = _vector("arrivals", arrivals, low=0.0)
     n = arr.size
-    if n > _MAX_REQUESTS:
-        raise ValueError(f"arrivals must hold at most {_MAX_REQUESTS} requests, got {n}")
     p_tok = _tokens("prompt", prompt, n)
     o_tok = _tokens("output", output, n)
-    if not isinstance(policy, str) or policy not in POLICIES:
-        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    if not isinstance(dispatch, str) or dispatch not in DISPATCH:
-        raise ValueError(f"dispatch must be one of {', '.join(DISPATCH)}, got {dispatch!r}")
-    if not isinstance(steal, bool):
-        raise TypeError(f"steal must be a bool, got {steal!r}")
-    if not isinstance(cost, str) or cost not in ITERATION_COSTS:
-        raise ValueError(f"cost must be one of {', '.join(ITERATION_COSTS)}, got {cost!r}")
+    check_choice("policy", policy, POLICIES)
+    check_choice("dispatch", dispatch, DISPATCH)
+    steal = check_bool("steal", steal)
+    check_choice("cost", cost, ITERATION_COSTS)
     n_gpu = check_int("gpus", gpus, low=1, high=4096)
     max_batch = check_int("max_batch", max_batch, low=1, high=100_000)
-    wait = check_nonnegative("max_wait", max_wait)
     kv_cap = check_int("kv_capacity", kv_capacity, low=2, high=10 ** 10)
-    base = check_positive("step_base", step_base)
-    per_seq = check_nonnegative("step_per_sequence", step_per_sequence)
-    per_tok = check_nonnegative("prefill_per_token", prefill_per_token)
     workers = check_int("cpu_workers", cpu_workers, low=1, high=100_000)
-    cpu = check_nonnegative("cpu_time", cpu_time)
-    for name, value in (("max_wait", wait), ("step_base", base), ("step_per_sequence", per_seq),
-                        ("prefill_per_token", per_tok), ("cpu_time", cpu)):
-        if value > 3600:
-            raise ValueError(f"{name} must be at most 3600 seconds, got {value:g}")
+    # Times in seconds, at most an hour each (longer iterations or waits are a unit mistake).
+    wait = check_nonnegative("max_wait", max_wait, high=3600.0)
+    base = check_positive("step_base", step_base, high=3600.0)
+    per_seq = check_nonnegative("step_per_sequence", step_per_sequence, high=3600.0)
+    per_tok = check_nonnegative("prefill_per_token", prefill_per_token, high=3600.0)
+    cpu = check_nonnegative("cpu_time", cpu_time, high=3600.0)
     need = p_tok + o_tok
     if need.max() > kv_cap:
         raise ValueError(f"kv_capacity must hold prompt + output of every request (>= {int(need.max())} tokens), "
@@ -553,56 +462,3 @@ class _Simulator:
         self.plan[g] = (t, step, k, size)
         self.version[g] += 1
         self.push(t + k * step, self.BOUNDARY, g, self.version[g])
-
-
-def iteration_costs(params: float, *, layers: int, hidden: int, peak_flops: float = 312e12, mfu: float = 0.5,
-                    bandwidth: float = 2.039e12, mbu: float = 0.6, context: float = 250.0,
-                    memory: float = 80e9, reserve: float = 0.1, bytes_per_value: float = 2.0) -> dict[str, float]:
-    """Per-iteration costs of :func:`simulate` derived from a model's size and a GPU's datasheet.
-
-    A dense decoder with ``params`` parameters (16-bit, ``bytes_per_value`` = 2) on one GPU with ``peak_flops``
-    (A100: 312 TFLOP/s BF16 dense) and HBM ``bandwidth`` (A100 80 GB SXM: 2.039 TB/s):
-
-    - ``prefill_per_token`` = 2 * params / (peak_flops * mfu): a prompt token costs 2 FLOPs per parameter
-      (a multiply and an add) and prefill is compute-bound, running at ``mfu`` (model FLOPs utilisation) of peak;
-    - ``step_base`` = bytes_per_value * params / (bandwidth * mbu): every decode iteration reads all weights once
-      at ``mbu`` (memory bandwidth utilisation) of the HBM bandwidth;
-    - ``step_per_sequence`` = kv_per_token * context / (bandwidth * mbu): each running sequence also reads its
-      KV cache, ``kv_per_token`` = 2 (K and V) * layers * hidden * bytes_per_value, at ``context`` tokens;
-    - ``kv_capacity``: tokens of KV cache that fit in ``memory`` after the weights and a ``reserve`` share for
-      workspace (full multi-head attention; grouped-query attention would store fewer bytes per token).
-
-    >>> c = iteration_costs(13e9, layers=40, hidden=5120)
-    >>> round(c["prefill_per_token"] * 1e3, 3), round(c["step_base"] * 1e3, 1)   # ms
-    (0.167, 21.3)
-    """
-    psi = check_positive("params", params)
-    if psi > 1e13:
-        raise ValueError(f"params must be at most 1e13, got {psi:g}")
-    n_layers = check_int("layers", layers, low=1, high=10_000)
-    h = check_int("hidden", hidden, low=1, high=10 ** 6)
-    peak = check_positive("peak_flops", peak_flops)
-    bw = check_positive("bandwidth", bandwidth)
-    ctx = check_positive("context", context)
-    mem = check_positive("memory", memory)
-    width = check_positive("bytes_per_value", bytes_per_value)
-    if not 0.5 <= width <= 8:
-        raise ValueError(f"bytes_per_value must be in [0.5, 8] (4-bit to 64-bit values), got {bytes_per_value!r}")
-    for name, value in (("mfu", mfu), ("mbu", mbu)):
-        check_positive(name, value)
-        if value > 1:
-            raise ValueError(f"{name} must be in (0, 1], got {value:g}")
-    share = check_nonnegative("reserve", reserve)
-    if share >= 1:
-        raise ValueError(f"reserve must be in [0, 1), got {share:g}")
-    weights = width * psi
-    kv_per_token = 2.0 * n_layers * h * width
-    free = mem * (1.0 - share) - weights
-    if free < kv_per_token:
-        raise ValueError(f"memory = {memory!r} bytes must hold the weights of params = {params!r} at "
-                         f"bytes_per_value = {bytes_per_value!r} ({weights / 1e9:.1f} GB), the reserve = {reserve!r} "
-                         f"and one token of KV cache")
-    effective = bw * mbu
-    return {"prefill_per_token": 2.0 * psi / (peak * mfu), "step_base": weights / effective,
-            "step_per_sequence": kv_per_token * ctx / effective, "kv_capacity": int(free // kv_per_token),
-            "kv_bytes_per_token": kv_per_token}

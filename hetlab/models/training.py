@@ -6,10 +6,16 @@ One idea: what a data x tensor x pipeline parallel training job costs per device
   bytes per parameter, Rajbhandari et al. 2020) sharded by ZeRO stages 0-3 over the data-parallel group and
   split by tensor and pipeline parallelism, plus activations (Korthikanti et al. 2022).
 - :func:`activation_memory`: activation bytes of one micro-batch in one transformer layer.
-- :func:`ring_allreduce`: ring all-reduce as reduce-scatter + all-gather (Patarasuk & Yuan 2009).
+- :func:`ring_allreduce`: ring all-reduce as reduce-scatter + all-gather (Patarasuk & Yuan 2009), the phases of
+  :func:`hetlab.communication.ring_allreduce_time`.
 - :func:`bubble_fraction`: idle share of a pipeline (GPipe, 1F1B, interleaved 1F1B; Narayanan et al. 2021).
 - :func:`step_time`: one step of DP x TP x PP with the pipeline bubble, TP's all-reduces on the fast
   intra-node link and DP's gradient all-reduce overlapped with compute, checked for feasibility.
+- :func:`data_parallel_step`: the step time of plain data parallelism with a fixed global batch, the part of the
+  gradient all-reduce hidden behind the backward pass (accepts arrays, for curves).
+
+Tensor parallelism splits attention heads and pipeline parallelism splits layers, so ``heads`` must be a
+multiple of ``tp`` and ``layers`` a multiple of ``pp`` (Megatron-LM refuses other splits); a ValueError says so.
 
 Sizes are bytes, times seconds, bandwidths bytes per second. GB in the ZeRO paper means 1e9 bytes.
 
@@ -22,15 +28,30 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hetlab._validate import check_fields, check_finite_result, check_int, check_nonnegative, check_positive, check_real
+import numpy as np
+
+from hetlab._validate import (
+    as_float_array,
+    check_fields,
+    check_finite_result,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_real,
+)
+from hetlab.communication import ring_allreduce_time
 
 __all__ = ["memory_per_device", "activation_memory", "ring_allreduce", "bubble_fraction", "step_time",
-           "micro_batch_options", "TrainingStep", "SCHEDULES", "RECOMPUTE", "kernel_efficiency"]
+           "micro_batch_options", "TrainingStep", "SCHEDULES", "RECOMPUTE", "LIMITS", "kernel_efficiency",
+           "data_parallel_step"]
 
 #: Pipeline schedules understood by :func:`bubble_fraction` and :func:`step_time`.
 SCHEDULES = ("gpipe", "1f1b", "interleaved")
 #: Activation recomputation modes of :func:`activation_memory` (Korthikanti et al. 2022).
 RECOMPUTE = ("none", "selective", "full")
+#: Why :func:`step_time` can find a configuration infeasible (:attr:`TrainingStep.limits`): the memory per
+#: device exceeds ``device_memory``, or tensor parallelism spans more GPUs than one node holds.
+LIMITS = ("memory", "tp_across_nodes")
 
 _MAX_PARAMS = 1e15      # a quadrillion parameters: beyond any model, rejects absurd sizes
 _MAX_DEVICES = 10 ** 7
@@ -40,6 +61,21 @@ def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
     return value
+
+
+def _divides(name: str, value: int, by_name: str, by: int, what: str) -> None:
+    if value % by:
+        raise ValueError(f"{name} must be a multiple of {by_name} = {by} ({what}), got {name} = {value} and "
+                         f"{by_name} = {by}")
+
+
+def _ring(n: int, nbytes: float, bandwidth: float, latency: float, name: str) -> float:
+    """:func:`~hetlab.communication.ring_allreduce_time`, its overflow reported under the caller's names."""
+    try:
+        return ring_allreduce_time(n, nbytes, bandwidth, latency)
+    except ValueError:
+        raise ValueError(f"{name} = {bandwidth!r} and latency = {latency!r} make the all-reduce of {nbytes:g} bytes "
+                         f"over {n} devices longer than any float: raise {name}") from None
 
 
 def _params(params: Any) -> float:
@@ -70,6 +106,7 @@ def activation_memory(*, sequence: int, micro_batch: int, hidden: int, heads: in
     h = check_int("hidden", hidden, low=1, high=10 ** 7)
     a = check_int("heads", heads, low=1, high=h)
     t = check_int("tp", tp, low=1, high=h)
+    _divides("heads", a, "tp", t, "each tensor-parallel rank holds whole attention heads")
     if not isinstance(sequence_parallel, bool):
         raise TypeError(f"sequence_parallel must be a bool, got {sequence_parallel!r}")
     mode = _choice("recompute", recompute, RECOMPUTE)
@@ -132,6 +169,7 @@ def memory_per_device(params: float, *, dp: int = 1, tp: int = 1, pp: int = 1, z
         n_layers = check_int("layers", layers, low=1, high=10 ** 6)
         if n_layers < pp:
             raise ValueError(f"layers must be in [pp, 1000000] = [{pp}, 1000000], got {n_layers}")
+        _divides("layers", n_layers, "pp", pp, "each pipeline stage holds whole layers")
         sched = _choice("schedule", schedule, SCHEDULES)
         v = check_int("chunks", chunks, low=1, high=n_layers)
         m = pp if micro_batches is None else check_int("micro_batches", micro_batches, low=1, high=10 ** 7)
@@ -165,9 +203,9 @@ def ring_allreduce(n_devices: int, size: float, bandwidth: float, latency: float
     m = check_nonnegative("size", size)
     b = check_positive("bandwidth", bandwidth)
     a = check_nonnegative("latency", latency)
-    phase = (n - 1) / n * m / b + (n - 1) * a
-    return {"reduce_scatter": phase, "all_gather": phase, "total": 2.0 * phase,
-            "bandwidth_term": 2.0 * (n - 1) / n * m / b, "latency_term": 2.0 * (n - 1) * a}
+    total = ring_allreduce_time(n, m, b, a)
+    return {"reduce_scatter": total / 2, "all_gather": total / 2, "total": total,
+            "bandwidth_term": ring_allreduce_time(n, m, b), "latency_term": 2.0 * (n - 1) * a}
 
 
 def bubble_fraction(stages: int, micro_batches: int, schedule: str = "1f1b", chunks: int = 1) -> float:
@@ -224,28 +262,32 @@ class TrainingStep:
     samples_per_s: float
     speedup: float              # over one device at full kernel efficiency holding the whole model
     memory: dict = field(repr=False)
-    feasible: bool = True
-    reason: str = ""            # why not feasible, in Chinese (shown to learners)
+    device_memory: float = 80e9      # bytes one device holds
+    gpus_per_node: int = 8
+    limits: tuple[str, ...] = ()     # why not feasible: entries of LIMITS, empty when the step fits
 
     def __post_init__(self) -> None:
         check_fields(self)
-        for name in ("dp", "tp", "pp", "micro_batches", "micro_batch"):
+        for name in ("dp", "tp", "pp", "micro_batches", "micro_batch", "gpus_per_node"):
             check_int(name, getattr(self, name), low=1, high=10 ** 9)
+        check_positive("device_memory", self.device_memory)
         if not isinstance(self.memory, dict) or "total" not in self.memory:
             raise TypeError(f"memory must be a dict of byte counts with a 'total' entry, got {self.memory!r:.80}")
         for key, value in self.memory.items():
             check_nonnegative(f"memory[{key!r}]", value)
-        if not self.feasible and not self.reason:
-            raise ValueError("reason must say why the step is not feasible, got ''")
+        if not isinstance(self.limits, tuple) or any(x not in LIMITS for x in self.limits):
+            raise ValueError(f"limits must be a tuple of entries of {LIMITS}, got {self.limits!r}")
+        expected = tuple(x for x, hit in zip(LIMITS, (self.memory["total"] > self.device_memory,
+                                                      self.tp > self.gpus_per_node)) if hit)
+        if self.limits != expected:
+            raise ValueError(f"limits must be {expected} for memory {self.memory['total']:g} bytes of "
+                             f"device_memory {self.device_memory:g} and tp {self.tp} on gpus_per_node "
+                             f"{self.gpus_per_node}, got {self.limits!r}")
 
-    def summary(self) -> str:
-        """A one-line Chinese summary."""
-        head = (f"DP {self.dp} × TP {self.tp} × PP {self.pp}，"
-                f"微批次 {self.micro_batches} 个（每个 {self.micro_batch} 样本）")
-        if not self.feasible:
-            return f"{head}：不可行——{self.reason}"
-        return (f"{head}：每步 {self.time:.2f} s，加速 {self.speedup:.1f} 倍，"
-                f"显存 {self.memory['total'] / 1e9:.1f} GB/卡")
+    @property
+    def feasible(self) -> bool:
+        """True when the step fits in memory and its tensor parallelism stays within a node."""
+        return not self.limits
 
 
 def kernel_efficiency(tokens: float, peak_efficiency: float = 0.5, half_tokens: float = 256.0) -> float:
@@ -282,13 +324,13 @@ def step_time(params: float, *, devices: int, dp: int, tp: int = 1, pp: int = 1,
       two backward (Megatron-LM's column-then-row split), on the intra-node link; they are on the critical path;
     - pipeline: ``m`` micro-batches of ``b`` samples each make the step last ``(m + (p - 1) / v)`` micro-batch
       times (:func:`bubble_fraction`); point-to-point activation sends between stages are ignored;
-    - data parallelism: a ring all-reduce (:func:`ring_allreduce`) of the stage's 16-bit gradients on the
-      inter-node link, of which ``overlap`` hides behind compute, capped by the compute time.
+    - data parallelism: a ring all-reduce (:func:`~hetlab.communication.ring_allreduce_time`) of the stage's 16-bit
+      gradients on the inter-node link, of which ``overlap`` hides behind compute, capped by the compute time.
 
     ``dp * tp * pp`` must equal ``devices``; ``global_batch`` must split evenly into ``dp`` replicas and each
     replica's samples into ``micro_batches`` (so ``micro_batches <= global_batch / dp``): otherwise ValueError.
     A configuration whose memory (:func:`memory_per_device`) exceeds ``device_memory``, or whose ``tp`` spans
-    more than ``gpus_per_node`` GPUs, comes back with ``feasible=False`` and the reason.
+    more than ``gpus_per_node`` GPUs, comes back with ``feasible=False`` and the reasons in ``limits``.
     """
     psi = _params(params)
     n = check_int("devices", devices, low=1, high=_MAX_DEVICES)
@@ -307,8 +349,10 @@ def step_time(params: float, *, devices: int, dp: int, tp: int = 1, pp: int = 1,
     b = per_replica // m
     s = check_int("sequence", sequence, low=1, high=10 ** 7)
     n_layers = check_int("layers", layers, low=pp, high=10 ** 6)
+    _divides("layers", n_layers, "pp", pp, "each pipeline stage holds whole layers")
     h = check_int("hidden", hidden, low=1, high=10 ** 7)
-    check_int("heads", heads, low=1, high=h)
+    _divides("heads", check_int("heads", heads, low=1, high=h), "tp", tp,
+             "each tensor-parallel rank holds whole attention heads")
     peak = check_positive("peak_flops", peak_flops)
     eff_max = check_positive("peak_efficiency", peak_efficiency)
     if eff_max > 1:
@@ -334,26 +378,52 @@ def step_time(params: float, *, devices: int, dp: int, tp: int = 1, pp: int = 1,
     eff = _kernel_efficiency(b * s, eff_max, half)
     compute = flops / (n * peak * eff)                       # per device, all micro-batches
     # Megatron-LM: 2 all-reduces forward + 2 backward per layer and micro-batch, b*s*h 16-bit values each.
-    tp_one = ring_allreduce(tp, 2.0 * b * s * h, intra, alpha)["total"]
+    tp_one = _ring(tp, 2.0 * b * s * h, intra, alpha, "intra_bandwidth")
     tp_comm = 4.0 * (n_layers / pp) * m * tp_one
     per_micro = (compute + tp_comm) / m
     pipeline = per_micro * (m + (pp - 1) / v)
     bubble = pipeline - compute - tp_comm
-    dp_comm = ring_allreduce(dp, 2.0 * psi / (tp * pp), inter, alpha)["total"]
+    dp_comm = _ring(dp, 2.0 * psi / (tp * pp), inter, alpha, "inter_bandwidth")
     hidden_comm = min(ov * dp_comm, compute)
     exposed = dp_comm - hidden_comm
     total = pipeline + exposed
     single = flops / (peak * eff_max)
     check_finite_result([total, single, compute, tp_comm, dp_comm], params=psi, peak_flops=peak,
                         intra_bandwidth=intra, inter_bandwidth=inter, latency=alpha, half_tokens=half)
-    reasons = []
-    if memory["total"] > mem_cap:
-        reasons.append(f"每卡需 {memory['total'] / 1e9:.1f} GB，超过显存 {mem_cap / 1e9:.0f} GB")
-    if tp > per_node:
-        reasons.append(f"张量并行 {tp} 路超过单节点 {per_node} 张卡，只能走慢速的节点间网络")
+    limits = tuple(x for x, hit in zip(LIMITS, (memory["total"] > mem_cap, tp > per_node)) if hit)
     return TrainingStep(dp=dp, tp=tp, pp=pp, micro_batches=m, micro_batch=b, time=total, compute=compute,
                         bubble=bubble, tp_comm=tp_comm, dp_comm=dp_comm, dp_exposed=exposed,
                         efficiency=single / (total * n) if total > 0 else 0.0,
                         samples_per_s=batch / total, speedup=single / total, memory=memory,
-                        feasible=not reasons, reason="；".join(reasons))
+                        device_memory=mem_cap, gpus_per_node=per_node, limits=limits)
 
+
+def data_parallel_step(compute_time: Any, n_devices: Any, grad_size: Any, bandwidth: Any, latency: Any = 0.0,
+                       overlap: Any = 0.0, backward_share: Any = 1.0) -> Any:
+    """Step time of synchronous data parallel training with a fixed global batch.
+
+    Each of ``n`` devices computes ``compute_time / n``, then the gradients (``grad_size``) are
+    summed by ring all-reduce (:func:`~hetlab.communication.ring_allreduce_time`); a fraction
+    ``overlap`` of the all-reduce hides behind the backward pass (Li et al. 2020, PyTorch DDP),
+    up to the compute time. Accepts arrays for sliders and curves.
+
+    ``backward_share`` (default 1: the whole compute can hide communication) is the share of the
+    per-device compute that is backward pass; only the backward pass can hide the gradient
+    all-reduce, so the hidden time is ``min(overlap * comm, backward_share * compute / n)``
+    (about 2/3 for a transformer, whose backward pass costs about twice the forward pass).
+    """
+    c = as_float_array("compute_time", compute_time, low=0.0, finite=True)
+    n = as_float_array("n_devices", n_devices, low=1.0, finite=True, integer=True)
+    as_float_array("grad_size", grad_size, low=0.0, finite=True)
+    as_float_array("bandwidth", bandwidth, low=0.0, low_open=True)
+    as_float_array("latency", latency, low=0.0, finite=True)
+    o = as_float_array("overlap", overlap, low=0.0, high=1.0)
+    share = as_float_array("backward_share", backward_share, low=0.0, high=1.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        comm = np.asarray(ring_allreduce_time(n, grad_size, bandwidth, latency))
+        local = c / n
+        hidden = np.minimum(o * comm, share * local)
+        step = local + comm - hidden
+    check_finite_result(step, compute_time=compute_time, n_devices=n_devices, grad_size=grad_size,
+                        bandwidth=bandwidth, latency=latency)
+    return float(step) if step.ndim == 0 else step

@@ -101,7 +101,7 @@ def test_chinese_in_the_browsers_figure_has_every_glyph(lab, page):
     labdriver.open_notebook(page, base, token, "04-granularity.ipynb")
     labdriver.run_all(page)
     shown = labdriver.image_bytes(page, ".jp-NotebookPanel:not(.lm-mod-hidden) .widget-image")
-    explorer = views.granularity()
+    explorer = views.granularity_explorer()
     assert any("\u4e00" <= c <= "\u9fff" for t in explorer.figure.findobj(lambda a: hasattr(a, "get_text"))
                for c in t.get_text())
     assert _glyphs_missing(explorer.figure) == []

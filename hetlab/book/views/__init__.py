@@ -3,7 +3,7 @@
 
 One module per chapter (``ch01`` ... ``ch13``, ``a1``), each listing its factories in ``__all__``
 and ``VIEWS``; this package re-exports them all, loading a chapter's module on first use.
-A chapter shows one with ``views.granularity().widget``; a test drives it with
+A chapter shows one with ``views.granularity_explorer().widget``; a test drives it with
 ``explorer.update(W=..., Os=...)`` at every control's ends and middle. :data:`ALL`
 lists every factory with the chapter that uses it.
 """

@@ -12,6 +12,7 @@ import numpy as np
 
 from hetlab import plotting as P
 from hetlab import schedulers as S
+from hetlab.book.views._shared import preference_legend
 from hetlab.devices import identical, kitchen
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 from hetlab.workloads import article_tasks, skewed_tasks
@@ -36,27 +37,6 @@ def kitchen_schedule(policy: str = "article demo"):
     if policy not in POLICY_LABELS:
         raise ValueError(f"policy must be one of {sorted(POLICY_LABELS)}, got {policy!r}")
     return S.POLICIES[policy](article_tasks(), kitchen()).validate()
-
-
-@lru_cache(maxsize=256)
-def _kitchen_schedule(policy: str, gpu_speed: float = 20.0):
-    """Any policy on the kitchen with the GPU's speed changed (used by chapter 11's widget)."""
-    from hetlab.devices import Device
-
-    devices = [Device(d.name, d.kind, gpu_speed if d.kind == "GPU" else d.speed) for d in kitchen()]
-    return S.POLICIES[policy](article_tasks(), devices).validate()
-
-
-def _preference_legend(ax) -> None:
-    """Bars are coloured by the dish's *preferred* cook; the row is the cook that actually made it.
-
-    Relabels the legend :func:`plotting.gantt` drew ("CPU" -> "偏好 CPU") in place: cheaper than a new legend.
-    """
-    legend = ax.get_legend()
-    if legend is not None:
-        for text in legend.get_texts():
-            kind = text.get_text()
-            text.set_text(P.label(f"偏好 {kind}", f"prefers {kind}"))
 
 
 def _step_text(s, order, step: int, *, figure: bool = False) -> str:
@@ -84,7 +64,7 @@ class _Chart:
         self.schedule = s = kitchen_schedule(policy)
         self.order = np.argsort(s.start, kind="stable")
         P.gantt(s, ax, xmax=s.makespan, title=self.title(len(s.graph)))
-        _preference_legend(ax)
+        preference_legend(ax)
         self.bars = next(c for c in ax.collections if isinstance(c, PolyCollection))
         self.colours = self.bars.get_facecolors().copy()
         self.names = {t.get_text(): t for t in ax.texts}

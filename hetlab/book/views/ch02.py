@@ -10,11 +10,11 @@ from hetlab.tasks import Task, TaskGraph, critical_path, independent_tasks, rand
 from hetlab.widgets import Explorer, dropdown, int_slider
 
 __all__ = ['tasks_vs_devices', 'scaling_figure', 'example_graph', 'dish_graph', 'dish_figure', 'draw_dag',
-           'critical_gantt', 'transformer_figure']
+           'transformer_figure']
 
 SPEED = 10.0
-#: Colours of tasks on and off the critical path.
-CRITICAL, OTHER = "#DD8452", "#4C72B0"
+#: Colours of tasks on and off the critical path (the Gantt charts' too).
+CRITICAL, OTHER = P.CRITICAL_COLOUR, P.OTHER_COLOUR
 
 
 def dish_graph() -> TaskGraph:
@@ -70,55 +70,6 @@ def _numbered(p: int, prefix: str, speed: float = 1.0) -> list:
     return [Device(f"{prefix} {k + 1}", "CPU", speed) for k in range(check_int("p", p, low=1, high=64))]
 
 
-def _fit_names(ax, schedule) -> None:
-    """Hide a task's name when it is wider than its bar (estimated from the axes' size in inches)."""
-    fig = ax.figure
-    left, right = ax.get_xlim()
-    axes_inches = fig.get_figwidth() * ax.get_position().width * 0.85     # a legend will take some room
-    per_unit = axes_inches / max(right - left, 1e-12)
-    widths = {t.name: (schedule.end[i] - schedule.start[i]) * per_unit for i, t in enumerate(schedule.graph.tasks)}
-    for text in ax.texts:
-        name = text.get_text()
-        if name in widths:
-            text_inches = len(name) * text.get_fontsize() * (1.0 if not name.isascii() else 0.62) / 72
-            text.set_visible(text_inches <= 0.92 * widths[name])
-
-
-def critical_gantt(schedule, ax=None, *, title: str | None = None, show_deps: bool | str = False, xmax=None,
-                   fit_names: bool = False):
-    """:func:`plotting.gantt` with tasks on the critical path in orange, the others blue, and dependency
-    arrows faint and beneath the task names: ``show_deps=True`` draws every edge, ``"critical"`` only the
-    edges of the critical path (readable on a dense graph). ``fit_names`` hides names wider than their bar.
-    Returns the axes; the legend is left to the caller."""
-    from matplotlib.collections import PolyCollection
-
-    if show_deps not in (True, False, "critical"):
-        raise ValueError(f"show_deps must be True, False or 'critical', got {show_deps!r}")
-    ax = P.gantt(schedule, ax, xmax=xmax, title=title)
-    if ax.get_legend() is not None:
-        ax.get_legend().remove()
-    g = schedule.graph
-    path = critical_path(g)[1] if g.edges else []
-    on_path = set(path)
-    bars = next(c for c in ax.collections if isinstance(c, PolyCollection))
-    bars.set_facecolors([CRITICAL if t.name in on_path else OTHER for t in g.tasks])
-    if show_deps:
-        rows = len(schedule.devices)
-        y = rows - 1 - schedule.device_of
-        edges = list(zip(path, path[1:])) if show_deps == "critical" else g.edges
-        strong = show_deps == "critical"
-        for src, dst in edges:
-            a, b = g.index[src], g.index[dst]
-            ax.annotate("", xy=(schedule.start[b], y[b]), xytext=(schedule.end[a], y[a]), zorder=1.5,
-                        arrowprops=dict(arrowstyle="->", lw=1.0 if strong else 0.6,
-                                        color=CRITICAL if strong else "0.25", alpha=0.9 if strong else 0.35))
-    for text in ax.texts:
-        text.set_zorder(3)
-    if fit_names:
-        _fit_names(ax, schedule)
-    return ax
-
-
 def _critical_legend(ax, extra=(), *, with_path: bool = True) -> None:
     from matplotlib.patches import Patch
 
@@ -151,9 +102,9 @@ def dish_figure(devices: tuple[int, ...] = (2, 3)):
     for k, p in enumerate(devices):
         ax = fig.add_subplot(grid[k, 1])
         s = WS.greedy(graph, _numbered(p, "师傅")).validate()
-        critical_gantt(s, ax, xmax=horizon, title=P.label(f"{p} 位师傅：贪心完工时间 {s.makespan:g}",
-                                                          f"{p} cooks: greedy makespan {s.makespan:g}"),
-                       show_deps=True)
+        P.gantt(s, ax, xmax=horizon, title=P.label(f"{p} 位师傅：贪心完工时间 {s.makespan:g}",
+                                                   f"{p} cooks: greedy makespan {s.makespan:g}"),
+                critical=True, show_deps=True)
         for text in ax.texts:
             text.set_fontsize(9)
         b = WS.bounds(graph, p)
@@ -205,9 +156,9 @@ def tasks_vs_devices() -> Explorer:
         graph = example_graph(shape, tasks)
         s = WS.greedy(graph, _numbered(devices, "设备", SPEED)).validate()
         b = WS.bounds(graph, devices, speed=SPEED)
-        critical_gantt(s, ax, xmax=b.upper, show_deps="critical" if shape == "dag" else False, fit_names=True,
-                       title=P.label(f"{tasks} 个任务、{devices} 台设备：贪心调度 {s.makespan:.2f}",
-                                     f"{tasks} tasks, {devices} devices: greedy {s.makespan:.2f}"))
+        P.gantt(s, ax, xmax=b.upper, critical=True, show_deps="critical" if shape == "dag" else False,
+                fit_names=True, title=P.label(f"{tasks} 个任务、{devices} 台设备：贪心调度 {s.makespan:.2f}",
+                                              f"{tasks} tasks, {devices} devices: greedy {s.makespan:.2f}"))
         lower = ax.axvline(b.lower, color="#2ca02c", lw=1.5, ls=":", label=P.label("下界 max(W/P, D)", "lower"))
         upper = ax.axvline(b.upper, color="crimson", lw=1.5, ls=":", label=P.label("上界 W/P + D", "upper"))
         done = Line2D([], [], color="black", lw=0.8, ls="--", label=P.label("贪心完工时间", "greedy makespan"))

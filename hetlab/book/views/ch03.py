@@ -8,20 +8,9 @@ from hetlab.models import hardware as H
 from hetlab.models import roofline as R
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 
-__all__ = ['peak_compute', 'roofline', 'peak_table', 'roofline_figure', 'peak_bars_figure']
+__all__ = ['peak_compute_explorer', 'roofline_explorer', 'peak_table', 'roofline_figure', 'peak_bars_figure']
 
 _DECADES = [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0]
-
-
-def _width(text: str) -> int:
-    """Display width: CJK and full-width characters take two columns."""
-    import unicodedata
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
-def _pad(text: str, width: int, right: bool = False) -> str:
-    gap = " " * max(0, width - _width(text))
-    return gap + text if right else text + gap
 
 
 def peak_table() -> str:
@@ -37,9 +26,9 @@ def peak_table() -> str:
         rows.append([e.chip, e.precision, engine_name[e.engine], str(e.cores),
                      f"{e.frequency_hz / 1e9:.2f}（{clock_name[e.clock]}）", str(e.flops_per_cycle),
                      f"{e.peak / 1e12:.2f} {unit}", sheet])
-    widths = [max(_width(r[k]) for r in rows + [head]) for k in range(len(head))]
+    widths = [max(P.display_width(r[k]) for r in rows + [head]) for k in range(len(head))]
     right = [False, False, False, True, False, True, True, True]
-    return "\n".join("  ".join(_pad(c, w, r) for c, w, r in zip(row, widths, right)) for row in [head] + rows)
+    return "\n".join("  ".join(P.pad(c, w, right=r) for c, w, r in zip(row, widths, right)) for row in [head] + rows)
 
 
 def _reference(precision: str) -> list[tuple[str, float]]:
@@ -50,7 +39,7 @@ def _reference(precision: str) -> list[tuple[str, float]]:
             (P.label("A100 张量核心", "A100 tensor cores"), H.entry("A100", tensor, "tensor").peak)]
 
 
-def peak_compute() -> Explorer:
+def peak_compute_explorer() -> Explorer:
     """P = N_cores x f x FLOPs/cycle, FLOPs/cycle = FMA units x SIMD lanes x 2, against datasheet chips
     at the chosen precision (bars updated in place)."""
     art: dict = {}
@@ -94,7 +83,7 @@ KERNELS = [("逐元素 c=a+b（FP32）", "elementwise a+b (FP32)", R.elementwise
            ("矩阵乘 n=4096（FP32）", "matmul n=4096 (FP32)", R.matmul_intensity(4096))]
 
 
-def roofline() -> Explorer:
+def roofline_explorer() -> Explorer:
     """Attainable FLOP/s = min(peak, I x bandwidth) on log axes; the book's kernels as points,
     a movable kernel of intensity I, the ridge point marked (artists updated in place)."""
     art: dict = {}
@@ -210,4 +199,4 @@ def peak_bars_figure(ax=None):
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(3, peak_compute), (3, roofline)]
+VIEWS = [(3, peak_compute_explorer), (3, roofline_explorer)]

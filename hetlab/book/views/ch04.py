@@ -8,10 +8,10 @@ from hetlab import plotting as P
 from hetlab.models import granularity as G
 from hetlab.widgets import Explorer, int_slider, slider
 
-__all__ = ['granularity']
+__all__ = ['granularity_explorer']
 
 
-def granularity() -> Explorer:
+def granularity_explorer() -> Explorer:
     """The U-curve T(N) = N Os + W/N, the P-device curve N Os + W/min(N, P) and the rounds curve
     N Os + ceil(N/P) W/N (integer N); sliders for W, Os and P.
 
@@ -66,4 +66,4 @@ def granularity() -> Explorer:
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(4, granularity)]
+VIEWS = [(4, granularity_explorer)]

@@ -87,11 +87,6 @@ def steal_report(ws, graph, devices, *, after: float = 5.2) -> str:
     return "\n".join(lines)
 
 
-def _pad(text: str, width: int) -> str:
-    """``text`` padded to ``width`` terminal columns (CJK characters take two)."""
-    return text + " " * max(0, width - sum(2 if ord(ch) > 0x2E80 else 1 for ch in text))
-
-
 def kitchen_policy_table(graph, devices, *,
                          keys=("round-robin", "block", "by affinity", "earliest free", "EFT", "LPT"),
                          base: str = "CPU") -> str:
@@ -107,7 +102,7 @@ def kitchen_policy_table(graph, devices, *,
     lines = []
     for k in keys:
         s = S.POLICIES[k](graph, devices).validate()
-        lines.append(f"{_pad(POLICY_NAMES[k], 8)} 完成时间 {s.makespan:5.2f}，相对 {base} 串行加速 "
+        lines.append(f"{P.pad(POLICY_NAMES[k], 8)} 完成时间 {s.makespan:5.2f}，相对 {base} 串行加速 "
                      f"{s.speedup(serial):4.2f}x，负载不均衡度 {s.imbalance:4.2f}")
     return "\n".join(lines)
 

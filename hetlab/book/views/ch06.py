@@ -9,7 +9,8 @@ from hetlab import plotting as P
 from hetlab.models import sync
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 
-__all__ = ['amdahl', 'barrier', 'lock', 'comm_peak', 'comm_peak_figure', 'decimal_log_ticks']
+__all__ = ['amdahl_explorer', 'barrier_explorer', 'lock_explorer', 'comm_peak_explorer', 'comm_peak_figure',
+           'decimal_log_ticks']
 
 #: Chapter 6's data-parallel step: 64 s on one device, 1 GB of gradients over 10 GB/s links.
 STEP = {"compute_time": 64.0, "grad_bytes": 1e9, "bandwidth": 10e9}
@@ -29,7 +30,7 @@ def decimal_log_ticks(ax, *, x: bool = True, y: bool = True, top: int = 4096):
     return ax
 
 
-def amdahl() -> Explorer:
+def amdahl_explorer() -> Explorer:
     """Amdahl's law with p and N sliders, the ceiling 1/(1-p) and the chosen point marked."""
     def draw(ax, p: float, N: int) -> str:
         n = np.unique(np.round(np.geomspace(1, 4096, 160)))
@@ -56,7 +57,7 @@ def amdahl() -> Explorer:
                            "N": dropdown("设备数 N", [(str(n), n) for n in POWERS], 1024)}, figsize=(7, 3.6))
 
 
-def barrier() -> Explorer:
+def barrier_explorer() -> Explorer:
     """One barrier phase: each worker's compute time and its wait (max - own) stacked on top."""
     def draw(ax, workers: int, noise: float, seed: int) -> str:
         run = sync.barrier_run(workers, 20, noise=noise, seed=seed)
@@ -82,7 +83,7 @@ def barrier() -> Explorer:
                            "seed": int_slider("随机种子", 0, 9, 0)}, figsize=(7, 3.2))
 
 
-def lock() -> Explorer:
+def lock_explorer() -> Explorer:
     """Speed-up of workers sharing one lock against the worker count, with the ceiling (c + h) / h."""
     art: dict = {}
     n = np.arange(1, 33)
@@ -142,7 +143,7 @@ def _speedup_axes(ax, title: str) -> None:
     ax.legend(fontsize=8, loc="upper left")
 
 
-def comm_peak() -> Explorer:
+def comm_peak_explorer() -> Explorer:
     """Amdahl with the ring all-reduce in the step time (:mod:`hetlab.communication`) against plain Amdahl,
     with the peak device count N* marked; sliders for p and the per-hop latency alpha."""
     def draw(ax, p: float, latency_ms: float) -> str:
@@ -166,4 +167,4 @@ def comm_peak() -> Explorer:
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(6, amdahl), (6, barrier), (6, lock), (6, comm_peak)]
+VIEWS = [(6, amdahl_explorer), (6, barrier_explorer), (6, lock_explorer), (6, comm_peak_explorer)]

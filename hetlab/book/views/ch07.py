@@ -11,13 +11,13 @@ from hetlab.metrics import device_sweep
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 from hetlab.workloads import skewed_tasks
 
-__all__ = ['efficiency', 'metrics', 'imbalance', 'throughput_utilisation_figure', 'split_figure',
-           'efficiency_figure', 'sweep_table']
+__all__ = ['efficiency_explorer', 'metrics_explorer', 'imbalance_explorer', 'throughput_utilisation_figure',
+           'split_figure', 'efficiency_figure', 'sweep_table']
 
 COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 
 
-def efficiency() -> Explorer:
+def efficiency_explorer() -> Explorer:
     """Efficiency E = S/N = 1/(N(1-p)+p) against N, with the chosen point marked."""
     def draw(ax, p: float, N: int) -> str:
         n = np.unique(np.round(np.geomspace(1, 4096, 160)))
@@ -35,7 +35,7 @@ def efficiency() -> Explorer:
                            "N": int_slider("设备数 N", 1, 4096, 16)}, figsize=(7, 3.2))
 
 
-def metrics() -> Explorer:
+def metrics_explorer() -> Explorer:
     """Throughput and mean utilisation of one fixed job on N identical devices (LPT), N on the x axis."""
     art: dict = {}
 
@@ -79,19 +79,14 @@ def _readout(rows) -> str:
             f"N = {last.n_devices} 时吞吐量 {last.throughput:.2f}，利用率{word} {last.utilisation:.0%}")
 
 
-def _width(text: str) -> int:
-    import unicodedata
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
 def sweep_table(graph, counts) -> str:
     """The device sweep of ``metrics.device_sweep`` as a table whose columns line up in display width."""
     head = ["设备数 N", "完成时间", "吞吐量（任务/时间单位）", "加速比 S", "平均利用率 U", "效率 E=S/N", "闲忙比 R"]
     rows = [[str(r.n_devices), f"{r.makespan:.2f}", f"{r.throughput:.2f}", f"{r.speedup:.2f} 倍",
              f"{r.utilisation:.0%}", f"{r.efficiency:.0%}", f"{r.idle_busy:.2f}"]
             for r in device_sweep(graph, counts)]
-    widths = [max(_width(x[k]) for x in rows + [head]) for k in range(len(head))]
-    return "\n".join("  ".join(" " * (w - _width(c)) + c for c, w in zip(row, widths)) for row in [head] + rows)
+    widths = [max(P.display_width(x[k]) for x in rows + [head]) for k in range(len(head))]
+    return "\n".join("  ".join(P.pad(c, w, right=True) for c, w in zip(row, widths)) for row in [head] + rows)
 
 
 def throughput_utilisation_figure(tasks: int = 32, spread: float = 0.5, ax=None):
@@ -172,7 +167,7 @@ def efficiency_figure(p_values=(0.5, 0.9, 0.99), n_max: int = 4096, ax=None):
     return ax
 
 
-def imbalance() -> Explorer:
+def imbalance_explorer() -> Explorer:
     """Per-device loads of a policy, with W_max, W_avg and the imbalance."""
     names = [("分块", "block"), ("轮转", "round-robin"), ("最早空闲", "earliest free"), ("LPT", "LPT")]
 
@@ -197,4 +192,4 @@ def imbalance() -> Explorer:
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(7, efficiency), (7, metrics), (7, imbalance)]
+VIEWS = [(7, efficiency_explorer), (7, metrics_explorer), (7, imbalance_explorer)]

@@ -4,12 +4,12 @@ from __future__ import annotations
 import numpy as np
 
 from hetlab import plotting as P
-from hetlab.models import simulators as sim
+from hetlab.models import pipelines as PL
 from hetlab.models import training as T
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 
-__all__ = ['pipeline', 'memory', 'pipeline_figure', 'pipeline_pair_figure', 'allreduce_figure', 'memory_figure',
-           'MODELS']
+__all__ = ['pipeline_explorer', 'memory_explorer', 'pipeline_figure', 'pipeline_pair_figure', 'allreduce_figure',
+           'memory_figure', 'MODELS']
 
 #: Reference transformer shapes (parameters, layers, hidden size, attention heads): LLaMA 7B/13B/70B
 #: (Touvron et al. 2023) and GPT-3 175B (Brown et al. 2020).
@@ -45,7 +45,7 @@ def pipeline_pair_figure(stages: int = 4, micro_batches: int = 6):
     P.use_cjk_font()
     fig, axes = plt.subplots(2, 1, figsize=(9.5, 4.8), layout="constrained", sharex=True)
     for ax, method in zip(axes, ["gpipe", "1f1b"]):
-        s = sim.pipeline_schedule(np.ones(stages), micro_batches, method=method).validate()
+        s = PL.pipeline_schedule(np.ones(stages), micro_batches, method=method).validate()
         pipeline_figure(s, ax)
         for i, task in enumerate(s.graph.tasks):          # "F3@S0": micro-batch 3 on stage 0
             kind, mb = task.name[0], task.name[1:].split("@")[0]
@@ -110,12 +110,12 @@ def memory_figure(configs=((512, 1, 1), (64, 8, 1), (32, 1, 16), (4, 8, 16)), mo
     return ax.figure
 
 
-def pipeline() -> Explorer:
+def pipeline_explorer() -> Explorer:
     """Pipeline parallel timeline: stages, micro-batches, GPipe or 1F1B, and one slow stage."""
     def draw(ax, stages: int, micro_batches: int, method: str, slow: float) -> str:
         times = np.ones(stages)
         times[stages // 2] *= slow
-        s = sim.pipeline_schedule(times, micro_batches, method=_SCHEDULE[method]).validate()
+        s = PL.pipeline_schedule(times, micro_batches, method=_SCHEDULE[method]).validate()
         pipeline_figure(s, ax)
         formula = T.bubble_fraction(stages, micro_batches)
         return (f"周期 max t_i = {times.max():.2f}，模拟气泡 {s.info['bubble_fraction']:.3f}"
@@ -127,7 +127,7 @@ def pipeline() -> Explorer:
                            "slow": slider("中间一段变慢倍数", 1.0, 3.0, 0.25, 1.0)}, figsize=(8, 3.2))
 
 
-def memory() -> Explorer:
+def memory_explorer() -> Explorer:
     """Bytes per GPU of a transformer under DP x TP x PP and ZeRO 0-3, against an 80 GB A100."""
     colours = ["#4C72B0", "#DD8452", "#55A868", "#C44E52"]
     parts = [("params", "参数", "params"), ("grads", "梯度", "grads"), ("optimizer", "优化器状态", "optimizer"),
@@ -136,6 +136,10 @@ def memory() -> Explorer:
     def draw(ax, model: str, dp: int, tp: int, pp: int, recompute: str, micro_batch: int) -> str:
         psi, layers, hidden, heads = MODELS[model]
         pp = min(pp, layers)
+        if layers % pp or heads % tp:        # Megatron-LM splits whole layers and whole attention heads
+            ax.set_axis_off()
+            return (f"{model} 的 {layers} 层、{heads} 个注意力头切不成 PP {pp} × TP {tp}：每段流水线须是整数层，"
+                    f"每路张量并行须是整数个头；请换一个 PP 或 TP")
         rows = [T.memory_per_device(psi, dp=dp, tp=tp, pp=pp, zero_stage=z, layers=layers, hidden=hidden,
                                     heads=heads, sequence=2048, micro_batch=micro_batch,
                                     recompute=_RECOMPUTE[recompute]) for z in range(4)]
@@ -166,4 +170,4 @@ def memory() -> Explorer:
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(8, pipeline), (8, memory)]
+VIEWS = [(8, pipeline_explorer), (8, memory_explorer)]

@@ -9,25 +9,13 @@ from hetlab.devices import Link, kitchen
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 
 __all__ = ['workflow_policies', 'workflow_readout', 'paper_gantts', 'workflow_gantts', 'balance_policies',
-           'balance_readout', 'heft_paper_table', 'heft_paper_dag', 'pad_display']
+           'balance_readout', 'heft_paper_table', 'heft_paper_dag']
 
 #: (label shown to the learner, key of hetlab.schedulers.POLICIES)
 POLICY_CHOICES = [("HEFT", "HEFT"), ("CPOP", "CPOP"), ("EFT", "EFT"), ("工作窃取", "work stealing"),
                   ("最早空闲", "earliest free"), ("轮转", "round-robin")]
 WORKFLOWS = [("Montage（天文拼图）", "montage"), ("Epigenomics（基因组）", "epigenomics")]
 _LABEL = {key: label for label, key in POLICY_CHOICES}
-
-
-def pad_display(text: object, width: int) -> str:
-    """``str(text)`` padded with spaces to ``width`` terminal columns, counting a CJK character as two
-    (``str.ljust`` counts characters, so Chinese names break the alignment of printed tables)."""
-    import unicodedata
-
-    from hetlab._validate import check_int
-
-    text, width = str(text), check_int("width", width, low=0)
-    columns = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-    return text + " " * max(0, width - columns)
 
 
 def _makespan_handle(makespan: float, unit: str = ""):

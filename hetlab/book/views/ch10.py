@@ -7,16 +7,19 @@ import numpy as np
 
 from hetlab import plotting as P
 from hetlab import schedulers as S
+from hetlab.book.readings import ch10 as readings
 from hetlab.devices import phone_soc
 from hetlab.models import pipelines as FR
+from hetlab.models import roofline as RL
 from hetlab.models import serving as SV
 from hetlab.models import training as T
 from hetlab.widgets import Explorer, checkbox, dropdown, int_slider
 from hetlab.workloads import segmentation_model
+from hetlab.workloads.requests import RequestStream, bursty_requests
 
-__all__ = ['training', 'serving', 'phone', 'serving_workload', 'split_placement', 'TRAINING_CASE', 'SERVING', 'SPLIT',
-           'SPLIT_CUT', 'FRAMES', 'PLACEMENTS', 'clamp_micro_batches', 'COSTS', 'GPU_COSTS', 'SERVING_MODEL',
-           'training_figure', 'serving_figure', 'phone_figure', 'POLICY_COLOURS']
+__all__ = ['training_explorer', 'serving_explorer', 'phone_explorer', 'serving_workload', 'gpu_npu_split',
+           'TRAINING_CASE', 'SERVING', 'SPLIT', 'SPLIT_CUT', 'FRAMES', 'PLACEMENTS', 'clamp_micro_batches', 'COSTS',
+           'GPU_COSTS', 'SERVING_MODEL', 'training_figure', 'serving_figure', 'phone_figure', 'POLICY_COLOURS']
 
 #: The seed's training case: a 70B LLaMA-shaped model (80 layers, hidden 8192, 64 heads; Touvron et al. 2023)
 #: on 512 A100 80 GB (NVIDIA datasheet: 312 TFLOP/s BF16 dense), 1024 sequences of 2048 tokens per step.
@@ -28,8 +31,8 @@ TRAINING_CASE = dict(params=70e9, devices=512, global_batch=1024, sequence=2048,
 #: The served model: a 13B dense decoder (LLaMA 13B shape: 40 layers, hidden 5120; Touvron et al. 2023), 16-bit.
 SERVING_MODEL = dict(params=13e9, layers=40, hidden=5120)
 #: Its per-iteration costs on one A100 80 GB (312 TFLOP/s BF16 dense, 2.039 TB/s HBM) at 50% MFU for prefill and
-#: 60% of the HBM bandwidth for decode, derived by :func:`hetlab.models.serving.iteration_costs`.
-COSTS = SV.iteration_costs(**SERVING_MODEL, mfu=0.5, mbu=0.6)
+#: 60% of the HBM bandwidth for decode, derived by :func:`hetlab.models.roofline.llm_iteration_costs`.
+COSTS = RL.llm_iteration_costs(**SERVING_MODEL, mfu=0.5, mbu=0.6)
 #: The serving scenario: 4 GPUs with those costs and the KV cache that fits beside the weights, at most 32
 #: running sequences, least-loaded dispatch with stealing, tokenisation on 2 CPU workers at 2 ms per request.
 GPU_COSTS = dict(step_base=COSTS["step_base"], step_per_sequence=COSTS["step_per_sequence"],
@@ -44,7 +47,7 @@ def clamp_micro_batches(wanted: int, dp: int) -> int:
     return max(m for m in options if m <= max(1, wanted))
 
 
-def training() -> Explorer:
+def training_explorer() -> Explorer:
     """Speed-up of the 70B job on 512 GPUs against the number of micro-batches, for a chosen TP x PP."""
     def draw(ax, tp: int, pp: int, micro_batches: int, recompute: str) -> str:
         dp = TRAINING_CASE["devices"] // (tp * pp)
@@ -76,8 +79,8 @@ def training() -> Explorer:
                              f"70B on 512 A100: DP {dp} x TP {tp} x PP {pp}, {_RECOMPUTE[recompute]}"))
         ax.legend(fontsize=8, loc="upper left")
         if not chosen.feasible:
-            return chosen.summary() + "；这一切分下任何 m 都放不下，请增大 TP 或 PP，或改用完全重计算"
-        return chosen.summary() + f"，效率 {chosen.efficiency:.0%}" + note
+            return readings.training_summary(chosen) + "；这一切分下任何 m 都放不下，请增大 TP 或 PP，或改用完全重计算"
+        return readings.training_summary(chosen) + f"，效率 {chosen.efficiency:.0%}" + note
 
     return Explorer(draw, {"tp": dropdown("张量并行 TP", [1, 2, 4, 8], 1),
                            "pp": dropdown("流水线段数 PP", [4, 8, 16], 16),
@@ -87,14 +90,29 @@ def training() -> Explorer:
 
 
 @lru_cache(maxsize=32)
-def serving_workload(rate: int, seed: int = 0) -> SV.Workload:
+def serving_workload(rate: int, seed: int = 0) -> RequestStream:
     """Ten minutes of bursty requests: bursts at 10x the calm rate, 10% of the time, 2 s on average."""
-    return SV.workload(rate, 600.0, burst_factor=10.0, burst_share=0.1, mean_burst=2.0, seed=seed)
+    return bursty_requests(rate, 600.0, burst_factor=10.0, burst_share=0.1, mean_burst=2.0, seed=seed)
 
 
 #: One colour code for the serving figure and widget: red = request-level, blue = continuous batching
 #: (solid = TTFT, dashed = whole request, black dotted = 200 ms, grey = P99).
 POLICY_COLOURS = {"static": "#C44E52", "continuous": "#4C72B0"}
+#: The cumulative shares at which the latency curves are drawn.
+_SHARE = np.linspace(0, 1, 300)
+
+
+@lru_cache(maxsize=512)
+def _serving_curves(rate: int, policy: str, max_batch: int, steal: bool) -> tuple[int, np.ndarray, np.ndarray, str]:
+    """``(requests, TTFT quantiles in ms, latency quantiles in ms, readout)`` of one setting of the serving
+    scenario. The simulation of ten minutes of traffic takes 20-120 ms; cached, a slider moved back to a
+    setting seen before redraws at the cost of the figure alone (benchmarks/bench_widget_latency.py)."""
+    w = serving_workload(rate)
+    r = SV.simulate(w.arrivals, w.prompt, w.output, policy=policy, **dict(SERVING, max_batch=max_batch, steal=steal))
+    ttft, latency = np.quantile(r.ttft, _SHARE) * 1e3, np.quantile(r.latency, _SHARE) * 1e3
+    for curve in (ttft, latency):
+        curve.setflags(write=False)
+    return len(w), ttft, latency, readings.serving_summary(r) + f"，窃取 {r.stolen} 次"
 
 
 def _latency_cdf_axes(ax, *, longest_ms: float, legend: bool = True) -> None:
@@ -111,32 +129,27 @@ def _latency_cdf_axes(ax, *, longest_ms: float, legend: bool = True) -> None:
         ax.legend(fontsize=8, loc="lower right")
 
 
-def serving() -> Explorer:
+def serving_explorer() -> Explorer:
     """Time to first token and request latency under a 10x burst, request-level vs continuous batching."""
     art: dict = {}
-    share = np.linspace(0, 1, 300)
     names = {"连续批处理": "continuous", "请求级批处理": "static"}
 
     def draw(ax, rate: int, policy: str, max_batch: int, steal: bool) -> str:
-        w = serving_workload(rate)
-        options = dict(SERVING, max_batch=max_batch, steal=steal)
-        r = SV.simulate(w.arrivals, w.prompt, w.output, policy=names[policy], **options)
-        ttft = np.quantile(r.ttft, share) * 1e3
-        lat = np.quantile(r.latency, share) * 1e3
+        requests, ttft, lat, readout = _serving_curves(rate, names[policy], max_batch, steal)
         colour = POLICY_COLOURS[names[policy]]
         if not art:
-            art["ttft"], = ax.plot(ttft, share, color=colour, label=P.label("首字延迟 TTFT（实线）", "TTFT (solid)"))
-            art["lat"], = ax.plot(lat, share, color=colour, ls="--",
+            art["ttft"], = ax.plot(ttft, _SHARE, color=colour, label=P.label("首字延迟 TTFT（实线）", "TTFT (solid)"))
+            art["lat"], = ax.plot(lat, _SHARE, color=colour, ls="--",
                                   label=P.label("整个请求的延迟（虚线）", "request latency (dashed)"))
             _latency_cdf_axes(ax, longest_ms=3e5)
-        art["ttft"].set_data(ttft, share)
-        art["lat"].set_data(lat, share)
+        art["ttft"].set_data(ttft, _SHARE)
+        art["lat"].set_data(lat, _SHARE)
         for line in (art["ttft"], art["lat"]):
             line.set_color(colour)
         ax.legend(fontsize=8, loc="lower right")
-        ax.set_title(P.label(f"{len(w)} 个请求，4 张 GPU，{policy}，最大批 {max_batch}",
-                             f"{len(w)} requests, 4 GPUs, {names[policy]}, max batch {max_batch}"))
-        return r.summary() + f"，窃取 {r.stolen} 次"
+        ax.set_title(P.label(f"{requests} 个请求，4 张 GPU，{policy}，最大批 {max_batch}",
+                             f"{requests} requests, 4 GPUs, {names[policy]}, max batch {max_batch}"))
+        return readout
 
     return Explorer(draw, {"rate": int_slider("平时每秒请求数（突发时 10 倍）", 1, 6, 3),
                            "policy": dropdown("批处理方式", list(names), "连续批处理"),
@@ -154,7 +167,8 @@ PLACEMENTS = {"by affinity": "按亲和性", "EFT": "EFT", "HEFT": "HEFT", "work
 FRAMES = 10
 
 
-def split_placement():
+def gpu_npu_split() -> dict[str, str]:
+    """The chapter's split placement (:data:`SPLIT`): task name -> device of the segmentation model."""
     graph = segmentation_model()
     return FR.split_placement(graph, {"conv": "GPU", "image": "GPU", "control": "CPU"},
                               {"conv": "NPU", "image": "NPU", "control": "CPU"}, SPLIT_CUT)
@@ -165,7 +179,7 @@ def _phone(policy: str):
     graph, devices = segmentation_model(), phone_soc()
     cpu = S.serial(graph, devices, device="CPU")
     if policy == SPLIT:
-        return FR.stream(graph, devices, split_placement(), 1).validate(), cpu
+        return FR.stream(graph, devices, gpu_npu_split(), 1).validate(), cpu
     return S.POLICIES[policy](graph, devices).validate(), cpu
 
 
@@ -177,13 +191,13 @@ def _chinese_legend(ax):
               loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
 
 
-def phone() -> Explorer:
+def phone_explorer() -> Explorer:
     """The 120-operator segmentation model on a phone SoC: one frame, or ten frames pipelined."""
     def draw(ax, policy: str, pipelined: bool) -> str:
         s, cpu = _phone(policy)
         name = PLACEMENTS.get(policy, policy)
         graph, devices = segmentation_model(), phone_soc()
-        placement = split_placement() if policy == SPLIT else s
+        placement = gpu_npu_split() if policy == SPLIT else s
         if pipelined:
             shown = FR.stream(graph, devices, placement, FRAMES)
             title = P.label(f"{name}，{FRAMES} 帧流水：{shown.makespan:.1f} ms",
@@ -207,7 +221,7 @@ def phone() -> Explorer:
 
 def training_figure(tp: int = 1, pp: int = 16, recompute: str = "选择性重计算"):
     """Static copy of the training widget's figure (speed-up against m) for one TP x PP."""
-    e = training()
+    e = training_explorer()
     ax = P.new_axes(figsize=(7, 3.2))
     e.draw(ax, **dict(e.values, tp=tp, pp=pp, recompute=recompute))
     return ax.figure
@@ -216,19 +230,15 @@ def training_figure(tp: int = 1, pp: int = 16, recompute: str = "选择性重计
 def serving_figure(rate: int = 3):
     """TTFT and request-latency CDFs of request-level and continuous batching under the 10x burst scenario."""
     ax = P.new_axes(figsize=(7.5, 3.4))
-    w = serving_workload(rate)
-    share = np.linspace(0, 1, 300)
     for policy, zh in [("static", "请求级批处理"), ("continuous", "连续批处理")]:
         colour = POLICY_COLOURS[policy]
-        r = SV.simulate(w.arrivals, w.prompt, w.output, policy=policy, **SERVING)
-        ax.plot(np.quantile(r.ttft, share) * 1e3, share, color=colour,
-                label=P.label(f"{zh}：首字延迟", f"{policy}: TTFT"))
-        ax.plot(np.quantile(r.latency, share) * 1e3, share, color=colour, ls="--",
-                label=P.label(f"{zh}：整个请求", f"{policy}: request"))
+        requests, ttft, latency, _ = _serving_curves(rate, policy, SERVING["max_batch"], SERVING["steal"])
+        ax.plot(ttft, _SHARE, color=colour, label=P.label(f"{zh}：首字延迟", f"{policy}: TTFT"))
+        ax.plot(latency, _SHARE, color=colour, ls="--", label=P.label(f"{zh}：整个请求", f"{policy}: request"))
     _latency_cdf_axes(ax, longest_ms=1e5, legend=False)
-    ax.set_title(P.label(f"{len(w)} 个请求、10 倍突发、4 张 GPU：延迟的累计分布\n"
+    ax.set_title(P.label(f"{requests} 个请求、10 倍突发、4 张 GPU：延迟的累计分布\n"
                          "（灰色横线：累计比例 0.99，与各曲线的交点即 P99）",
-                         f"{len(w)} requests, 10x bursts, 4 GPUs: latency CDF"))
+                         f"{requests} requests, 10x bursts, 4 GPUs: latency CDF"))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     return ax.figure
 
@@ -261,7 +271,7 @@ def phone_figure(frames: int = FRAMES):
     graph, devices = segmentation_model(), phone_soc()
     colours = plt.get_cmap("tab10").colors
     for ax, policy in zip(axes, ["HEFT", SPLIT]):
-        placement = split_placement() if policy == SPLIT else _phone("HEFT")[0]
+        placement = gpu_npu_split() if policy == SPLIT else _phone("HEFT")[0]
         shown = FR.stream(graph, devices, placement, frames)
         blocks = _frame_blocks(shown)
         widths = [max(b[3] - b[2], 0.4) for b in blocks]  # keep short CPU/GPU blocks visible
@@ -283,4 +293,4 @@ def phone_figure(frames: int = FRAMES):
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(10, training), (10, serving), (10, phone)]
+VIEWS = [(10, training_explorer), (10, serving_explorer), (10, phone_explorer)]

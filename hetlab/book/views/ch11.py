@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from hetlab import plotting as P
 from hetlab import schedulers as S
-from hetlab.book.views.ch01 import _kitchen_schedule, _preference_legend
+from hetlab.book.views._shared import kitchen_with_gpu, preference_legend
 from hetlab.widgets import Explorer, dropdown, int_slider
 from hetlab.workloads import article_tasks
 
@@ -24,7 +24,7 @@ def policy_readout(policy: str, gpu_speed: int) -> str:
     and the GPU (the fastest device at ``gpu_speed``)."""
     if policy not in NAMES:
         raise ValueError(f"policy must be one of {NAMES}, got {policy!r}")
-    s, best = _kitchen_schedule(policy, gpu_speed), _kitchen_schedule("optimal", gpu_speed)
+    s, best = kitchen_with_gpu(policy, gpu_speed), kitchen_with_gpu("optimal", gpu_speed)
     cpu = S.serial(s.graph, s.devices, device="CPU").makespan
     fastest = max(s.devices, key=lambda d: d.speed).name
     solo = S.serial(article_tasks(), s.devices, device=fastest).makespan
@@ -38,11 +38,11 @@ def article_policies() -> Explorer:
     """The article's eight dishes under each policy, with the gap to the optimum; a slider
     changes the GPU cook's speed (the article's is 20)."""
     def draw(ax, policy: str, gpu_speed: int) -> str:
-        s = _kitchen_schedule(policy, gpu_speed)
-        xmax = max(_kitchen_schedule(name, gpu_speed).makespan for name in NAMES)   # the slowest policy here
+        s = kitchen_with_gpu(policy, gpu_speed)
+        xmax = max(kitchen_with_gpu(name, gpu_speed).makespan for name in NAMES)   # the slowest policy here
         P.gantt(s, ax, xmax=xmax,
                 title=P.label(f"{LABELS[policy]}：完成时间 {s.makespan:.3f}", f"{policy}: makespan {s.makespan:.3f}"))
-        _preference_legend(ax)
+        preference_legend(ax)
         return policy_readout(policy, gpu_speed)
 
     return Explorer(draw, {"policy": dropdown("策略", [(LABELS[n], n) for n in NAMES]),
@@ -69,12 +69,12 @@ def policy_table(gpu_speed: float = 20.0) -> str:
     from hetlab._validate import check_positive
 
     gpu_speed = check_positive("gpu_speed", gpu_speed)
-    best = _kitchen_schedule("optimal", gpu_speed)
+    best = kitchen_with_gpu("optimal", gpu_speed)
     cpu = S.serial(best.graph, best.devices, device="CPU").makespan
     gpu = S.serial(best.graph, best.devices, device="GPU").makespan
     rows = ["| 策略 | 完成时间 | 相对 CPU 串行 | 相对 GPU 串行 | 距最优 |", "|---|---:|---:|---:|---:|"]
     for name in NAMES:
-        t = _kitchen_schedule(name, gpu_speed).makespan
+        t = kitchen_with_gpu(name, gpu_speed).makespan
         rows.append(f"| {LABELS[name]} | {t:.3f} | {cpu / t:.2f}x | {gpu / t:.2f}x | "
                     f"{(t - best.makespan) / best.makespan:.1%} |")
     rows.append(f"| 下界 | {S.lower_bound(best.graph, best.devices):.3f} | | | |")
@@ -97,14 +97,14 @@ def demo_gantts(policies: tuple[str, ...] = ("article demo", "LPT", "optimal"), 
     fig, axes = plt.subplots(len(policies), len(gpu_speeds), figsize=size, layout="constrained", sharex="col",
                              squeeze=False)
     for c, speed in enumerate(gpu_speeds):
-        xmax = max(_kitchen_schedule(name, float(speed)).makespan for name in policies)
+        xmax = max(kitchen_with_gpu(name, float(speed)).makespan for name in policies)
         for r, name in enumerate(policies):
-            s, ax = _kitchen_schedule(name, float(speed)), axes[r, c]
+            s, ax = kitchen_with_gpu(name, float(speed)), axes[r, c]
             P.gantt(s, ax, xmax=xmax, xlabel="" if r < len(policies) - 1 else None, title=P.label(
                 f"{LABELS[name]}，GPU 速度 {speed:g}：完成 {s.makespan:.3f}",
                 f"{name}, GPU speed {speed:g}: makespan {s.makespan:.3f}"))
             if r == 0 and c == len(gpu_speeds) - 1:
-                _preference_legend(ax)
+                preference_legend(ax)
                 legend = ax.get_legend()
                 handles = list(legend.legend_handles) + [Line2D([], [], color="black", lw=0.8, ls="--")]
                 labels = [t.get_text() for t in legend.get_texts()] + [P.label("完成时间", "makespan")]

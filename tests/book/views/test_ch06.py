@@ -5,5 +5,5 @@ def test_barrier_view_readout_mentions_prediction():
     import matplotlib
     matplotlib.use("Agg")
     from hetlab.book.views import ch06
-    explorer = ch06.barrier()
+    explorer = ch06.barrier_explorer()
     assert explorer is not None

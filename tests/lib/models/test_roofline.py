@@ -81,3 +81,24 @@ def test_dense_layer_intensity():
         R.dense_layer_intensity(4, 4, batch=0)
     with pytest.raises(ValueError, match="bytes_per_value"):
         R.dense_layer_intensity(4, 4, bytes_per_value=0)
+
+
+def test_llm_iteration_costs_follow_flops_and_bytes():
+    c = R.llm_iteration_costs(13e9, layers=40, hidden=5120, peak_flops=312e12, mfu=0.5, bandwidth=2.039e12, mbu=0.6)
+    assert math.isclose(c["prefill_per_token"], 2 * 13e9 / (0.5 * 312e12))          # 0.167 ms per token
+    assert math.isclose(c["step_base"], 2 * 13e9 / (0.6 * 2.039e12))
+    assert c["kv_bytes_per_token"] == 2 * 40 * 5120 * 2
+    assert math.isclose(c["step_per_sequence"], c["kv_bytes_per_token"] * 250 / (0.6 * 2.039e12))
+    assert c["kv_capacity"] == int((80e9 * 0.9 - 26e9) // c["kv_bytes_per_token"])
+    # physically plausible: the implied prefill rate never exceeds the peak
+    assert 2 * 13e9 / c["prefill_per_token"] <= 312e12
+
+
+@pytest.mark.parametrize("kwargs, match", [({"mfu": 0.0}, "mfu"), ({"mfu": 1.5}, "mfu"), ({"mbu": 2}, "mbu"),
+                                           ({"reserve": 1.0}, "reserve"), ({"memory": 20e9}, "memory"),
+                                           ({"layers": 0}, "layers")])
+def test_llm_iteration_costs_rejects_bad_inputs(kwargs, match):
+    args = dict(layers=40, hidden=5120)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        R.llm_iteration_costs(13e9, **args)

@@ -1,5 +1,4 @@
-"""Chapter 7 static figures and the metrics widget."""
-
+"""Chapter 7's views (hetlab.book.views.ch07): static figures and the metrics widget's readout."""
 from hetlab.book.views import ch07
 
 
@@ -11,5 +10,5 @@ def test_static_figures_draw():
 
 
 def test_metrics_readout_when_still_rising():
-    text = ch07.metrics().update(tasks=96, spread=0.5)
+    text = ch07.metrics_explorer().update(tasks=96, spread=0.5)
     assert "尚未走平" in text and "只剩" not in text

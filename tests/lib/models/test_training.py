@@ -1,5 +1,7 @@
+"""Memory per device and step time of DP x TP x PP, and data-parallel steps (hetlab.models.training)."""
 import math
 
+import numpy as np
 import pytest
 
 from hetlab.models import training as T
@@ -117,9 +119,9 @@ def test_overlap_is_capped_by_compute():
 
 def test_infeasible_configurations_are_flagged_or_refused():
     assert not _case(micro_batches=8).feasible            # 110 GB of activations and states per A100
-    assert "显存" in _case(micro_batches=8).reason
-    wide = _case(dp=2, tp=16, micro_batches=1)
-    assert not wide.feasible and "张量并行" in wide.reason
+    assert _case(micro_batches=8).limits == ("memory",)
+    wide = _case(dp=2, tp=16, micro_batches=1)           # 16-way tensor parallelism on 8-GPU nodes
+    assert not wide.feasible and "tp_across_nodes" in wide.limits
     with pytest.raises(ValueError, match="micro_batches must be in \\[1, 32\\]"):
         _case(micro_batches=64)                            # 32 samples per replica cannot make 64 micro-batches
     with pytest.raises(ValueError, match="divide"):
@@ -128,8 +130,38 @@ def test_infeasible_configurations_are_flagged_or_refused():
         _case(dp=16)
     with pytest.raises(ValueError, match="global_batch must be a multiple of dp"):
         _case(global_batch=1000)
-    assert _case().feasible and "不可行" not in _case().summary()
-    assert "不可行" in _case(micro_batches=8).summary()
+    assert _case().feasible and _case().limits == ()
+
+
+def test_training_step_record_checks_its_limits():
+    r = _case()
+    fields = {f: getattr(r, f) for f in r.__dataclass_fields__}
+    assert T.TrainingStep(**fields) == r
+    with pytest.raises(ValueError, match="limits must be \\(\\'memory\\',\\)"):
+        T.TrainingStep(**dict(fields, device_memory=1e9))      # does not fit in 1 GB, yet no limit listed
+    with pytest.raises(ValueError, match="limits must be a tuple"):
+        T.TrainingStep(**dict(fields, limits=("heat",)))
+
+
+@pytest.mark.parametrize("layers, heads, tp, pp, names", [
+    (80, 64, 1, 16, None), (80, 64, 8, 16, None),
+    (40, 40, 1, 16, ("layers = 40", "pp = 16")),          # LLaMA 13B's 40 layers cannot fill 16 equal stages
+    (80, 40, 16, 1, ("heads = 40", "tp = 16")),           # 40 heads do not split over 16 ranks
+])
+def test_tensor_and_pipeline_splits_must_divide_heads_and_layers(layers, heads, tp, pp, names):
+    shape = dict(layers=layers, hidden=8192, heads=heads, sequence=2048)
+    calls = [lambda: T.memory_per_device(70e9, dp=1, tp=tp, pp=pp, **shape),
+             lambda: T.step_time(70e9, devices=tp * pp, dp=1, tp=tp, pp=pp, global_batch=8, **shape)]
+    for call in calls:
+        if names is None:
+            call()
+            continue
+        with pytest.raises(ValueError) as info:
+            call()
+        assert all(n in str(info.value) for n in names)
+    if heads % tp:
+        with pytest.raises(ValueError, match="heads = 40 and tp = 16"):
+            T.activation_memory(sequence=2048, micro_batch=1, hidden=8192, heads=heads, tp=tp)
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0, 0, None, "7e9", True, 1e20])
@@ -160,3 +192,41 @@ def test_micro_batch_options_are_the_divisors_of_samples_per_replica():
         assert _case(dp=16, tp=2, micro_batches=m).micro_batch * m == 64
     with pytest.raises(ValueError, match="multiple of dp"):
         T.micro_batch_options(10, 4)
+
+
+def test_kernel_efficiency_matches_the_chapter_formula():
+    assert T.kernel_efficiency(2048) == pytest.approx(0.5 * 2048 / (2048 + 256))
+    assert T.kernel_efficiency(4096) > T.kernel_efficiency(2048)
+    with pytest.raises(ValueError, match="peak_efficiency"):
+        T.kernel_efficiency(10, peak_efficiency=2)
+
+
+def test_backward_share_default_unchanged_and_caps():
+    data_parallel_step = T.data_parallel_step
+    base = data_parallel_step(1.0, 64, grad_size=1.0, bandwidth=10.0, latency=1e-4, overlap=0.8)
+    same = data_parallel_step(1.0, 64, grad_size=1.0, bandwidth=10.0, latency=1e-4, overlap=0.8, backward_share=1.0)
+    capped = data_parallel_step(1.0, 64, grad_size=1.0, bandwidth=10.0, latency=1e-4, overlap=0.8, backward_share=2 / 3)
+    assert base == same and capped > base
+    comm = 2 * 63 * 1e-4 + 2 * 63 / 64 * 1.0 / 10.0          # ring all-reduce: 2 (n - 1) alpha + 2 (n - 1) / n G / B
+    assert capped == pytest.approx(1 / 64 + comm - (2 / 3) / 64, abs=1e-12)
+    with pytest.raises(ValueError):
+        data_parallel_step(1.0, 8, grad_size=1.0, bandwidth=10.0, overlap=0.5, backward_share=1.5)
+
+
+def test_data_parallel_step_by_hand():
+    # One device: no communication at all.
+    assert T.data_parallel_step(2.0, 1, grad_size=1.0, bandwidth=1.0) == pytest.approx(2.0)
+    steps = T.data_parallel_step(1.0, np.array([2, 8]), grad_size=1.0, bandwidth=10.0)
+    np.testing.assert_allclose(steps, [0.5 + 0.1, 0.125 + 2 * 7 / 8 / 10])
+    hidden = T.data_parallel_step(1.0, 8, grad_size=1.0, bandwidth=10.0, overlap=1.0)
+    assert hidden == pytest.approx(0.125 + 0.175 - 0.125)   # overlap hides at most the compute time
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: T.data_parallel_step(1.0, 2.5, 1.0, 1.0), "n_devices"),
+    (lambda: T.data_parallel_step(1.0, 4, math.inf, 1.0), "grad_size"),        # was NaN
+])
+def test_bad_data_parallel_input_is_refused_by_name(call, name):
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    assert name in str(info.value)

@@ -58,14 +58,6 @@ def test_bad_input_names_the_parameter(call, message):
         call()
 
 
-def test_chinese_derivation_keeps_the_sympy_result():
-    d = G.derivation_zh()
-    assert [label for label, _ in d.steps][0] == "总耗时"
-    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in label) for label, _ in d.steps)
-    assert d.at(10_000, 1.0) == {"N_star": 100.0, "T_min": 200.0}
-    assert "总耗时" in d.latex()
-
-
 def test_overhead_table_is_ordered_and_sourced():
     seconds = [o.seconds for o in G.OVERHEADS]
     assert seconds == sorted(seconds) and all(o.source for o in G.OVERHEADS)

@@ -1,9 +1,11 @@
+"""LLM serving as a discrete-event simulation (hetlab.models.serving)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hetlab.models import serving as SV
+from hetlab.workloads.requests import bursty_requests, skewed_requests
 
 COST = dict(step_base=0.02, step_per_sequence=2e-4, prefill_per_token=5e-5)
 
@@ -76,7 +78,7 @@ def test_continuous_batching_lets_short_requests_leave_early():
 
 
 def test_continuous_batching_beats_request_level_under_a_burst():
-    w = SV.workload(rate=3, duration=300, burst_share=0.1, mean_burst=2.0, seed=0)
+    w = bursty_requests(rate=3, duration=300, burst_share=0.1, mean_burst=2.0, seed=0)
     args = dict(gpus=4, max_batch=32, dispatch="least_loaded", **COST)
     static = SV.simulate(w.arrivals, w.prompt, w.output, policy="static", **args)
     cont = SV.simulate(w.arrivals, w.prompt, w.output, policy="continuous", **args)
@@ -86,7 +88,7 @@ def test_continuous_batching_beats_request_level_under_a_burst():
 
 def test_stealing_rescues_a_skewed_round_robin():
     # every 4th request is long and round robin sends them all to GPU 0, which falls behind
-    w = SV.skewed_workload(400, every=4, long_output=200, short_output=20, gap=0.1)
+    w = skewed_requests(400, every=4, long_output=200, short_output=20, gap=0.1)
     off = SV.simulate(w.arrivals, w.prompt, w.output, gpus=4, max_batch=8, **COST)
     on = SV.simulate(w.arrivals, w.prompt, w.output, gpus=4, max_batch=8, steal=True, **COST)
     assert off.stolen == 0 and on.stolen > 0
@@ -109,17 +111,6 @@ def test_cpu_preprocessing_is_a_fifo_queue():
     assert np.allclose(r2.ready, 0.01)
 
 
-def test_workload_is_seeded_and_bursty():
-    a, b = SV.workload(5, 100, seed=3), SV.workload(5, 100, seed=3)
-    assert np.array_equal(a.arrivals, b.arrivals) and np.array_equal(a.output, b.output)
-    assert (a.prompt >= 1).all() and (np.diff(a.arrivals) >= 0).all()
-
-
-def test_summary_is_chinese():
-    r = SV.simulate([0.0], [10], [3])
-    assert r.summary().startswith("连续批处理") and "P99" in r.summary()
-
-
 @pytest.mark.parametrize("kwargs, match", [
     (dict(arrivals=[np.nan]), "arrivals"), (dict(arrivals=[np.inf]), "arrivals"), (dict(arrivals=[-1.0]), "arrivals"),
     (dict(arrivals=[]), "arrivals"), (dict(arrivals=None), "arrivals"), (dict(prompt=[0]), "prompt"),
@@ -135,15 +126,6 @@ def test_bad_inputs_name_the_parameter(kwargs, match):
         SV.simulate(args.pop("arrivals"), args.pop("prompt"), args.pop("output"), **args)
 
 
-def test_workload_rejects_bad_sizes():
-    with pytest.raises(ValueError, match="rate"):
-        SV.workload(-1, 10)
-    with pytest.raises(ValueError, match="at most"):
-        SV.workload(1e6, 1e6)
-    with pytest.raises(ValueError, match="every"):
-        SV.skewed_workload(4, every=0)
-
-
 def test_single_cpu_worker_matches_lindleys_recursion():
     rng = np.random.default_rng(4)
     arrivals = np.sort(rng.exponential(0.01, 500).cumsum())
@@ -153,3 +135,39 @@ def test_single_cpu_worker_matches_lindleys_recursion():
         free = max(a, free) + 0.012
         expected.append(free)
     assert np.allclose(r.ready, expected)
+
+
+def test_single_request_cost_sum_vs_max():
+    costs = dict(step_base=0.02, step_per_sequence=0.0, prefill_per_token=1e-3)
+    # one request, prompt 100 tokens (0.1 s of compute), output 1 token: one prefill iteration
+    add = SV.simulate([0.0], [100], [1], cost="sum", **costs)
+    roof = SV.simulate([0.0], [100], [1], cost="max", **costs)
+    assert add.ttft[0] == pytest.approx(0.02 + 0.1)
+    assert roof.ttft[0] == pytest.approx(0.1)
+    # a short prompt is memory-bound under max: the weight read sets the pace
+    short = SV.simulate([0.0], [5], [1], cost="max", **costs)
+    assert short.ttft[0] == pytest.approx(0.02)
+
+
+def test_cost_default_is_sum_and_max_never_slower():
+    w = bursty_requests(5, 60, seed=3)
+    base = SV.simulate(w.arrivals, w.prompt, w.output, gpus=2)
+    add = SV.simulate(w.arrivals, w.prompt, w.output, gpus=2, cost="sum")
+    assert np.array_equal(base.ttft, add.ttft) and np.array_equal(base.latency, add.latency)
+    for policy in SV.POLICIES:
+        a = SV.simulate(w.arrivals, w.prompt, w.output, gpus=1, policy=policy, cost="sum")
+        m = SV.simulate(w.arrivals, w.prompt, w.output, gpus=1, policy=policy, cost="max")
+        assert m.busy_fraction <= a.busy_fraction + 1e-12
+
+
+def test_cost_rejects_unknown():
+    with pytest.raises(ValueError, match="cost must be one of 'sum', 'max'"):
+        SV.simulate([0.0], [1], [1], cost="roofline")
+
+
+def test_latency_percentiles_are_numpys_and_check_q():
+    r = SV.simulate(np.linspace(0.0, 0.5, 20), np.full(20, 10), np.full(20, 5), gpus=2, **COST)
+    assert r.percentile(0) <= r.p50 <= r.p99 <= r.percentile(100)
+    assert r.p99 == np.percentile(r.finish - r.arrivals, 99)
+    with pytest.raises(ValueError, match=r"q must be in \[0, 100\]"):
+        r.percentile(150)

@@ -1,0 +1,41 @@
+"""Chapter 10 (AI scenarios): one-line readings of a training step and of a serving run."""
+from __future__ import annotations
+
+import numpy as np
+
+from hetlab._validate import check_instance
+from hetlab.models.serving import ServingResult
+from hetlab.models.training import TrainingStep
+
+__all__ = ["training_summary", "serving_summary", "POLICY_NAMES"]
+
+#: The batching policies of :func:`hetlab.models.serving.simulate` as the chapter names them.
+POLICY_NAMES = {"static": "请求级批处理", "continuous": "连续批处理"}
+
+
+def training_summary(step: TrainingStep) -> str:
+    """One line: the split, then the step time, speed-up and memory per GPU, or why the split does not fit.
+
+    >>> from hetlab.models.training import step_time
+    >>> shape = dict(devices=8, dp=8, global_batch=64, micro_batches=1, layers=80, hidden=8192, heads=64)
+    >>> print(training_summary(step_time(70e9, **shape)))
+    DP 8 × TP 1 × PP 1，微批次 1 个（每个 8 样本）：不可行——每卡需 750.1 GB，超过显存 80 GB
+    """
+    check_instance("step", step, TrainingStep)
+    head = f"DP {step.dp} × TP {step.tp} × PP {step.pp}，微批次 {step.micro_batches} 个（每个 {step.micro_batch} 样本）"
+    if step.feasible:
+        memory = step.memory["total"] / 1e9
+        return f"{head}：每步 {step.time:.2f} s，加速 {step.speedup:.1f} 倍，显存 {memory:.1f} GB/卡"
+    reasons = {"memory": f"每卡需 {step.memory['total'] / 1e9:.1f} GB，超过显存 {step.device_memory / 1e9:.0f} GB",
+               "tp_across_nodes": f"张量并行 {step.tp} 路超过单节点 {step.gpus_per_node} 张卡，只能走慢速的节点间网络"}
+    return f"{head}：不可行——" + "；".join(reasons[x] for x in step.limits)
+
+
+def serving_summary(result: ServingResult) -> str:
+    """One line: latency percentiles, time to first token, time per output token, throughput and GPU shares."""
+    check_instance("result", result, ServingResult)
+    r = result
+    return (f"{POLICY_NAMES[r.policy]}：P50 {r.p50 * 1e3:.0f} ms，P99 {r.p99 * 1e3:.0f} ms，"
+            f"首字延迟 P99 {np.percentile(r.ttft, 99) * 1e3:.0f} ms，每词元 {r.tpot * 1e3:.1f} ms，"
+            f"{r.tokens_per_s:.0f} 词元/秒，GPU 忙碌 {r.busy_fraction:.0%}，有效 {r.useful_fraction:.0%}，"
+            f"平均批 {r.mean_batch:.1f}")

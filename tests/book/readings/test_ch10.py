@@ -1,0 +1,31 @@
+"""Chapter 10's readings of a training step and a serving run (hetlab.book.readings.ch10)."""
+import pytest
+
+from hetlab.book.readings import ch10 as readings
+from hetlab.models import serving as SV
+from hetlab.models import training as T
+
+
+def test_serving_summary_names_the_policy_and_quotes_the_result():
+    r = SV.simulate([0.0], [10], [3])
+    line = readings.serving_summary(r)
+    assert line.startswith("连续批处理") and f"P99 {r.p99 * 1e3:.0f} ms" in line
+    assert readings.serving_summary(SV.simulate([0.0], [10], [3], policy="static")).startswith("请求级批处理")
+    with pytest.raises(TypeError, match="result"):
+        readings.serving_summary("P99")
+
+
+def _case(**kw):
+    args = dict(devices=512, dp=32, tp=1, pp=16, global_batch=1024, micro_batches=32, sequence=2048, layers=80,
+                hidden=8192, heads=64)
+    args.update(kw)
+    return T.step_time(70e9, **args)
+
+
+def test_training_summary_gives_the_step_or_every_reason_it_does_not_fit():
+    ok = readings.training_summary(_case())
+    assert ok.startswith("DP 32 × TP 1 × PP 16，微批次 32 个（每个 1 样本）：每步") and "不可行" not in ok
+    memory = readings.training_summary(_case(micro_batches=8))
+    assert "不可行" in memory and "超过显存 80 GB" in memory
+    both = readings.training_summary(_case(dp=2, tp=16, micro_batches=1))
+    assert "张量并行 16 路超过单节点 8 张卡" in both and both.count("；") == 1
