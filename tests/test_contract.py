@@ -66,10 +66,11 @@ SIDE_EFFECTS = {
     "import_bank": "rewrites the package's question bank",
     "answer_free_bank": "writes a question-bank file",
     "make_student_edition": "writes a folder of notebooks",
-    "grade": "book.edition.grade starts Jupyter kernels",
+    "grade": "book.grading.grade starts Jupyter kernels",
     "workflow": "workloads.workflows.workflow: an unstored instance imports wfcommons (seconds) and reseeds the global "
                 "generators; see tests/test_workflows.py",
     "from_wfcommons": "workloads.workflows.from_wfcommons needs a wfcommons Workflow object; tests/test_workflows.py drives it",
+    "TorchCUDA": "real.hybrid.TorchCUDA needs torch with a CUDA device; tests/lib/real/test_hybrid.py drives it",
 }
 #: A public function whose name says it writes, or with one of these parameters, must be listed above (or in
 #: WRITERS_DRIVEN, when it only writes where it is told): the sweep refuses to call an unlisted writer.
@@ -270,7 +271,9 @@ OVERRIDES = {
     "book.progress.ProgressStore": {"path": lambda: _TMP / "store.json"},
     "widgets.int_slider": {"lo": 0, "hi": 10, "value": 5, "step": 1},
     "devices.Device.speed_for": {"op": "matmul"},
-    "book.edition.GradeReport": {"submission": "s.ipynb"},
+    "book.grading.GradeReport": {"submission": "s.ipynb", "chapter": 4},
+    "book.edition.check_markers": {"cell": lambda: {"cell_type": "code", "source": "x = 1", "metadata": {}},
+                                   "where": "04-x.ipynb cell 1"},
 }
 
 
@@ -294,7 +297,7 @@ OVERRIDES.update({
     "book.bank.Question": OVERRIDES["book.quiz.Question"],
     "metrics.HeteroMetrics": _fields_of(lambda: _mod("metrics").hetero_metrics(_mod("workloads").skewed_tasks(6),
                                                                              _mod("devices").identical(2))),
-    "book.edition.GradeItem": {"id": "c03-1", "kind": "question", "score": 1.0, "max_score": 1.0, "status": "correct"},
+    "book.grading.GradeItem": {"id": "c03-1", "kind": "question", "score": 1.0, "max_score": 1.0, "status": "correct"},
     "models.pipelines.stream": {"placement": lambda: _fixtures()["schedule"], "frames": 3},
     "models.pipelines.frame_period": {"placement": lambda: _fixtures()["schedule"], "frames": 3},
     "models.pipelines.split_placement": {"graph": lambda: _mod("workloads").segmentation_model(),
@@ -342,6 +345,53 @@ def _staged_graph():
     from hetlab.tasks import Task, TaskGraph
 
     return TaskGraph([Task(n, 1.0) for n in "sabt"], [("s", "a"), ("s", "b"), ("a", "t"), ("b", "t")])
+
+def _cholesky_plan():
+    """A small CPU + GPU tiled-Cholesky plan (hetlab.workloads.cholesky), for the hybrid executor."""
+    workloads, schedulers = _mod("workloads.cholesky"), _mod("schedulers")
+    devices = workloads.cholesky_devices(1, tile_copy_s=0.5)
+    costs = {op: {"CPU": 2.0, "GPU": 1.0} for op in workloads.OPS}
+    return schedulers.heft(workloads.cholesky_graph(2, costs, devices), devices)
+
+
+def _cholesky_backends():
+    hybrid = _mod("real.hybrid")
+    return {"GPU": hybrid.StandInGPU(launch_s=0.0), "CPU0": hybrid.NumpyCPU()}
+
+
+_CASE = {"n": 512, "b": 256, "op_costs": lambda: {op: {"CPU": 1e-3, "GPU": 1e-4}
+                                                  for op in ("potrf", "trsm", "syrk", "gemm")}, "tile_copy_s": 1e-5}
+OVERRIDES.update({
+    "workloads.cholesky.CholeskyCase": _CASE,
+    "workloads.cholesky.CholeskyCase.graph": {"devices": lambda: _mod("workloads.cholesky").cholesky_devices(1)},
+    "workloads.cholesky.predict_makespans": {"case": lambda: _mod("workloads.cholesky").CholeskyCase(
+        **{k: _fresh(v) for k, v in _CASE.items()}), "workers": lambda: [1]},
+    "models.host.HostProfile": {"name": "p", "hold_s": 1e-5, "handoff_s": 2e-5},
+    "models.host.HostProfile.slowdown": {"k": 2},
+    "models.host.next_grant": {"free_at": 1.0, "requests": lambda: {"a": 0.5, "b": 1.2}, "handoff_s": 0.5},
+    "models.host.simulate_host": {"plan": lambda: _cholesky_plan(),
+                                  "profile": lambda: _mod("models.host").HostProfile("p", 0.1, 0.2)},
+    "real.readings.reading": {"name": "h200"},
+    "real.readings.case_of": {"data": lambda: _mod("real.readings").reading("h200_hetero")},
+    "real.readings.read_case": {"path": lambda: str(_PACKAGE / "data" / "readings" / "h200-2026-12-04" /
+                                                   "h200_hetero.json")},
+    "real.readings.MeasuredRun": _fields_of(lambda: _mod("real.readings").measured_runs()[1]),
+    "real.readings.predict_run": {"run": lambda: _mod("real.readings").measured_runs()[1]},
+    "real.readings.trace_schedule": {"trace": lambda: [[f"t{i}", "CPU", float(i), i + 1.0] for i in range(8)]},
+    "real.hybrid.HybridRun": {"schedule": lambda: _fixtures()["schedule"], "wall_time": 1.0},
+    "real.hybrid.NumpyCPU.put": {"tile": lambda: np.eye(2)},
+    "real.hybrid.NumpyCPU.get": {"tile": lambda: np.eye(2)},
+    "real.hybrid.NumpyCPU.run": {"op": "potrf", "tiles": lambda: [np.eye(2)]},
+    "real.hybrid.StandInGPU.put": {"tile": lambda: np.eye(2)},
+    "real.hybrid.StandInGPU.get": {"tile": lambda: np.eye(2)},
+    "real.hybrid.StandInGPU.run": {"op": "potrf", "tiles": lambda: [np.eye(2)]},
+    "real.hybrid.run_on_devices": {"plan": lambda: _cholesky_plan(), "backends": lambda: _cholesky_backends(),
+                                   "bodies": lambda: {t.name: (lambda backend: None)
+                                                      for t in _cholesky_plan().graph.tasks}},
+    "real.hybrid.factor": {"plan": lambda: _cholesky_plan(), "matrix": lambda: np.eye(4) * 4.0 + 1.0, "b": 2,
+                           "backends": lambda: _cholesky_backends()},
+})
+
 
 _MISSING = object()
 
@@ -822,7 +872,7 @@ def test_calibrated_cpu_from_figures():
     from hetlab.real.measure import calibrated_cpu
 
     cpu = calibrated_cpu({"matmul_gflops": 50.0, "cpus": 4})
-    assert cpu.speed == 50.0 and cpu.cores == 4
+    assert cpu.speed == 50.0 and cpu.kind == "CPU"
 
 
 @pytest.mark.parametrize("args, name", [((math.nan,), "path"), ((None,), "path"), ((3,), "path")])
@@ -846,7 +896,8 @@ def test_export_bank_checks_chapter_before_writing(tmp_path):
 
 
 def test_student_edition_and_grade_refuse_bad_arguments(tmp_path):
-    from hetlab.book.edition import grade, make_student_edition
+    from hetlab.book.edition import make_student_edition
+    from hetlab.book.grading import grade
 
     for chapters in ([0], [99], ["3"], "3", [2.5]):
         with pytest.raises((ValueError, TypeError)) as info:
@@ -873,7 +924,8 @@ def _subcommands():
 
 #: Valid positional arguments per subcommand, for building bad variants one argument at a time.
 CLI_VALID = {"amdahl": ["0.9", "4"], "granularity": ["100", "1"], "student-edition": ["out"],
-             "grade": ["submission.ipynb", "--key", "key.json"]}
+             "grade": ["submission.ipynb", "--key", "key.json"],
+             "predict-cholesky": [str(_PACKAGE / "data" / "readings" / "h200-2026-12-04" / "h200_hetero.json")]}
 CLI_BAD = ["nan", "inf", "-inf", "-1", "1e300", "1e-300", "text", "", "0", "10**12"]
 
 
