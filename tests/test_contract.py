@@ -390,6 +390,20 @@ OVERRIDES.update({
                                                       for t in _cholesky_plan().graph.tasks}},
     "real.hybrid.factor": {"plan": lambda: _cholesky_plan(), "matrix": lambda: np.eye(4) * 4.0 + 1.0, "b": 2,
                            "backends": lambda: _cholesky_backends()},
+    "book.readings.a2.workload_lines": {"case": lambda: _mod("workloads.cholesky").CholeskyCase(
+        **{k: _fresh(v) for k, v in _CASE.items()})},
+    "book.readings.a2.plan_lines": {"hybrid": lambda: _cholesky_plan(), "gpu_only": lambda: _cholesky_plan()},
+    "book.readings.a2.measured_lines": {"gpu_only_s": 0.02, "hybrid_s": 0.05, "hybrid_plan": lambda: _cholesky_plan()},
+    "book.readings.a2.trace_lines": {"measured": lambda: _cholesky_plan(), "gpu_alone": lambda: _cholesky_plan()},
+    "book.readings.a2.prediction_table": {"runs": lambda: _mod("real.readings").measured_runs()[:2],
+                                          "predicted": lambda: [0.05, 0.06]},
+    "book.readings.a2.calibration_lines": {"profile": lambda: _mod("models.host").load_profile()},
+    "book.readings.a2.planner_lines": {"predictions": lambda: {"gpu_only": 0.03, "cpu4": {
+        "cpu_only": 0.1, "hybrid_heft": 0.08, "hybrid_dispatch_aware": 0.03}}, "chosen": lambda: {4: 0}},
+    "book.readings.a2.free_host_lines": {"hybrid": lambda: _cholesky_plan(), "gpu_only": lambda: _cholesky_plan(),
+                                         "profile": lambda: _mod("models.host").HostProfile("p", 0.1, 0.2)},
+    "book.readings.a2.cuda_graph_lines": {"launch": lambda: _mod("real.readings").reading("h200")["launch"],
+                                          "gpu_only_s": 0.0247, "tasks": 364, "library_s": 0.0016},
 })
 
 

@@ -28,7 +28,7 @@ def _code(nb):
 
 def test_only_chapters_and_appendices_live_in_chapters():
     assert {p.name for p in CHAPTERS.glob("*.ipynb")} == {p.name for p in PATHS + APPENDIX}
-    assert [p.name for p in APPENDIX] == ["A1-real-execution.ipynb"]
+    assert [p.name for p in APPENDIX] == ["A1-real-execution.ipynb", "A2-cpu-gpu.ipynb"]
 
 
 @pytest.mark.parametrize("path", PATHS + APPENDIX, ids=lambda p: p.stem)

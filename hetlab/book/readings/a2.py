@@ -1,0 +1,229 @@
+"""Appendix A2 (a real CPU + GPU run): the sentences and tables the appendix prints about the H200 readings.
+
+Every number comes from the stored readings (:mod:`hetlab.real.readings`), a HEFT plan, or the host model
+(:mod:`hetlab.models.host`) with the machine profile; these functions only put them into words.
+"""
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+
+from hetlab._validate import check_instance, check_int, check_positive, describe
+from hetlab.models.host import HostProfile
+from hetlab.plotting import pad
+from hetlab.real.readings import MeasuredRun
+from hetlab.schedule import Schedule
+from hetlab.workloads.cholesky import OPS, CholeskyCase, cholesky_graph, task_counts
+
+__all__ = ["MACHINE_ZH", "workload_lines", "plan_lines", "measured_lines", "trace_lines", "prediction_table",
+           "calibration_lines", "planner_lines", "free_host_lines", "cuda_graph_lines"]
+
+#: How the appendix names the machine of the stored readings.
+MACHINE_ZH = "一台 H200 + 16 核 CPU 的机器（2026-12-04 实测）"
+_PLAN_ZH = {"gpu_only": "只用 GPU", "cpu_only": "只用 CPU", "hybrid_heft": "混合（HEFT）",
+            "hybrid_heft_overhead_aware": "混合（HEFT，重拟合代价）"}
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.1f} ms"
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:.0f} µs"
+
+
+def workload_lines(case: CholeskyCase, gpu_flops: float | None = None) -> str:
+    """The task graph of ``case`` (tiles, tasks of each kernel, edges) and its per-tile kernel times; with
+    ``gpu_flops`` (the GPU's measured FP64 matmul rate, FLOP/s), how long a GEMM tile's arithmetic takes."""
+    check_instance("case", case, CholeskyCase)
+    counts = task_counts(case.tiles)
+    t = case.tiles
+    edges = len(cholesky_graph(t).edges)
+    lines = [f"n = {case.n}，b = {case.b}：{t} × {t} 个块，{counts['total']} 个任务"
+             f"（POTRF {counts['potrf']}、TRSM {counts['trsm']}、SYRK {counts['syrk']}、GEMM {counts['gemm']}），"
+             f"{edges} 条依赖边",
+             f"每个块的核函数时间（{MACHINE_ZH}）：",
+             f"  {pad('核函数', 8)}{pad('一个 CPU 线程', 16, right=True)}{pad('GPU', 12, right=True)}"
+             f"{pad('CPU ÷ GPU', 12, right=True)}"]
+    for op in OPS:
+        cpu, gpu = case.op_costs[op]["CPU"], case.op_costs[op]["GPU"]
+        lines.append(f"  {pad(op.upper(), 8)}{pad(_us(cpu), 16, right=True)}{pad(_us(gpu), 12, right=True)}"
+                     f"{pad(f'{cpu / gpu:.1f}', 12, right=True)}")
+    lines.append(f"  一个块在主机与 GPU 之间拷贝一次：{_us(case.tile_copy_s)}")
+    if gpu_flops is not None:
+        rate = check_positive("gpu_flops", gpu_flops)
+        flop = 2.0 * case.b ** 3
+        lines.append(f"  一个 GEMM 块的运算量 2b³ = {flop / 1e6:.1f} MFLOP，按实测的 FP64 矩阵乘速度 "
+                     f"{rate / 1e12:.1f} TFLOP/s 只需 {flop / rate * 1e6:.2f} µs")
+    return "\n".join(lines)
+
+
+def _on_gpu(schedule: Schedule) -> int:
+    return sum(schedule.devices[j].kind == "GPU" for j in schedule.device_of)
+
+
+def plan_lines(hybrid: Schedule, gpu_only: Schedule) -> str:
+    """HEFT's own simulation of the two plans: the GPU alone, and the GPU with CPU workers."""
+    check_instance("hybrid", hybrid, Schedule)
+    check_instance("gpu_only", gpu_only, Schedule)
+    workers = len(hybrid.devices) - 1
+    n = len(hybrid.graph.tasks)
+    return "\n".join([
+        f"HEFT 的模拟：只用 GPU {_ms(gpu_only.makespan)}；GPU + {workers} 个 CPU 工作线程 {_ms(hybrid.makespan)}"
+        f"（GPU 上 {_on_gpu(hybrid)} 个任务，CPU 上 {n - _on_gpu(hybrid)} 个）",
+        f"按 HEFT 的模型，混合计划比只用 GPU 快 {gpu_only.makespan / hybrid.makespan:.2f} 倍"])
+
+
+def measured_lines(gpu_only_s: float, hybrid_s: float, hybrid_plan: Schedule) -> str:
+    """The measured makespans of the two plans, and what HEFT had promised."""
+    gpu_only_s = check_positive("gpu_only_s", gpu_only_s)
+    hybrid_s = check_positive("hybrid_s", hybrid_s)
+    check_instance("hybrid_plan", hybrid_plan, Schedule)
+    return "\n".join([
+        f"实测（{MACHINE_ZH}）：只用 GPU {_ms(gpu_only_s)}；混合计划 {_ms(hybrid_s)}",
+        f"混合计划比只用 GPU 慢 {hybrid_s / gpu_only_s:.1f} 倍，"
+        f"是 HEFT 模拟的 {hybrid_s / hybrid_plan.makespan:.1f} 倍"])
+
+
+def _gaps_and_lengths(schedule: Schedule, kind: str) -> tuple[list[float], list[float]]:
+    """For the tasks on devices of ``kind``: how long each waited after it could have started (its device free
+    and its inputs done), and how long it ran."""
+    g = schedule.graph
+    waits, lengths = [], []
+    free: dict[int, float] = {}
+    for i in sorted(range(len(g.tasks)), key=lambda k: schedule.start[k]):
+        j = int(schedule.device_of[i])
+        if schedule.devices[j].kind != kind:
+            continue
+        ready = max([free.get(j, 0.0), *(float(schedule.end[p]) for p in g.preds[i])])
+        waits.append(max(float(schedule.start[i]) - ready, 0.0))
+        lengths.append(float(schedule.end[i] - schedule.start[i]))
+        free[j] = float(schedule.end[i])
+    return waits, lengths
+
+
+def trace_lines(measured: Schedule, gpu_alone: Schedule) -> str:
+    """What the stored traces show: with CPU workers beside it, each GPU task waits longer before it starts
+    (its inputs done, the GPU free) and runs longer than when the GPU works alone."""
+    check_instance("measured", measured, Schedule)
+    check_instance("gpu_alone", gpu_alone, Schedule)
+    wait_alone, run_alone = _gaps_and_lengths(gpu_alone, "GPU")
+    wait_mixed, run_mixed = _gaps_and_lengths(measured, "GPU")
+    if not (wait_alone and wait_mixed):
+        raise ValueError("measured and gpu_alone must both hold tasks on a GPU")
+    idle = 1 - sum(run_mixed) / measured.makespan
+    return "\n".join([
+        f"GPU 单独工作时：任务前的等待中位数 {_us(statistics.median(wait_alone))}，"
+        f"任务时长中位数 {_us(statistics.median(run_alone))}",
+        f"旁边有 CPU 工作线程时：等待中位数 {_us(statistics.median(wait_mixed))}，"
+        f"时长中位数 {_us(statistics.median(run_mixed))}",
+        f"混合运行中，GPU 有 {idle:.0%} 的时间在空等——输入早已备好，它在等主机"])
+
+
+def prediction_table(runs: Sequence[MeasuredRun], predicted: Sequence[float]) -> str:
+    """Every stored makespan beside HEFT's simulation and the host model's prediction (``predicted``, seconds,
+    one per run), with the model's error; a last line gives the largest error."""
+    if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence) or not runs:
+        raise TypeError(f"runs must be a non-empty list of MeasuredRun, got {describe(runs)}")
+    for run in runs:
+        check_instance("a run in runs", run, MeasuredRun)
+    if isinstance(predicted, (str, bytes)) or not isinstance(predicted, Sequence) or len(predicted) != len(runs):
+        raise ValueError(f"predicted must give one makespan per run ({len(runs)}), got {describe(predicted)}")
+    head = (f"{pad('读数', 20)}{pad('模式', 6)}{pad('计划', 24)}{pad('CPU', 5, right=True)}"
+            f"{pad('HEFT 模拟', 12, right=True)}{pad('模型预测', 12, right=True)}{pad('实测', 10, right=True)}"
+            f"{pad('误差', 8, right=True)}")
+    lines = [head]
+    worst = 0.0
+    for run, p in zip(runs, predicted):
+        p = check_positive("a makespan in predicted", p)
+        error = p / run.measured_s - 1
+        worst = max(worst, abs(error))
+        mode = "同步" if run.mode == "sync" else "异步"
+        lines.append(f"{pad(run.source.replace('.json', ''), 20)}{pad(mode, 6)}"
+                     f"{pad(_PLAN_ZH[run.plan], 24)}{pad(str(run.cpu_workers or '–'), 5, right=True)}"
+                     f"{pad(_ms(run.simulated_s), 12, right=True)}{pad(_ms(p), 12, right=True)}"
+                     f"{pad(_ms(run.measured_s), 10, right=True)}{pad(f'{error:+.0%}', 8, right=True)}")
+    lines.append(f"模型在全部 {len(runs)} 个读数上的最大误差：{worst:.0%}")
+    return "\n".join(lines)
+
+
+def calibration_lines(profile: HostProfile) -> str:
+    """The machine profile's constants, what they were calibrated on, and the hold-out errors it records."""
+    check_instance("profile", profile, HostProfile)
+    record = profile.calibration
+    if "held_out" not in record:
+        raise ValueError(f"profile {profile.name!r} records no calibration (see tools/calibrate_host_profile.py)")
+    names = {"h200_hetero.json -> every other run": "只用 h200_hetero.json 校准 → 其余读数",
+             "every other synchronising run -> h200_hetero.json": "用其余同步读数校准 → h200_hetero.json",
+             "256-tile runs (synchronising) -> 512-tile runs": "只用 256 的块校准 → 512 的块"}
+    lines = [f"机器参数 {profile.name}：每次占用主机 {_us(profile.hold_s)}，交接（唤醒）{_us(profile.handoff_s)}，"
+             f"k 个块同时计算时每块慢到 {profile.slowdown_base:.2f} + {profile.slowdown_log:.2f}·ln k 倍，"
+             f"切换间隔 {profile.switch_interval_s * 1e3:g} ms（CPython 默认值，不拟合）",
+             f"校准：在 {len(record['calibrated_on'])} 个同步读数上一次拟合；"
+             f"不同步的 {len(record['runs']) - len(record['calibrated_on'])} 个读数只用来检验",
+             "留出检验（用一部分读数校准，在其余读数上比较）："]
+    for key, split in record["held_out"].items():
+        lines.append(f"  {names.get(key, key)}：最大误差 {split['max_abs_error']:.0%}")
+    lines.append(f"对照：只把每个任务 30 µs 的主机时间串起来、没有交接代价的模型，最大误差 "
+                 f"{record['naive_serialised_30us']['max_abs_error']:.0%}")
+    return "\n".join(lines)
+
+
+def planner_lines(predictions: Mapping, chosen: Mapping[int, int]) -> str:
+    """The predicted makespans of :func:`~hetlab.workloads.cholesky.predict_makespans` per worker count, and the
+    number of CPU workers the dispatch-aware plan chose (``chosen``: workers -> CPU workers used)."""
+    if not isinstance(predictions, Mapping) or "gpu_only" not in predictions:
+        raise TypeError(f"predictions must be the dict of predict_makespans, got {describe(predictions)}")
+    if not isinstance(chosen, Mapping):
+        raise TypeError(f"chosen must map each worker count to the CPU workers used, got {describe(chosen)}")
+    gpu = check_positive("predictions['gpu_only']", predictions["gpu_only"])
+    lines = [f"模型预测：只用 GPU {_ms(gpu)}",
+             f"  {pad('CPU 工作线程', 14)}{pad('只用 CPU', 12, right=True)}{pad('混合（HEFT）', 14, right=True)}"
+             f"{pad('考虑主机的计划', 16, right=True)}{pad('用了几个 CPU', 14, right=True)}"]
+    for key, row in predictions.items():
+        if key == "gpu_only":
+            continue
+        w = int(key[3:])
+        check_int(f"chosen[{w}]", chosen.get(w), low=0)
+        lines.append(f"  {pad(str(w), 14)}{pad(_ms(row['cpu_only']), 12, right=True)}"
+                     f"{pad(_ms(row['hybrid_heft']), 14, right=True)}"
+                     f"{pad(_ms(row['hybrid_dispatch_aware']), 16, right=True)}{pad(str(chosen[w]), 14, right=True)}")
+    return "\n".join(lines)
+
+
+def free_host_lines(hybrid: Schedule, gpu_only: Schedule, profile: HostProfile) -> str:
+    """The host model's predictions of the two plans as the host gets cheaper: the profile as calibrated,
+    hand-offs free, and hand-offs and host visits both free (only the CPU tiles' slowdown left)."""
+    import dataclasses
+
+    from hetlab.models.host import simulate_host
+
+    check_instance("hybrid", hybrid, Schedule)
+    check_instance("gpu_only", gpu_only, Schedule)
+    check_instance("profile", profile, HostProfile)
+    lines = []
+    for text, changes in (("按校准的参数", {}), ("交接不花时间", {"handoff_s": 0.0}),
+                          ("交接与占用主机都不花时间", {"handoff_s": 0.0, "hold_s": 0.0})):
+        p = dataclasses.replace(profile, **changes)
+        lines.append(f"{text}：混合计划 {_ms(simulate_host(hybrid, p).makespan)}，"
+                     f"只用 GPU {_ms(simulate_host(gpu_only, p).makespan)}")
+    return "\n".join(lines)
+
+
+def cuda_graph_lines(launch: Mapping, gpu_only_s: float, tasks: int, library_s: float) -> str:
+    """What a CUDA graph would change: the stored launch costs (``launch``: the ``launch`` section of
+    h200.json), the measured GPU-only time per task, and the whole-matrix library call."""
+    if not isinstance(launch, Mapping) or "per_kernel_in_cuda_graph_us" not in launch:
+        raise TypeError(f"launch must be the 'launch' section of h200.json, got {describe(launch)}")
+    gpu_only_s = check_positive("gpu_only_s", gpu_only_s)
+    library_s = check_positive("library_s", library_s)
+    tasks = check_int("tasks", tasks, low=1)
+    per_task = gpu_only_s / tasks
+    graph_s = tasks * launch["per_kernel_in_cuda_graph_us"] * 1e-6
+    return "\n".join([
+        f"一个很小的核函数：异步发射 {launch['per_launch_async_us']:.1f} µs，每次发射后同步 "
+        f"{launch['per_launch_with_sync_us']:.1f} µs，"
+        f"在 CUDA graph 里重放 {launch['per_kernel_in_cuda_graph_us']:.2f} µs",
+        f"实测只用 GPU：{tasks} 个任务 {_ms(gpu_only_s)}，平均每个任务 {_us(per_task)}",
+        f"若每个任务只剩一次图内重放，{tasks} 个任务的发射共约 {_ms(graph_s)}；"
+        f"整矩阵一次调用 torch.linalg.cholesky 实测 {_ms(library_s)}"])

@@ -1,0 +1,80 @@
+"""Appendix A2's sentences: the numbers they print come from the readings, HEFT and the host model."""
+import re
+
+import pytest
+
+from hetlab.book.readings import a2
+from hetlab.book.views.a2 import _plans
+from hetlab.models.host import load_profile
+from hetlab.real.readings import case_of, measured_runs, reading, trace_schedule
+
+
+def _hetero():
+    return reading("h200_hetero")["hetero"]
+
+
+def test_workload_lines_count_the_tasks_and_the_gemm_arithmetic():
+    case, _ = case_of(_hetero())
+    text = a2.workload_lines(case, gpu_flops=60e12)
+    assert "364 个任务" in text and "858 条依赖边" in text and "GEMM 220" in text
+    # 2 * 256^3 = 33.55 MFLOP at 60 TFLOP/s: 0.56 us
+    assert "33.6 MFLOP" in text and "0.56 µs" in text
+
+
+def test_plan_and_measured_lines_use_the_stored_numbers():
+    hybrid, alone = _plans(8)
+    het = _hetero()
+    plan_text = a2.plan_lines(hybrid, alone)
+    # HEFT's own simulations as stored: 29.3 ms alone, 16.0 ms with 8 CPU workers, 216 tasks on the GPU
+    assert "29.3 ms" in plan_text and "16.0 ms" in plan_text and "GPU 上 216 个任务" in plan_text
+    assert f"{het['gpu_only']['simulated_s'] / het['cpu8']['hybrid_heft']['simulated_s']:.2f} 倍" in plan_text
+    text = a2.measured_lines(het["gpu_only"]["measured_s"], het["cpu8"]["hybrid_heft"]["measured_s"], hybrid)
+    assert "24.7 ms" in text and "82.0 ms" in text and "慢 3.3 倍" in text
+
+
+def test_trace_lines_show_the_gpu_waiting_longer_beside_cpu_workers():
+    hybrid, alone = _plans(8)
+    het = _hetero()
+    mixed = trace_schedule(hybrid.graph, hybrid.devices, het["cpu8"]["hybrid_heft"]["trace"])
+    solo = trace_schedule(alone.graph, alone.devices, het["gpu_only"]["trace"])
+    waits = [int(x) for x in re.findall(r"等待中位数 (\d+) µs", a2.trace_lines(mixed, solo))]
+    assert len(waits) == 2 and waits[1] > 10 * waits[0]
+    with pytest.raises(ValueError, match="must both hold tasks on a GPU"):
+        cpu_only = trace_schedule(hybrid.graph, hybrid.devices,
+                                  [[t, "CPU0", float(i), i + 1.0] for i, (t, *_) in enumerate(het["cpu8"]["cpu_only"]
+                                                                                              ["trace"])])
+        a2.trace_lines(cpu_only, solo)
+
+
+def test_prediction_table_has_a_row_per_run_and_the_largest_error():
+    runs = measured_runs()[:3]
+    predicted = [r.measured_s * 1.1 for r in runs]
+    text = a2.prediction_table(runs, predicted)
+    assert len(text.splitlines()) == 3 + 2 and "+10%" in text and text.endswith("最大误差：10%")
+    with pytest.raises(ValueError, match="predicted must give one makespan per run"):
+        a2.prediction_table(runs, predicted[:2])
+
+
+def test_calibration_and_free_host_lines():
+    profile = load_profile()
+    text = a2.calibration_lines(profile)
+    assert "22 个同步读数" in text and text.count("最大误差") == 4
+    hybrid, alone = _plans(8)
+    lines = a2.free_host_lines(hybrid, alone, profile).splitlines()
+    hybrid_ms = [float(re.search(r"混合计划 ([\d.]+) ms", line).group(1)) for line in lines]
+    assert hybrid_ms == sorted(hybrid_ms, reverse=True)     # a cheaper host never predicts a later end
+    with pytest.raises(ValueError, match="records no calibration"):
+        from hetlab.models.host import HostProfile
+
+        a2.calibration_lines(HostProfile("bare", 1e-5, 1e-5))
+
+
+def test_planner_and_cuda_graph_lines():
+    text = a2.planner_lines({"gpu_only": 0.03, "cpu4": {"cpu_only": 0.1, "hybrid_heft": 0.08,
+                                                        "hybrid_dispatch_aware": 0.03}}, {4: 0})
+    assert "30.0 ms" in text and "80.0 ms" in text
+    launch = reading("h200")["launch"]
+    text = a2.cuda_graph_lines(launch, 0.0247, 364, 0.0016)
+    assert "0.93 µs" in text and "68 µs" in text       # 24.7 ms / 364 tasks = 67.9 us
+    with pytest.raises(TypeError, match="launch must be the 'launch' section"):
+        a2.cuda_graph_lines({}, 0.0247, 364, 0.0016)
