@@ -117,7 +117,6 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     codes: list[int] = []
     record_time, record_code = times.append, codes.append
     mm = m * m
-    victim_of = [deques[code % m] for code in range(mm)]   # the victim's deque of each attempt code
     # Events are (time, seq, kind, device, payload); seq, unique and increasing, breaks ties in push order.
     FREE, FINISH, STEAL = 0, 1, 2
     events = [(0.0, j, FREE, j, -1) for j in range(m)]   # already a heap: equal times, increasing seq
@@ -130,37 +129,31 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     others = m - 1
     bits = others.bit_length()
 
+    def run(i: int, j: int, t: float) -> None:
+        """Start task i on device j, free at t, as soon as its inputs are there."""
+        nonlocal seq
+        s = max(t, ready_on(i, j, device_of, end)) if has_edges else t
+        device_of[i], start[i] = j, s
+        end[i] = finish = s + duration(i, j)
+        push(events, (finish, seq, FINISH, j, i))
+        seq += 1
+
     while events:
         t, _, kind, j, payload = pop(events)
         if kind == STEAL:
             # payload is the attempt's code without a task, thief * m + victim (see _StealLog).
-            victim_deque = victim_of[payload]
+            victim_deque = deques[payload % m]
             if victim_deque:
                 i = victim_deque.popleft()
                 queued -= 1
                 steals += 1
                 record_time(t)
                 record_code((i + 1) * mm + payload)
-                s = max(t, ready_on(i, j, device_of, end)) if has_edges else t
-                device_of[i], start[i] = j, s
-                end[i] = finish = s + duration(i, j)
-                push(events, (finish, seq, FINISH, j, i))
-                seq += 1
+                run(i, j, t)
                 continue
             record_time(t)
             record_code(payload)
-            # The thief's own deque is empty (only a device that finishes a task adds to its deque), so it
-            # tries again at once, or waits when no deque holds a task.
-            if queued:
-                victim = getrandbits(bits)
-                while victim >= others:
-                    victim = getrandbits(bits)
-                push(events, (t + steal_latency, seq, STEAL, j, j * m + victim + (victim >= j)))
-                seq += 1
-            else:
-                parked.append(j)
-            continue
-        if kind == FINISH:
+        elif kind == FINISH:
             for k in succs[payload]:
                 missing[k] -= 1
                 if missing[k] == 0:
@@ -173,12 +166,7 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
         own = deques[j]
         if own:
             queued -= 1
-            i = own.pop()
-            s = max(t, ready_on(i, j, device_of, end)) if has_edges else t
-            device_of[i], start[i] = j, s
-            end[i] = finish = s + duration(i, j)
-            push(events, (finish, seq, FINISH, j, i))
-            seq += 1
+            run(own.pop(), j, t)
         elif queued:   # with one device its own deque holds every queued task
             victim = getrandbits(bits)
             while victim >= others:

@@ -170,3 +170,10 @@ def test_the_log_reads_like_a_tuple_of_steal_events():
     assert again.log == s.log
     with pytest.raises(TypeError):
         hash(s.log)
+
+
+def test_ten_thousand_devices_cost_nothing_per_pair_of_devices():
+    # The largest machine the library allows: three tasks dealt round-robin start at 0 on D0000..D0002 and end
+    # at 1; the 9,997 idle devices wait. Nothing of size devices x devices is built (1e8 entries would be 800 MB).
+    s = S.work_stealing(independent_tasks([1.0] * 3), identical(10_000), steal_latency=1.0)
+    assert s.makespan == 1.0 and s.info == {"steals": 0, "failed_steals": 0, "events": 10_003}
