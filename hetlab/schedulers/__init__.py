@@ -31,6 +31,7 @@ from hetlab.schedule import Schedule
 from hetlab.schedulers.cpop import cpop, downward_rank
 from hetlab.schedulers.exact import lower_bound, optimal
 from hetlab.schedulers.heft import heft, upward_rank
+from hetlab.schedulers.host_aware import host_aware
 from hetlab.schedulers.list_scheduling import COMPILED_FROM, FRESH_FROM, earliest_free, eft, execute_plan, lpt
 from hetlab.schedulers.static import article_demo, block, by_affinity, round_robin, serial
 from hetlab.schedulers.work_stealing import StealEvent, work_stealing
@@ -40,6 +41,7 @@ __all__ = [
     "serial", "article_demo", "earliest_free", "round_robin", "block", "by_affinity", "eft", "lpt",
     "work_stealing", "heft", "upward_rank", "optimal", "execute_plan", "lower_bound", "StealEvent",
     "POLICIES", "COMPILED_FROM", "FRESH_FROM", "cpop", "downward_rank",
+    "host_aware",
 ]
 
 POLICIES: dict[str, Callable[..., Schedule]] = {
@@ -55,4 +57,5 @@ POLICIES: dict[str, Callable[..., Schedule]] = {
     "HEFT": heft,
     "CPOP": cpop,
     "optimal": optimal,
+    "host_aware": host_aware,
 }

@@ -6,8 +6,9 @@ tiles, so HEFT's fastest-looking plan can run slowest. :func:`host_aware` keeps 
 lets the host model decide how many CPU workers to use, the way StarPU picks a placement from per-machine
 performance models (Augonnet, Thibault, Namyst & Wacrenier 2011): it plans with HEFT on the accelerators plus
 the first ``u`` CPU workers for ``u`` in 0, 1, 2, 4, 8, ... (all of them last), predicts each plan's
-execution with :func:`~hetlab.models.host.simulate_host`, and returns the fastest prediction. Using no CPU
-worker is one of the candidates, so the result is never predicted slower than the accelerators alone.
+execution with :func:`~hetlab.models.host.simulate_host`, and returns the plan whose prediction ends first
+(the prediction itself in ``info["predicted"]``). Using no CPU worker is one of the candidates, so the plan
+is never predicted slower than the accelerators alone.
 
 >>> from hetlab.models.host import HostProfile
 >>> from hetlab.workloads.cholesky import OPS, cholesky_devices, cholesky_graph
@@ -15,8 +16,8 @@ worker is one of the candidates, so the result is never predicted slower than th
 >>> graph = cholesky_graph(4, {op: {"CPU": 8.0, "GPU": 1.0} for op in OPS}, devices)
 >>> costly = HostProfile("slow host", hold_s=0.5, handoff_s=2.0)
 >>> plan = host_aware(graph, devices, profile=costly)
->>> plan.info["cpu_workers"], plan.makespan     # every task on the GPU: 20 tasks of 1
-(0, 20.0)
+>>> plan.info["cpu_workers"], plan.makespan, plan.info["predicted"].makespan   # all 20 tasks on the GPU
+(0, 20.0, 20.0)
 """
 from __future__ import annotations
 
@@ -49,9 +50,9 @@ def host_aware(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, 
 
     ``profile``: a :class:`~hetlab.models.host.HostProfile` or a profile name (default: the H200 machine of
     2026-12-04). Devices whose kind is in ``profile.accelerator_kinds`` are always used; the others are taken
-    in the order given. Returns the predicted execution (:func:`~hetlab.models.host.simulate_host`) on all of
-    ``devices``; ``info`` holds ``cpu_workers`` (the ``u`` chosen), ``candidates`` (``{u: predicted
-    makespan}``) and ``plan`` (the chosen HEFT plan).
+    in the order given. Returns the chosen plan on all of ``devices`` (HEFT's times; the unused CPU workers
+    idle); ``info`` holds ``cpu_workers`` (the ``u`` chosen), ``candidates`` (``{u: predicted makespan}``)
+    and ``predicted`` (the plan's execution predicted by :func:`~hetlab.models.host.simulate_host`).
     """
     from hetlab.models.host import HostProfile, load_profile, simulate_host
 
@@ -85,5 +86,5 @@ def host_aware(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, 
     if best is None:
         raise ValueError("graph: no subset of devices that host_aware tries can run every task")
     u, run, plan = best
-    info = {"cpu_workers": u, "candidates": candidates, "plan": plan, **run.info}
-    return Schedule(graph, devices, run.device_of, run.start, run.end, "host-aware", info=info)
+    info = {"cpu_workers": u, "candidates": candidates, "predicted": run}
+    return Schedule(graph, devices, plan.device_of, plan.start, plan.end, "host-aware", info=info)

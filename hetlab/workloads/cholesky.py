@@ -229,6 +229,6 @@ def predict_makespans(case: CholeskyCase, workers: Sequence[int], profile=None) 
             "cpu_only": predicted(case.devices(w, gpu=False), heft),
             "hybrid_heft": predicted(case.devices(w), heft),
             "hybrid_dispatch_aware": host_aware(case.graph(case.devices(w)), case.devices(w),
-                                                profile=profile).makespan,
+                                                profile=profile).info["predicted"].makespan,
         }
     return out

@@ -22,10 +22,13 @@ def test_never_predicted_slower_than_the_gpu_alone_on_the_stored_cases(workers):
         devices = case.devices(workers)
         gpu_only = simulate_host(heft(case.graph(case.devices(0)), case.devices(0)), profile).makespan
         plan = host_aware(case.graph(devices), devices, profile=profile)
-        assert plan.makespan <= gpu_only * (1 + 1e-12)
+        predicted = plan.info["predicted"]
+        assert predicted.makespan <= gpu_only * (1 + 1e-12)
         assert plan.info["candidates"][0] == pytest.approx(gpu_only, rel=1e-12)
-        assert plan.makespan == min(plan.info["candidates"].values())
-        plan.validate(check_durations=False)
+        assert predicted.makespan == min(plan.info["candidates"].values())
+        plan.validate()                                    # the plan itself: HEFT's feasible times
+        predicted.validate(check_durations=False)
+        assert predicted.device_of.tolist() == plan.device_of.tolist()
 
 
 def test_a_free_host_makes_every_worker_worth_using():
@@ -37,8 +40,8 @@ def test_a_free_host_makes_every_worker_worth_using():
     graph = cholesky_graph(5, costs, devices)
     plan = host_aware(graph, devices, profile=free)
     assert sorted(plan.info["candidates"]) == [0, 1, 2, 4]
-    assert plan.makespan == pytest.approx(heft(graph, devices).makespan)
-    assert plan.makespan < plan.info["candidates"][0]
+    assert plan.info["predicted"].makespan == pytest.approx(heft(graph, devices).makespan)
+    assert plan.info["predicted"].makespan < plan.info["candidates"][0]
 
 
 def test_cpu_only_devices_are_planned_without_a_gpu_candidate():
@@ -55,3 +58,9 @@ def test_the_profile_is_checked():
         host_aware(case.graph(devices), devices, profile=3)
     with pytest.raises(ValueError, match="name must be one of the shipped profiles"):
         host_aware(case.graph(devices), devices, profile="nonesuch")
+
+
+def test_listed_among_the_policies():
+    from hetlab.schedulers import POLICIES
+
+    assert POLICIES["host_aware"] is host_aware
