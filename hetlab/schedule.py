@@ -315,10 +315,13 @@ class Schedule:
             raise ScheduleError(f"task {names[i]!r} has start {start[i]} and end {end[i]}")
         if check_durations:
             expected = assigned_costs(g, self.devices, dev)
+            # A device without a time for the task cannot run it: no run time matches an infinite one.
+            bad = np.flatnonzero(~np.isfinite(expected))
+            if bad.size:
+                i = bad[0]
+                raise ScheduleError(f"task {names[i]!r} is on {self.devices[dev[i]].name}, which cannot run it")
             # end = start + run time rounds once, to within _ROUNDING * end of the exact sum.
-            slack = rtol * expected + _ROUNDING * np.abs(end)
-            with np.errstate(invalid="ignore"):     # an infinite expected time (cannot run) is a mismatch
-                bad = np.flatnonzero(~(np.abs((end - start) - expected) <= slack))
+            bad = np.flatnonzero(np.abs((end - start) - expected) > rtol * expected + _ROUNDING * end)
             if bad.size:
                 i = bad[0]
                 raise ScheduleError(f"task {names[i]!r} runs {end[i] - start[i]:g} on "

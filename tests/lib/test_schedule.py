@@ -121,3 +121,12 @@ def test_a_read_only_sequence_is_kept_as_the_log():
     assert Schedule(g, identical(1), [0], [0.0], [1.0], log=lazy).log is lazy
     with pytest.raises(TypeError, match="log must be a tuple of policy events"):
         Schedule(g, identical(1), [0], [0.0], [1.0], log="steals")
+
+
+def test_a_task_on_a_device_that_cannot_run_it_is_refused_whatever_the_tolerance():
+    # 'a' has a time for D0 only. (With a tolerance of rtol times the run time, rtol x inf must not wave it through.)
+    s = Schedule(TaskGraph([Task("a", times={"D0": 1.0})]), identical(2), [1], [0.0], [1.0])
+    for rtol in (0.0, 1e-9, 0.5):
+        with pytest.raises(ScheduleError, match="'a' is on D1, which cannot run it"):
+            s.validate(rtol=rtol)
+    s.validate(check_durations=False)     # a measured run is not checked against run times
