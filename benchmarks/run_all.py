@@ -6,6 +6,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import bench_cpop  # noqa: E402
 import bench_executor  # noqa: E402
+import bench_grading_bounds  # noqa: E402
 import bench_heft  # noqa: E402
 import bench_import  # noqa: E402
 import bench_list_scheduling  # noqa: E402
@@ -22,3 +23,4 @@ if __name__ == "__main__":
     bench_executor.main()
     bench_widget_latency.main()
     bench_serving.main()
+    bench_grading_bounds.main()

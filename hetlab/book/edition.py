@@ -26,6 +26,7 @@ import os
 import re
 import stat
 import tempfile
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -170,10 +171,18 @@ def read_notebook(path: str | os.PathLike, what: str, error: type[ValueError] = 
             raise error(f"{what} {path} holds more than {MAX_SOURCE_CHARS // 2**20} MiB of cell source")
         if version == 4 and cell.get("cell_type") == "code":
             cell["outputs"] = []
+    from traitlets.log import get_logger
+
+    log = get_logger()
+    disabled, log.disabled = getattr(log, "disabled", False), True    # its messages quote the content
     try:
-        return nbformat.reads(json.dumps(nb), as_version=4)
-    except Exception as exc:   # nbformat raises several kinds; their messages quote the content
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")                               # e.g. cells without ids (nbformat 4.5)
+            return nbformat.reads(json.dumps(nb), as_version=4, capture_validation_error={})
+    except Exception as exc:   # nbformat raises several kinds
         raise error(f"{what} {path} is not a valid notebook ({type(exc).__name__})") from None
+    finally:
+        log.disabled = disabled
 
 
 def chapter_of(name: str) -> int | None:
@@ -357,8 +366,8 @@ def check_edition_paths(out_dir: str | Path, source: str | Path, key: str | Path
         if src == key_path or src in key_path.parents:
             raise ValueError(f"key must be outside the source folder {source}, which is shared with the book, "
                              f"got {key}")
-        if key_path.is_dir():
-            raise ValueError(f"key must be a file path, got the folder {key}")
+        if key_path.exists() and not key_path.is_file():     # a folder, /dev/full, a FIFO: never replaced
+            raise ValueError(f"key must be a regular file path, got {key}, which is a folder or a special file")
         if not key_path.parent.is_dir():
             raise ValueError(f"key must be in an existing folder, got {key} ({key_path.parent} does not exist)")
         if key_path.exists() and not force and not _is_key_file(key_path):

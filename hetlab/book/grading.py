@@ -323,7 +323,8 @@ def _run_exercises(nb, graded: dict, version: int, timeout: float, deadline: flo
                 if region_failure:
                     verdicts[ref] = region_failure
                 elif isinstance(claims.get(ref), str):
-                    verdicts[ref] = {"status": "error", "message": claims[ref]}
+                    over = claims[ref].startswith("grading stopped: the submission used up")
+                    verdicts[ref] = {"status": "timeout" if over else "error", "message": claims[ref]}
                 elif left <= 0:
                     verdicts[ref] = {"status": "timeout", "message": "grading stopped: the submission used up "
                                                                      "its total time"}

@@ -354,6 +354,12 @@ def test_the_key_is_never_in_the_source_folder_nor_a_new_folder(tmp_path):
         with pytest.raises(ValueError, match=message):
             make_student_edition(tmp_path / "out", [4], source=src, key=key)
     assert sorted(p.name for p in src.iterdir()) == ["04-granularity.ipynb"] and not (tmp_path / "missing").exists()
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for key in (fifo, tmp_path):          # review 2026-12-04, part E: --key /dev/full read until MemoryError
+        with pytest.raises(ValueError, match="key must be a regular file path"):
+            make_student_edition(tmp_path / "out", [4], source=src, key=key, force=True)
+    assert fifo.exists() and not fifo.is_file()
 
 
 def test_odd_sources_and_places_are_refused_with_a_reason(tmp_path, monkeypatch):
