@@ -130,3 +130,13 @@ def test_a_task_on_a_device_that_cannot_run_it_is_refused_whatever_the_tolerance
         with pytest.raises(ScheduleError, match="'a' is on D1, which cannot run it"):
             s.validate(rtol=rtol)
     s.validate(check_durations=False)     # a measured run is not checked against run times
+
+
+def test_unknown_names_are_errors_that_say_which_name():
+    s = S.heft(independent_tasks([1.0, 2.0]), identical(2))
+    with pytest.raises(ValueError, match="task must name a task of the graph .* got 'zz'"):
+        s.placement("zz")
+    with pytest.raises(KeyError):   # still a KeyError for code that looks names up
+        s.graph.task("zz")
+    with pytest.raises(ValueError, match=r"device must be one of \['D0', 'D1'\], got 'GPU'"):
+        s.tasks_on("GPU")

@@ -50,3 +50,10 @@ def test_fixed_queues_run_back_to_back_from_the_previous_end():
     assert s.start.tolist() == [0.0, 0.1, 0.1 + 0.2] and s.end.tolist() == [0.1, 0.1 + 0.2, 0.1 + 0.2 + 0.3]
     s = S.round_robin(independent_tasks([1e290, 5.0, 1e-300, 7.0]), identical(2))
     assert s.start.tolist() == [0.0, 0.0, 1e290, 5.0] and s.end.tolist() == [1e290, 5.0, 1e290, 12.0]
+
+
+def test_devices_must_have_unique_names_and_each_task_a_device_that_can_run_it():
+    with pytest.raises(ValueError, match="device names must be unique"):
+        S.eft([Task("a")], [Device("x"), Device("x")])
+    with pytest.raises(ValueError, match="cannot run on any"):
+        S.eft([Task("a", times={"nope": 1.0})], [Device("x")])

@@ -142,3 +142,11 @@ def test_the_search_visits_the_nodes_of_a_recursive_search(monkeypatch):
         again = S.optimal(g, d)
         assert again.info["nodes"] == schedule.info["nodes"] > 1
         assert np.array_equal(again.start, schedule.start) and np.array_equal(again.device_of, schedule.device_of)
+
+
+def test_options_are_checked():
+    g, d = independent_tasks([1.0, 2.0]), identical(2)
+    with pytest.raises(ValueError, match="node_limit must be in"):
+        S.optimal(g, d, node_limit=0)
+    with pytest.raises(ValueError, match="max_tasks"):
+        S.optimal(independent_tasks([1.0] * 13), identical(2))

@@ -12,7 +12,7 @@ from properties.strategies import devices_strategy, graph_strategy
 
 from hetlab import schedulers as S
 from hetlab.devices import Device, Link, identical, kitchen
-from hetlab.tasks import independent_tasks, random_dag
+from hetlab.tasks import Task, independent_tasks, random_dag
 
 
 def test_work_stealing_balances_a_skewed_start_and_logs_each_steal():
@@ -177,3 +177,13 @@ def test_ten_thousand_devices_cost_nothing_per_pair_of_devices():
     # at 1; the 9,997 idle devices wait. Nothing of size devices x devices is built (1e8 entries would be 800 MB).
     s = S.work_stealing(independent_tasks([1.0] * 3), identical(10_000), steal_latency=1.0)
     assert s.makespan == 1.0 and s.info == {"steals": 0, "failed_steals": 0, "events": 10_003}
+
+
+def test_options_are_checked():
+    g, d = independent_tasks([1.0, 2.0]), identical(2)
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        S.work_stealing(g, d, seed=1.5)
+    with pytest.raises(ValueError, match="seed must be in"):
+        S.work_stealing(g, d, seed=-1)
+    with pytest.raises(ValueError, match="steal_latency must be in"):
+        S.work_stealing([Task("a")], identical(2), steal_latency=-1)
