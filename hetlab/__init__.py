@@ -7,8 +7,9 @@ Where things live (concepts first, the textbook last; nothing outside ``book`` i
 - ``formulas`` the scaling laws (Amdahl, Gustafson, Karp-Flatt, N* = sqrt(W/Os)); ``communication`` the closed
   forms with data movement (ring all-reduce, Amdahl + all-reduce, offload break-even); ``metrics`` speed-up and
   efficiency against a named baseline on mixed devices, device sweeps, batching latency;
-- ``models/`` analytic models and simulations (granularity, hardware, dynamics, sync, pipelines, training,
-  serving); ``workloads/`` the book's task sets, operator graphs and workflows; ``real/`` runs on this machine;
+- ``models/`` analytic models and simulations, one topic each (granularity, hardware and roofline, dynamics and
+  dispatch cost, host overheads, sync, pipelines, training, serving); ``workloads/`` the book's task sets, operator
+  graphs, workflows, request streams; ``real/`` runs and timings on this machine (CPU pools, Dask, a GPU);
 - ``plotting``, ``widgets`` figures and sliders; ``book/`` chapter views, readings (the sentences a run prints),
   quizzes, progress, the student edition and the command line.
 
