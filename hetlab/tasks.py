@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 
@@ -23,7 +23,8 @@ from hetlab._validate import check_int, check_nonnegative
 from hetlab.devices import Device, check_devices
 
 __all__ = ["Task", "TaskGraph", "CycleError", "UnknownTaskError", "as_graph", "execution_time", "cost_matrix",
-           "assigned_costs", "comm_matrices", "critical_path", "total_work", "independent_tasks", "random_dag"]
+           "assigned_costs", "comm_matrices", "critical_path", "total_work", "independent_tasks", "random_dag",
+           "split_task", "split_longest_critical_task", "MAX_PIECES"]
 
 #: Largest graph :func:`random_dag` builds (a Python object per task: a million is already ~1 GB of edges).
 MAX_RANDOM_TASKS = 1_000_000
@@ -491,6 +492,67 @@ def critical_path(graph: TaskGraph, devices: Sequence[Device] | None = None) -> 
         path.append(graph.tasks[node].name)
         node = best_pred[node]
     return finish[end], path[::-1]
+
+
+#: Most pieces :func:`split_task` cuts one task into (each piece is a Python object with its own edges).
+MAX_PIECES = 10_000
+
+
+def split_task(graph: TaskGraph, task: str | Task, k: int = 2) -> TaskGraph:
+    """``graph`` with ``task`` (a name or a Task of the graph) replaced by ``k`` independent pieces
+    ``name#0`` ... ``name#{k-1}``, each with every predecessor and successor of the original.
+
+    Assumptions: the work divides perfectly (no cost for splitting or merging) and each edge's data
+    divides evenly among the pieces (``1/k`` each); explicit ``times`` are divided by ``k`` too.
+    ``k = 1`` returns an equal graph.
+
+    >>> g = TaskGraph([Task("a", 8.0), Task("b", 2.0)], [("a", "b", 4.0)])
+    >>> h = split_task(g, "a", 4)
+    >>> [(t.name, t.work) for t in h.tasks], h.edges[("a#0", "b")]
+    ([('a#0', 2.0), ('a#1', 2.0), ('a#2', 2.0), ('a#3', 2.0), ('b', 2.0)], 1.0)
+    """
+    graph = as_graph(graph, name="graph")
+    name = task.name if isinstance(task, Task) else task
+    if not isinstance(name, str):
+        raise TypeError(f"task must be a task name (str) or a Task, got {type(task).__name__} {task!r:.80}")
+    if name not in graph.index:
+        raise ValueError(f"task must be a task of graph, got {name!r}")
+    k = check_int("k", k, low=1, high=MAX_PIECES)
+    old = graph.task(name)
+    times = None if old.times is None else {d: t / k for d, t in old.times.items()}
+    pieces = [replace(old, name=f"{name}#{p}", work=old.work / k, times=times) for p in range(k)]
+    clash = [p.name for p in pieces if p.name in graph.index and p.name != name]
+    if clash:
+        raise ValueError(f"task: the pieces' names {clash} already belong to other tasks of graph")
+    tasks = [piece for t in graph.tasks for piece in (pieces if t.name == name else [t])]
+    edges: dict[tuple[str, str], float] = {}
+    for (src, dst), data in graph.edges.items():
+        if src == name:
+            edges.update({(p.name, dst): data / k for p in pieces})
+        elif dst == name:
+            edges.update({(src, p.name): data / k for p in pieces})
+        else:
+            edges[(src, dst)] = data
+    return TaskGraph(tasks, edges)
+
+
+def split_longest_critical_task(graph: TaskGraph, devices: Sequence[Device], k: int = 2) -> tuple[TaskGraph, str]:
+    """Split the task on the critical path (fastest run times, transfers ignored) whose fastest run
+    time is largest into ``k`` pieces; returns the new graph and the split task's name.
+
+    >>> g = TaskGraph([Task("a", 1.0), Task("b", 6.0), Task("c", 2.0)], [("a", "b"), ("b", "c")])
+    >>> h, name = split_longest_critical_task(g, [Device("D", speed=2.0)], 3)
+    >>> name, critical_path(h)[0]          # 1 + 6/3 + 2
+    ('b', 5.0)
+    """
+    graph = as_graph(graph, name="graph")
+    devices = check_devices(devices)
+    k = check_int("k", k, low=1, high=MAX_PIECES)
+    _, path = critical_path(graph, devices)
+    if not path:
+        raise ValueError("graph must hold at least one task, got none")
+    longest = max(path, key=lambda t: (min(execution_time(graph.task(t), d) for d in devices), t))
+    return split_task(graph, longest, k), longest
 
 
 def random_dag(n: int, *, mean_degree: float = 3.0,

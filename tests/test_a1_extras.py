@@ -13,7 +13,7 @@ from hetlab.workloads import article_tasks
 
 
 def test_run_plan_keeps_placement_and_sizes_tasks():
-    plan = S.POLICIES["article demo"](article_tasks(), kitchen())
+    plan = S.POLICIES["article_demo"](article_tasks(), kitchen())
     run = run_plan(plan, 0.002, executor="thread", steps_per_second=measure.loop_rate(0.01))
     s = run.schedule.validate(check_durations=False)
     assert [d.name for d in s.devices] == ["CPU", "GPU", "NPU"]
@@ -23,7 +23,7 @@ def test_run_plan_keeps_placement_and_sizes_tasks():
 
 
 def test_run_plan_rejects_bad_input():
-    plan = S.POLICIES["article demo"](article_tasks(), kitchen())
+    plan = S.POLICIES["article_demo"](article_tasks(), kitchen())
     with pytest.raises(ValueError, match="executor"):
         run_plan(plan, 0.001, executor="dask", steps_per_second=1e6)
     with pytest.raises(ValueError, match="at most 10 s"):
@@ -108,7 +108,7 @@ def test_attribution_text_reads_a_run():
 
 
 def test_run_plan_records_cpu_time_and_sequential_baseline():
-    plan = S.POLICIES["article demo"](article_tasks(), kitchen())
+    plan = S.POLICIES["article_demo"](article_tasks(), kitchen())
     rate = measure.loop_rate(0.01)
     seq = run_plan(plan, 0.002, executor="process", steps_per_second=rate, sequential=True).schedule
     assert seq.policy == "sequential"
@@ -214,7 +214,7 @@ def test_thread_verdicts_use_stated_tolerances():
 def test_lane_stagger_and_stretch_reads_a_thread_run():
     from hetlab.book.views import a1
 
-    plan = S.POLICIES["article demo"](article_tasks(), kitchen())
+    plan = S.POLICIES["article_demo"](article_tasks(), kitchen())
     run = run_plan(plan, 0.002, executor="thread", steps_per_second=measure.loop_rate(0.01)).schedule
     stagger, stretch = a1.lane_stagger_and_stretch(run)
     assert stagger >= 0 and stretch > 0
@@ -619,7 +619,7 @@ def test_gantt_panels_draws_events_in_the_legend():
 
     from hetlab.book.views import a1
 
-    plan = S.POLICIES["article demo"](article_tasks(), kitchen())
+    plan = S.POLICIES["article_demo"](article_tasks(), kitchen())
     fig = a1.gantt_panels([(plan, "a"), (plan, "b")], mark=1.0, events=[(1, 2.0, "submitted")])
     labels = [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
     assert "submitted" in labels

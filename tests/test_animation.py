@@ -17,7 +17,7 @@ def test_player_embeds_one_frame_per_dispatch_and_stays_light():
 
 
 def test_player_follows_the_validated_demo_schedule():
-    s = views.kitchen_schedule("article demo")
+    s = views.kitchen_schedule("article_demo")
     assert s.makespan == pytest.approx(8 / 3)        # NPU: t2 (15/15 = 1) then t5 (25/15): 1 + 5/3
     assert s.info["preference_reroutes"] == 0
 

@@ -1,4 +1,4 @@
-"""Library additions for chapters 4 and 12: grain levels, greedy makespan."""
+"""Library additions for chapters 4 and 12: grain levels, the rounds model."""
 import pytest
 
 from hetlab.models import granularity as G
@@ -8,16 +8,6 @@ def test_grain_levels_ratio_falls_with_level():
     ratios = [lv.ratio for lv in G.GRAIN_LEVELS]
     assert [lv.level for lv in G.GRAIN_LEVELS] == ["任务级", "算子级", "指令级"]
     assert ratios[0] > ratios[1] > 1 > ratios[2]
-
-
-def test_greedy_makespan_over_decomposition():
-    assert G.greedy_makespan([6, 2], 2) == 6.0
-    assert G.greedy_makespan([5, 1, 1, 1], 2) == 5.0
-    assert G.greedy_makespan([1, 1, 1], 8) == 1.0
-    with pytest.raises(ValueError, match="times"):
-        G.greedy_makespan([], 2)
-    with pytest.raises(ValueError, match="P"):
-        G.greedy_makespan([1.0], 0)
 
 
 def test_rounds_model_multiple_of_p():

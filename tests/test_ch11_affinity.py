@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 
 def test_factor_one_is_the_plain_kitchen():
     graph, cooks = preference_kitchen(1)
-    for name in ("article demo", "by affinity", "EFT", "LPT", "optimal"):
+    for name in ("article_demo", "by_affinity", "eft", "lpt", "optimal"):
         assert S.POLICIES[name](graph, cooks).makespan == pytest.approx(
             S.POLICIES[name](article_tasks(), kitchen()).makespan)
 
@@ -74,7 +74,7 @@ def test_demo_gantts_drops_names_that_do_not_fit():
     # A narrow figure: the short bars (t3, t7 on the fast GPU) cannot hold their names.
     import matplotlib.pyplot as plt
 
-    wide = ch11.demo_gantts(("LPT",), (40,))
+    wide = ch11.demo_gantts(("lpt",), (40,))
     narrow_before = sum(len(ax.texts) for ax in wide.axes)
     wide.set_size_inches(2.0, 1.5)
     ch11._drop_clipped_labels(wide)

@@ -94,7 +94,8 @@ EMPTY_OK = {("tasks.TaskGraph", "tasks"),    # an empty graph: ch01's animation 
 
 TIME_LIMIT_S = 5.0
 #: Calls allowed longer than TIME_LIMIT_S, with the reason (a documented one-off cost, not a size problem).
-SLOW_OK = {"schedulers.earliest_free": (60.0, "compiled=True compiles the numba kernel on first use")}
+SLOW_OK = {"schedulers.earliest_free": (60.0, "compiled=True compiles the numba kernel on first use"),
+           "schedulers.central_queue": (60.0, "compiled=True compiles the numba kernel on first use")}
 
 
 def _label(obj) -> str:
@@ -309,8 +310,7 @@ OVERRIDES.update({
         8, (1, 2), workers=1, repeat=1)},
     "workloads.requests.RequestStream": _SERVING,
     "models.serving.simulate": _SERVING,
-    "models.serving.ServingResult": _fields_of(lambda: _mod("models.serving").simulate(
-        **{k: v() for k, v in _SERVING.items()})),
+    "models.serving.ServingResult": _fields_of(lambda: _mod("models.serving").simulate(**{k: v() for k, v in _SERVING.items()})),
     "workloads.requests.skewed_requests": {"n": 8},
     "models.roofline.llm_iteration_costs": {"params": 13e9, "layers": 40, "hidden": 5120},
     "plotting.gantt_panels": {"panels": lambda: [(_fixtures()["schedule"], "plan")]},
@@ -325,18 +325,22 @@ OVERRIDES.update({
     "models.training.TrainingStep": _fields_of(lambda: _mod("models.training").step_time(**_TRAINING)),
     "models.hardware.dram_bandwidth": {"transfers_per_s": 6400e6, "bus_bits": 64},
     "models.dispatch.overhead_sweep": {"noises": lambda: [0.0, 0.5], "seeds": 2},
-    "models.dispatch.break_even_noise": {"noises": lambda: [0.0, 0.5], "seeds": 2},
-    "models.dispatch.fork_join_wins": {"seeds": lambda: [0, 1], "depth": 3},
+    "models.dynamics.fork_join_wins": {"seeds": lambda: [0, 1], "depth": 3},
+    "book.readings.ch05.variance_summary": {"run": lambda: _mod("models.dynamics").compare_under_variance(
+        _fixtures()["graph"], _fixtures()["devices"])},
+    "book.readings.ch05.late_orders_summary": {"run": lambda: _mod("models.dynamics").late_orders(
+        _fixtures()["graph"], _fixtures()["devices"])},
     "models.dispatch.OverheadPoint": {"noise": 0.1, "static": 2.0, "dynamic": 1.5, "dynamic_wins": 3, "seeds": 4},
-    "models.dispatch.StealingVsEft": {"menus": lambda: (0, 1), "stealing": lambda: (5.0, 4.0), "eft": lambda: (4.5, 4.5),
-                                    "lpt": lambda: (4.0, 4.0), "steal_seeds": 2, "steal_latency": 0.0},
-    "models.dispatch.ForkJoinWins": {"trees": 4, "stealing_beats_static": 3, "central_beats_static": 2,
+    "models.dynamics.StealingVsEft": {"menus": lambda: (0, 1), "stealing": lambda: (5.0, 4.0),
+                                      "eft": lambda: (4.5, 4.5), "lpt": lambda: (4.0, 4.0), "steal_seeds": 2,
+                                      "steal_latency": 0.0},
+    "models.dynamics.ForkJoinWins": {"trees": 4, "stealing_beats_static": 3, "central_beats_static": 2,
                                    "stealing_beats_central": 1},
     "real.execute.run_plan": {"plan": lambda: _fixtures()["schedule"], "seconds_per_unit": 1e-3, "executor": "thread",
                          "steps_per_second": 1e6},
     "real.execute.Attribution": _fields_of(lambda: _mod("real.execute").attribute(_fixtures()["schedule"],
                                                                         _fixtures()["schedule"])),
-    "schedulers.StagedBound": _fields_of(lambda: _mod("schedulers.restructure").staged_bound(_staged_graph(),
+    "schedulers.StagedBound": _fields_of(lambda: _mod("schedulers.bounds").staged_bound(_staged_graph(),
                                                                                    _fixtures()["devices"])),
 })
 

@@ -76,8 +76,8 @@ def compare_policies(graph: TaskGraph | None = None, devices: list[Device] | Non
     base = S.serial(graph, devices, device="CPU").validate()
     if base.makespan <= 0:
         raise ValueError("graph must hold some work: every task takes 0 time, so no speed-up is defined")
-    names = ["article demo", "round-robin", "by affinity", "EFT", "LPT", "work stealing", "HEFT", "optimal"]
-    schedules = {name: S.POLICIES[name](graph, devices).validate() for name in names}
+    keys = ["article_demo", "round_robin", "by_affinity", "eft", "lpt", "work_stealing", "heft", "optimal"]
+    schedules = {S.POLICY_LABELS[key]: S.POLICIES[key](graph, devices).validate() for key in keys}   # by label
     demo = schedules["article demo"]
     return DemoReport(base.makespan, demo.makespan, demo.speedup(base), schedules, S.lower_bound(graph, devices))
 

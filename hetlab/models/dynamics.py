@@ -1,48 +1,62 @@
-"""Static plans against dynamic policies when run times differ from their estimates.
+"""Static plans against run-time decisions: noise, stragglers, late orders and uneven divide-and-conquer.
 
 A *static* policy decides everything before the run, from *estimated* durations: LPT or EFT run
 ahead of time are static list scheduling (Graham 1969), their output is a plan (which device runs
-which tasks, in which order). A *dynamic* policy decides during the run, from what it observes:
-when a device finishes, it takes the next task. At run time the *actual* durations differ:
+which tasks, in which order), executed by :func:`~hetlab.schedulers.list_scheduling.execute_plan`. A
+*dynamic* policy decides during the run, from what it observes: when a device finishes, it takes the
+next task; here that is the one greedy engine, :func:`~hetlab.schedulers.list_scheduling.central_queue`
+(ties between devices free together go to the fastest). What the run throws at the plan:
 
-- every task's run time is its estimate times a seeded log-normal factor (``noise`` is the
-  standard deviation of its logarithm; the factor's median is 1);
-- a straggler device (a failing stove, 灶台故障) runs ``slowdown`` times slower than planned.
+- **noise**: every task's run time is its estimate times a seeded log-normal factor (``noise`` is the
+  standard deviation of its logarithm; the factor's median is 1), :func:`actual_graph`;
+- **a straggler**: one device (a failing stove, 灶台故障) runs ``slowdown`` times slower than planned;
+- **late orders** (临时加菜): dishes ordered after the plan was made, :func:`late_orders`;
+- **uneven splits** of a divide-and-conquer tree (:func:`hetlab.workloads.fork_join`), where work
+  stealing and the central queue face the static plan, :func:`fork_join_wins`; and work stealing
+  against EFT when the estimates are exact, :func:`stealing_vs_eft`.
 
-:func:`compare_under_variance` plans with LPT on the estimates, then executes that plan on the
-actual durations (``static``) and runs a central-queue dynamic policy on the same actual durations
-(``dynamic``): each device, when it becomes free, takes the largest remaining task by *estimate*
-(it never sees actual durations before they happen). ``oracle`` is LPT planned on the actual
-durations, a reference no real scheduler has.
-
-:func:`fork_join` builds a recursive divide-and-conquer DAG (quicksort-like) whose split points
-are uneven at run time while the planner assumes halves: the case where work stealing
-(Blumofe & Leiserson 1999) beats a static plan.
+:func:`compare_under_variance` plans with LPT on the estimates, then executes that plan on the actual
+durations (``static``) and runs the central queue on the same actual durations (``dynamic``): each
+device, when it becomes free, takes the largest remaining task by *estimate* (it never sees actual
+durations before they happen). ``oracle`` is LPT planned on the actual durations, a reference no real
+scheduler has. The price of each run-time decision is :mod:`hetlab.models.dispatch`.
 """
 from __future__ import annotations
 
-import heapq
-import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from hetlab import schedulers as S
 from hetlab._validate import (
+    check_choice,
+    check_fields,
     check_instance,
     check_int,
     check_nonnegative,
     check_positive,
-    check_real,
     check_seed,
     check_sequence,
+    check_str,
 )
 from hetlab.devices import Device, check_devices
 from hetlab.schedule import Schedule
 from hetlab.tasks import Task, TaskGraph, _as_graph, cost_matrix
+from hetlab.workloads import fork_join, skewed_tasks
 
-__all__ = ["actual_graph", "dynamic_queue", "VarianceRun", "compare_under_variance", "fork_join"]
+__all__ = ["actual_graph", "largest_first", "VarianceRun", "compare_under_variance", "LateOrdersRun",
+           "LATE_ORDER_RULES", "late_orders", "speed_rule", "ForkJoinWins", "fork_join_wins", "StealingVsEft",
+           "stealing_vs_eft"]
+
+#: Most fork-join trees one :func:`fork_join_wins` call may compare.
+MAX_TREES = 1_000
+#: Most menus one :func:`stealing_vs_eft` call may compare (each with up to MAX_STEAL_SEEDS runs).
+MAX_MENUS = 200
+#: Most work-stealing seeds averaged per menu in :func:`stealing_vs_eft`.
+MAX_STEAL_SEEDS = 50
+#: Most dishes per menu in :func:`stealing_vs_eft`.
+MAX_DISHES = 2_000
 
 
 def _noise(noise) -> float:
@@ -75,41 +89,18 @@ def actual_graph(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *
     return TaskGraph(tasks, dict(g.edges))
 
 
-def dynamic_queue(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
-                  order: Sequence[str] | None = None) -> Schedule:
-    """Self-scheduling from one central queue, decided at run time (independent tasks only).
+def largest_first(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> list[str]:
+    """Task names by decreasing *estimated* run time on their fastest device (ties: graph order): the
+    list a dynamic queue takes its tasks from, largest first, like LPT's.
 
-    Whenever a device becomes free it takes the next task of ``order`` (default: the graph's order);
-    the task then runs for its duration in ``graph`` (the actual one). The policy uses only
-    completion events, never a duration it has not yet observed. Ties between devices free at
-    the same moment go to the device listed first.
+    >>> from hetlab.devices import kitchen
+    >>> from hetlab.tasks import independent_tasks
+    >>> largest_first(independent_tasks([3, 9, 3, 5]), kitchen())
+    ['T1', 'T3', 'T0', 'T2']
     """
     g = _as_graph(graph, "graph")
-    devs = check_devices(devices)
-    if g.edges:
-        raise ValueError("dynamic_queue handles independent tasks only; the graph has edges")
-    names = [t.name for t in g.tasks] if order is None else list(check_sequence("order", order, empty=True))
-    if not all(isinstance(n, str) for n in names) or sorted(names) != sorted(t.name for t in g.tasks):
-        raise ValueError("order must list every task of the graph exactly once")
-    costs = cost_matrix(g, devs)
-    if not np.isfinite(costs).all():
-        raise ValueError("dynamic_queue needs every task to run on every device")
-    return Schedule(g, devs, *_run_queue(g, costs, names), "dynamic")
-
-
-def _run_queue(g: TaskGraph, costs: np.ndarray, names: Sequence[str], overhead: float = 0.0):
-    """The central queue itself: the earliest-free device takes the next task of ``names``, after
-    spending ``overhead`` on the decision. Returns ``(device_of, start, end)`` indexed like ``g.tasks``."""
-    n = len(g.tasks)
-    device_of, start, end = np.zeros(n, dtype=int), np.zeros(n), np.zeros(n)
-    free = [(0.0, j) for j in range(costs.shape[1])]
-    for name in names:
-        t, j = heapq.heappop(free)
-        i = g.index[name]
-        device_of[i], start[i] = j, t + overhead
-        end[i] = start[i] + costs[i, j]
-        heapq.heappush(free, (end[i], j))
-    return device_of, start, end
+    fastest = cost_matrix(g, check_devices(devices)).min(axis=1)
+    return [g.tasks[i].name for i in np.argsort(-fastest, kind="stable")]
 
 
 @dataclass(frozen=True)
@@ -124,12 +115,6 @@ class VarianceRun:
     def __post_init__(self) -> None:
         for name in ("planned", "static", "dynamic", "oracle"):
             check_instance(name, getattr(self, name), Schedule, "a Schedule")
-
-    def summary_zh(self) -> str:
-        """Four aligned Chinese lines: each schedule's makespan."""
-        rows = [("静态计划（按估计，预期）", self.planned), ("静态计划（实际执行）", self.static),
-                ("动态队列（实际执行）", self.dynamic), ("先知 LPT（事先知道实际耗时）", self.oracle)]
-        return "\n".join(f"{name:<16} 完成时间 {s.makespan:6.2f}" for name, s in rows)
 
 
 def compare_under_variance(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, noise: float = 0.3,
@@ -146,52 +131,220 @@ def compare_under_variance(graph: TaskGraph | Sequence[Task], devices: Sequence[
     planned = S.lpt(g, devs)
     plan = {d.name: planned.tasks_on(d.name) for d in devs}
     static = S.execute_plan(actual, devs, plan, policy="static plan")
-    by_estimate = cost_matrix(g, devs).min(axis=1)
-    order = [g.tasks[i].name for i in np.argsort(-by_estimate, kind="stable")]
-    dynamic = dynamic_queue(actual, devs, order=order)
+    dynamic = S.central_queue(actual, devs, order=largest_first(g, devs), policy="dynamic")
     return VarianceRun(planned, static, dynamic, S.lpt(actual, devs))
 
 
-def fork_join(depth: int, *, work: float = 64.0, skew: float = 0.4, seed: int = 0,
-              leaf_share: float = 0.9) -> tuple[TaskGraph, TaskGraph]:
-    """A recursive divide-and-conquer DAG: ``(estimated, actual)`` with the same tasks and edges.
+@dataclass(frozen=True)
+class LateOrdersRun:
+    """The plan for the known dishes, and both kitchens' actual runs including the extra dishes."""
 
-    Each internal call ``s`` splits its problem (a small ``split`` task), recurses into two halves
-    and ends with a ``join`` task; leaves at ``depth`` do the bulk of the work (``leaf_share``).
-    The planner assumes every split halves the problem; at run time each split gives its left
-    child a share drawn uniformly from ``[0.5 - skew/2, 0.5 + skew/2]`` (seeded), like a quicksort
-    pivot. Split and join costs are proportional to the problem size they handle.
+    planned: Schedule   # LPT for the dishes known before the run
+    static: Schedule    # plan + extra dishes appended round-robin, each not before it was ordered
+    dynamic: Schedule   # one queue: a free cook takes the largest dish ordered so far
+    rule: str = "round-robin"   # the static kitchen's rule for the extra dishes (see late_orders)
+
+    def __post_init__(self) -> None:
+        for name in ("planned", "static", "dynamic"):
+            check_instance(name, getattr(self, name), Schedule, "a Schedule")
+        check_choice("rule", self.rule, LATE_ORDER_RULES)
+
+
+#: The static kitchen's rules for dishes ordered after the plan was made (see :func:`late_orders`).
+LATE_ORDER_RULES = ("round-robin", "by-speed")
+
+
+def speed_rule(devices: Sequence[Device], count: int = 4) -> list[str]:
+    """Device names for ``count`` extra dishes under a static rule fixed before the run from the
+    nominal speeds alone: dish k goes to the device with the smallest ``(dishes so far + 1) / speed``
+    (ties: the faster device, then device order), so each device gets dishes in proportion to its
+    speed (speeds 10, 20, 15 give GPU, NPU, GPU, CPU). No run-time information is used."""
+    devs = check_devices(devices)
+    count = check_int("count", count, low=0, high=1000)
+    taken = [0] * len(devs)
+    out = []
+    for _ in range(count):
+        j = min(range(len(devs)), key=lambda j: ((taken[j] + 1) / devs[j].speed, -devs[j].speed, j))
+        taken[j] += 1
+        out.append(devs[j].name)
+    return out
+
+
+def late_orders(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, count: int = 4,
+                work: float | None = None, at: float = 1.0, rule: str = "round-robin",
+                prefix: str = "late") -> LateOrdersRun:
+    """Plan ``graph`` with LPT, then add ``count`` dishes of ``work`` (default: the median work of
+    ``graph``) named ``{prefix}1``, ``{prefix}2``, ... and ordered at time ``at``; run the static rule
+    and the dynamic queue (module docstring). Chapter 5 names them ``加1`` ... (``prefix="加"``).
+
+    ``rule`` is the static kitchen's rule, fixed before the run: ``"round-robin"`` appends the extra
+    dishes to the cooks' lists in turn; ``"by-speed"`` appends them by :func:`speed_rule` (in
+    proportion to nominal speed). Neither looks at run-time state.
+
+    >>> from hetlab.devices import identical
+    >>> from hetlab.tasks import independent_tasks
+    >>> run = late_orders(independent_tasks([4, 4]), identical(2), count=2, work=2.0, at=1.0)
+    >>> run.planned.makespan, run.static.makespan, run.dynamic.makespan    # both append one dish per device
+    (4.0, 6.0, 6.0)
     """
-    depth = check_int("depth", depth, low=1, high=10)
-    work = check_positive("work", work, high=1e12)
-    skew = check_nonnegative("skew", skew, high=0.9)
-    leaf_share = check_real("leaf_share", leaf_share)
-    if not 0 < leaf_share < 1:
-        raise ValueError(f"leaf_share must be in (0, 1), got {leaf_share!r}")
-    seed = check_seed("seed", seed)
-    rng = random.Random(seed)
-    # Split + join at every level share (1 - leaf_share) of the work: per level and per unit of size.
-    per_level = (1 - leaf_share) / (2 * depth)
-    est_tasks: list[Task] = []
-    act_tasks: list[Task] = []
-    edges: list[tuple[str, str]] = []
+    rule = check_choice("rule", rule, LATE_ORDER_RULES)
+    prefix = check_str("prefix", prefix)
+    g = _as_graph(graph, "graph")
+    devs = check_devices(devices)
+    if g.edges:
+        raise ValueError("late_orders handles independent tasks only; the graph has edges")
+    if not g.tasks:
+        raise ValueError("graph must hold at least one task")
+    count = check_int("count", count, low=1, high=1000)
+    work = float(np.median(g.work)) if work is None else check_positive("work", work, high=1e12)
+    at = check_nonnegative("at", at, high=1e12)
+    taken = {t.name for t in g.tasks}
+    extra_names = [f"{prefix}{k + 1}" for k in range(count)]
+    if taken & set(extra_names):
+        raise ValueError(f"graph already has tasks named like the extra dishes ({sorted(taken & set(extra_names))})")
+    full = TaskGraph([*g.tasks, *(Task(name, work) for name in extra_names)])
+    costs = cost_matrix(full, devs)
+    if not np.isfinite(costs).all():
+        raise ValueError("late_orders needs every task to run on every device")
+    planned = S.lpt(g, devs)
+    queues = [[full.index[name] for name in planned.tasks_on(d.name)] for d in devs]
+    if rule == "round-robin":
+        targets = [k % len(devs) for k in range(count)]
+    else:
+        where = {d.name: j for j, d in enumerate(devs)}
+        targets = [where[name] for name in speed_rule(devs, count)]
+    for j, name in zip(targets, extra_names):
+        queues[j].append(full.index[name])
+    plan = {d.name: [full.tasks[i].name for i in queue] for d, queue in zip(devs, queues)}
+    static = S.execute_plan(full, devs, plan, policy="static plan + extra orders",
+                            release=dict.fromkeys(extra_names, at))
+    dynamic = S.central_queue(full, devs, order=largest_first(full, devs), release=dict.fromkeys(extra_names, at),
+                              policy="dynamic queue + extra orders")
+    return LateOrdersRun(planned, static, dynamic, rule)
 
-    def build(path: str, est: float, act: float, level: int) -> tuple[str, str]:
-        """Add the subtree for a problem of estimated/actual size; return (entry, exit) task names."""
-        if level == depth:
-            name = f"leaf{path}"
-            est_tasks.append(Task(name, work * leaf_share * est))
-            act_tasks.append(Task(name, work * leaf_share * act))
-            return name, name
-        split, join = f"split{path}", f"join{path}"
-        for name in (split, join):
-            est_tasks.append(Task(name, work * per_level * est))
-            act_tasks.append(Task(name, work * per_level * act))
-        share = rng.uniform(0.5 - skew / 2, 0.5 + skew / 2)
-        for child, e, a in ((path + "0", est / 2, act * share), (path + "1", est / 2, act * (1 - share))):
-            entry, exit_ = build(child, e, a, level + 1)
-            edges.extend([(split, entry), (exit_, join)])
-        return split, join
 
-    build("", 1.0, 1.0, 0)
-    return TaskGraph(est_tasks, edges), TaskGraph(act_tasks, edges)
+@dataclass(frozen=True)
+class ForkJoinWins:
+    """Counts over random fork-join trees: who finished first (strictly)."""
+
+    trees: int
+    stealing_beats_static: int
+    central_beats_static: int
+    stealing_beats_central: int
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        trees = check_int("trees", self.trees, low=1)
+        for name in ("stealing_beats_static", "central_beats_static", "stealing_beats_central"):
+            check_int(name, getattr(self, name), low=0, high=trees)
+
+
+def fork_join_wins(seeds: Iterable[int], devices: Sequence[Device], *, depth: int = 5, work: float = 64.0,
+                   skew: float = 0.6, steal_latency: float = 0.05) -> ForkJoinWins:
+    """On :func:`hetlab.workloads.fork_join` trees (one per seed), compare a static EFT plan made on the
+    estimates and executed on the actual tree, work stealing (all work starts on the first device, steal
+    seed 0) and the central ready queue (:func:`~hetlab.schedulers.list_scheduling.central_queue`,
+    ``ready="fifo"``), all on the actual tree."""
+    devs = check_devices(devices)
+    steal_latency = check_nonnegative("steal_latency", steal_latency, high=1e6)
+    seeds = [check_seed("seeds", seed) for seed in check_sequence("seeds", seeds, empty=True, limit=MAX_TREES)]
+    if not seeds:
+        raise ValueError("seeds must name at least one tree, got an empty sequence")
+    ws_st = cq_st = ws_cq = 0
+    for seed in seeds:
+        est, act = fork_join(depth, work=work, skew=skew, seed=seed)
+        plan = S.eft(est, devs)
+        static = S.execute_plan(act, devs, {d.name: plan.tasks_on(d.name) for d in devs}).makespan
+        stealing = S.work_stealing(act, devs, steal_latency=steal_latency, initial="first", seed=0).makespan
+        central = S.central_queue(act, devs, ready="fifo").makespan
+        ws_st += stealing < static
+        cq_st += central < static
+        ws_cq += stealing < central
+    return ForkJoinWins(len(seeds), ws_st, cq_st, ws_cq)
+
+
+@dataclass(frozen=True)
+class StealingVsEft:
+    """Work stealing against EFT on many menus of independent tasks (one row per menu).
+
+    ``stealing[k]`` is the mean work-stealing makespan on menu ``menus[k]`` over ``steal_seeds``
+    victim-choice seeds; ``eft[k]`` and ``lpt[k]`` are the static plans on the same (exact) estimates.
+    """
+
+    menus: tuple[int, ...]
+    stealing: tuple[float, ...]
+    eft: tuple[float, ...]
+    lpt: tuple[float, ...]
+    steal_seeds: int
+    steal_latency: float
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        menus = check_sequence("menus", self.menus, limit=MAX_MENUS)
+        for m in menus:
+            check_seed("menus", m)
+        for name in ("stealing", "eft", "lpt"):
+            values = check_sequence(name, getattr(self, name), limit=MAX_MENUS)
+            if len(values) != len(menus):
+                raise ValueError(f"{name} must have one value per menu ({len(menus)}), got {len(values)}")
+            for v in values:
+                check_nonnegative(name, v)
+        check_int("steal_seeds", self.steal_seeds, low=1, high=MAX_STEAL_SEEDS)
+
+    @property
+    def gaps(self) -> np.ndarray:
+        """Per menu: mean work-stealing makespan minus EFT's (negative: stealing faster)."""
+        return np.asarray(self.stealing, dtype=float) - np.asarray(self.eft, dtype=float)
+
+    @property
+    def wins(self) -> int:
+        """Menus on which work stealing (on average over its seeds) finishes strictly before EFT."""
+        return int((self.gaps < 0).sum())
+
+    @property
+    def worst_loss(self) -> float:
+        """Largest amount by which work stealing is slower than EFT (0 if it never loses)."""
+        return float(max(0.0, self.gaps.max())) if len(self.menus) else 0.0
+
+    @property
+    def best_win(self) -> float:
+        """Largest amount by which work stealing is faster than EFT (0 if it never wins)."""
+        return float(max(0.0, -self.gaps.min())) if len(self.menus) else 0.0
+
+    @property
+    def worst_menu(self) -> int:
+        """The menu seed with the largest loss of work stealing against EFT."""
+        return int(self.menus[int(np.argmax(self.gaps))])
+
+    @property
+    def lpt_beats_stealing(self) -> int:
+        """Menus on which LPT finishes strictly before work stealing."""
+        return int((np.asarray(self.lpt) < np.asarray(self.stealing)).sum())
+
+
+def stealing_vs_eft(devices: Sequence[Device], *, menus: Iterable[int] = range(20), n: int = 24,
+                    spread: float = 0.8, steal_seeds: int = 5, steal_latency: float = 0.0) -> StealingVsEft:
+    """Compare work stealing with a fair start (tasks dealt round robin to the deques) against the
+    static EFT and LPT plans on many menus of independent tasks.
+
+    Each menu is :func:`hetlab.workloads.skewed_tasks` ``(n, spread=spread, seed=menu)``; the estimates
+    are exact, so any difference comes from the policies, not from information. Work stealing is
+    averaged over victim-choice seeds ``0 .. steal_seeds-1``.
+    """
+    devs = check_devices(devices)
+    menus = [check_seed("menus", m) for m in check_sequence("menus", menus, limit=MAX_MENUS)]
+    if not menus:
+        raise ValueError("menus must name at least one menu seed, got an empty sequence")
+    n = check_int("n", n, low=1, high=MAX_DISHES)
+    spread = check_nonnegative("spread", spread, high=10.0)
+    steal_seeds = check_int("steal_seeds", steal_seeds, low=1, high=MAX_STEAL_SEEDS)
+    steal_latency = check_nonnegative("steal_latency", steal_latency, high=1e6)
+    stealing, eft, lpt = [], [], []
+    for menu in menus:
+        tasks = skewed_tasks(n, spread=spread, seed=menu)
+        runs = [S.work_stealing(tasks, devs, steal_latency=steal_latency, initial="round_robin", seed=k).makespan
+                for k in range(steal_seeds)]
+        stealing.append(float(np.mean(runs)))
+        eft.append(float(S.eft(tasks, devs).makespan))
+        lpt.append(float(S.lpt(tasks, devs).makespan))
+    return StealingVsEft(tuple(menus), tuple(stealing), tuple(eft), tuple(lpt), steal_seeds, steal_latency)

@@ -29,8 +29,7 @@ import numpy as np
 
 from hetlab._validate import as_float_array, check_fields, check_finite_result, check_int, check_positive
 
-__all__ = ["total_time_on", "optimal_task_count", "Overhead", "OVERHEADS", "GrainLevel", "GRAIN_LEVELS",
-           "greedy_makespan"]
+__all__ = ["total_time_on", "optimal_task_count", "Overhead", "OVERHEADS", "GrainLevel", "GRAIN_LEVELS"]
 
 _MODELS = ("ideal", "rounds")
 
@@ -118,27 +117,6 @@ OVERHEADS: tuple[Overhead, ...] = (
     Overhead("进程池任务（Python ProcessPoolExecutor）", 120e-6, "本书构建机实测，附录 A1"),
     Overhead("Dask 分布式任务", 1e-3, "Dask 文档（Shared Memory、Array Best Practices）：每个任务约 200 µs 至 1 ms"),
 )
-
-
-def greedy_makespan(times: Any, P: int) -> float:
-    """Finish time of tasks handed out in the given order, each to the device that frees up first
-    (P identical devices, no dispatch cost, no dependences): the "whoever is idle takes the next
-    piece" rule that makes splitting into more tasks than devices pay off when tasks are unequal.
-
-    >>> greedy_makespan([6, 2], 2)          # two coarse tasks, one per device
-    6.0
-    >>> greedy_makespan([5, 1, 1, 1], 2)    # the same work in four pieces
-    5.0
-    """
-    t = as_float_array("times", times, low=0.0, finite=True, empty=False)
-    if t.ndim != 1:
-        raise ValueError(f"times must be a flat list of task durations, got shape {t.shape}")
-    p = check_int("P", P, low=1, high=10**6)
-    free = [0.0] * min(p, t.size)
-    for d in t:
-        i = min(range(len(free)), key=free.__getitem__)
-        free[i] += float(d)
-    return float(max(free))
 
 
 @dataclass(frozen=True)

@@ -131,12 +131,15 @@ def _device_index(devices: Sequence[Device], name: str | None, default: int = 0)
 
 
 
-def _run_queues(prob: _Problem, device_of: np.ndarray, queues: list[list[int]], policy: str) -> Schedule:
+def _run_queues(prob: _Problem, device_of: np.ndarray, queues: list[list[int]], policy: str,
+                release: np.ndarray | None = None) -> Schedule:
+    """Fixed per-device queues: each device runs its queue in order, each task as soon as the device is
+    free, its inputs have arrived and (``release``, one time per task) it has been ordered."""
     n, g = prob.n, prob.graph
     costs = prob.costs
     start = np.zeros(n)
     end = np.zeros(n)
-    if not g.edges:
+    if not g.edges and release is None:
         # Independent tasks: each device runs its queue back to back.
         for j, queue in enumerate(queues):
             if queue:
@@ -158,6 +161,8 @@ def _run_queues(prob: _Problem, device_of: np.ndarray, queues: list[list[int]], 
         j = head_ready.popleft()
         i = queues[j][position[j]]
         s = max(free[j], prob.ready_on(i, j, device_of, end))
+        if release is not None:
+            s = max(s, release[i])
         start[i], end[i] = s, s + costs[i, j]
         free[j] = end[i]
         done[i] = True

@@ -1,12 +1,16 @@
-"""Work and span: what P identical devices can and cannot do for a task graph.
+"""Bounds on the makespan: what no schedule can beat, and what no greedy schedule exceeds.
 
-The *work* ``W`` is the time one device needs for every task (``T_1``); the *span* ``D`` is the
-length of the longest dependency chain (``T_inf``, the critical path). For any schedule on
-``P`` identical devices
+*Lower bounds* (any schedule): :func:`lower_bound` (critical path, longest task, area), and
+:func:`staged_bound`, which also sees serial stages at the start and end of a graph.
+
+*Work and span* on ``P`` identical devices. The *work* ``W`` is the time one device needs for every task
+(``T_1``); the *span* ``D`` is the length of the longest dependency chain (``T_inf``, the critical path).
+For any schedule on ``P`` identical devices
 
     max(W / P, D) <= T_P                      (no device does more than its share; a chain stays a chain)
 
-and for any *greedy* list schedule (no device idles while a task is ready; Graham 1966/1969)
+and for any *greedy* list schedule (no device idles while a task is ready; Graham 1966/1969), such as
+:func:`hetlab.schedulers.list_scheduling.central_queue` with free transfers,
 
     T_P <= W / P + D                          (Brent 1974; Graham's bound)
 
@@ -21,19 +25,39 @@ devices beyond it cannot help.
 """
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
-from hetlab._validate import check_int, check_nonnegative, check_positive
+from hetlab._validate import check_fields, check_int, check_nonnegative, check_positive, check_sequence, check_strings
 from hetlab.devices import Device, check_devices
-from hetlab.schedule import Schedule
-from hetlab.tasks import TaskGraph, as_graph, comm_matrices, cost_matrix, critical_path
+from hetlab.schedulers._core import _problem
+from hetlab.schedulers.exact import optimal
+from hetlab.tasks import Task, TaskGraph, as_graph, critical_path
 
-__all__ = ["WorkSpan", "work", "span", "parallelism", "peak_width", "brent_bound", "bounds", "greedy"]
+__all__ = ["lower_bound", "StagedBound", "staged_bound", "WorkSpan", "work", "span", "parallelism", "peak_width",
+           "brent_bound", "bounds"]
+
+
+def lower_bound(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> float:
+    """A bound no schedule can beat: the largest of the critical path (fastest run times, free
+    transfers), the longest single task at its fastest, and the fastest-time area per device
+    (``sum_i min_d t_id / m``; for devices of different speed, total work over total speed).
+
+    >>> from hetlab.devices import kitchen
+    >>> from hetlab.workloads import article_tasks
+    >>> round(lower_bound(article_tasks(), kitchen()), 3)     # total work 114 / total speed 45
+    2.533
+    """
+    prob = _problem(graph, devices)
+    if prob.n == 0:
+        return 0.0
+    fastest = prob.costs.min(axis=1)
+    path, _ = critical_path(prob.graph, prob.devices)
+    bound = max(path, float(fastest.max()), float(fastest.sum()) / prob.m)
+    if prob.speed_only:
+        bound = max(bound, float(prob.graph.work.sum()) / sum(d.speed for d in prob.devices))
+    return bound
 
 
 def _graph(graph) -> TaskGraph:
@@ -54,21 +78,36 @@ def _graph(graph) -> TaskGraph:
 
 
 def work(graph: TaskGraph | Sequence, speed: float = 1.0) -> float:
-    """``W = T_1``: the time one device of ``speed`` needs for every task, ``sum(work) / speed``."""
+    """``W = T_1``: the time one device of ``speed`` needs for every task, ``sum(work) / speed``.
+
+    >>> from hetlab.tasks import independent_tasks
+    >>> work(independent_tasks([2, 5, 3]), speed=2.0)
+    5.0
+    """
     graph = _graph(graph)
     speed = check_positive("speed", speed)
     return float(graph.work.sum()) / speed
 
 
 def span(graph: TaskGraph | Sequence, speed: float = 1.0) -> float:
-    """``D = T_inf``: the longest dependency chain at ``speed`` (the critical path), free transfers."""
+    """``D = T_inf``: the longest dependency chain at ``speed`` (the critical path), free transfers.
+
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> span(TaskGraph([Task("a", 2), Task("b", 5), Task("c", 3)], [("a", "b")]))    # a then b
+    7.0
+    """
     graph = _graph(graph)
     speed = check_positive("speed", speed)
     return critical_path(graph)[0] / speed
 
 
 def parallelism(graph: TaskGraph | Sequence) -> float:
-    """``W / D``: the most devices that can be kept busy on average (inf when every task is empty)."""
+    """``W / D``: the most devices that can be kept busy on average (inf when every task is empty).
+
+    >>> from hetlab.tasks import independent_tasks
+    >>> parallelism(independent_tasks([2, 5, 3]))        # W = 10, D = the longest task, 5
+    2.0
+    """
     graph = _graph(graph)
     d = span(graph)
     return work(graph) / d if d > 0 else math.inf
@@ -78,7 +117,8 @@ def peak_width(graph: TaskGraph | Sequence) -> int:
     """The most tasks running at one moment when every task starts as soon as its predecessors finish
     (unlimited devices, free transfers): the graph's *peak* width, against ``W / D``, its *average* one.
 
-    With at least this many identical devices the greedy list schedule of :func:`greedy` runs every task
+    With at least this many identical devices a greedy list schedule (:func:`~hetlab.schedulers.central_queue`)
+    runs every task
     at its earliest start, so it finishes at the span ``D``; with fewer it may (not must) take longer.
     Tasks of zero work occupy no moment and are not counted.
 
@@ -106,7 +146,12 @@ def peak_width(graph: TaskGraph | Sequence) -> int:
 
 def brent_bound(graph: TaskGraph | Sequence, n_devices: int, speed: float = 1.0) -> float:
     """Brent's bound (1974) ``W / P + D``: no greedy schedule on ``P = n_devices`` identical devices of
-    ``speed`` takes longer. Graham (1966) proved the same bound for list scheduling."""
+    ``speed`` takes longer. Graham (1966) proved the same bound for list scheduling.
+
+    >>> from hetlab.tasks import independent_tasks
+    >>> brent_bound(independent_tasks([2, 5, 3]), 2)      # 10 / 2 + 5
+    10.0
+    """
     n_devices = check_int("n_devices", n_devices, low=1, high=10**6)
     return work(graph, speed) / n_devices + span(graph, speed)
 
@@ -142,48 +187,134 @@ class WorkSpan:
 
 
 def bounds(graph: TaskGraph | Sequence, n_devices: int, speed: float = 1.0) -> WorkSpan:
-    """Work, span and the lower/upper bounds on ``n_devices`` identical devices of ``speed``."""
+    """Work, span and the lower/upper bounds on ``n_devices`` identical devices of ``speed``.
+
+    >>> from hetlab.tasks import independent_tasks
+    >>> b = bounds(independent_tasks([2, 5, 3, 4, 6, 1]), 2)    # W = 21, D = 6
+    >>> b.lower, b.upper
+    (10.5, 16.5)
+    """
     n_devices = check_int("n_devices", n_devices, low=1, high=10**6)
     return WorkSpan(work(graph, speed), span(graph, speed), n_devices)
 
 
-def greedy(graph: TaskGraph | Sequence, devices: Sequence[Device]) -> Schedule:
-    """Graham's greedy list scheduling (1966), simulated event by event.
+#: Stages of at most this many tasks get their exact shortest time (branch and bound); larger ones
+#: get :func:`lower_bound`.
+EXACT_STAGE_TASKS = 10
 
-    Whenever a device is idle and a task is ready, the task starts at once: ready tasks are taken in
-    list order (their order in ``graph``), idle devices in the order given. Because no device ever
-    idles while work is ready, on identical devices the makespan is at most ``W / P + D``.
-    Transfers must be free (this is the bound's model), so every device's link must be free.
+
+@dataclass(frozen=True)
+class StagedBound:
+    """A lower bound on the makespan in three sequential parts: ``head`` stages, the middle, ``tail`` stages.
+
+    ``head`` and ``tail`` list the serial stages (task names) in execution order; ``head_time`` and
+    ``tail_time`` are the sums of each stage's shortest possible time on the devices, ``middle`` is
+    :func:`lower_bound` of the tasks between (``max(critical path, area, ...)``),
+    ``middle_work`` their total work.
     """
-    graph = _graph(graph)
-    if not isinstance(devices, (list, tuple)):
-        raise TypeError(f"devices must be a sequence of Device, got {type(devices).__name__} {devices!r}")
+
+    head: tuple[tuple[str, ...], ...]
+    tail: tuple[tuple[str, ...], ...]
+    head_time: float
+    middle: float
+    tail_time: float
+    middle_work: float
+
+    def __post_init__(self) -> None:
+        for name in ("head", "tail"):
+            stages = tuple(check_strings(f"{name} (stage {k})", stage)
+                           for k, stage in enumerate(check_sequence(name, getattr(self, name), empty=True)))
+            object.__setattr__(self, name, stages)
+        check_fields(self)
+
+    @property
+    def total(self) -> float:
+        """``head_time + middle + tail_time``: no schedule finishes earlier (transfers ignored)."""
+        return self.head_time + self.middle + self.tail_time
+
+
+def _closure(graph: TaskGraph, start: int, alive: set[int], forward: bool) -> set[int]:
+    """Descendants (``forward``) or ancestors of ``start`` among ``alive``, ``start`` excluded."""
+    links = graph.succs if forward else graph.preds
+    seen: set[int] = set()
+    stack = [start]
+    while stack:
+        for j in links[stack.pop()]:
+            if j in alive and j not in seen:
+                seen.add(j)
+                stack.append(j)
+    return seen
+
+
+def _serial_stages(graph: TaskGraph) -> tuple[list[list[str]], list[list[str]]]:
+    """The serial stages at the start and at the end of ``graph``: ``(head, tail)``, each a list of
+    stages (lists of task names) in execution order.
+
+    A head stage is the set E of tasks with no predecessor left (after removing earlier head stages)
+    such that every other remaining task is a descendant of **every** task of E: nothing else can
+    start until all of E has finished. A tail stage is the mirror image (no successor left, every
+    other task an ancestor of all of it). Peeling stops before it would swallow the whole graph.
+
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> g = TaskGraph([Task(n, 1.0) for n in "sabcdt"],
+    ...               [("s", "a"), ("s", "b"), ("a", "c"), ("b", "d"), ("c", "t"), ("d", "t")])
+    >>> _serial_stages(g)
+    ([['s']], [['t']])
+    """
+    graph = as_graph(graph, name="graph")
+    alive = set(range(len(graph.tasks)))
+    found: dict[bool, list[list[int]]] = {True: [], False: []}
+    for forward in (True, False):        # head: entries and their descendants; tail: exits and ancestors
+        inward = graph.preds if forward else graph.succs
+        while True:
+            front = sorted(i for i in alive if not any(j in alive for j in inward[i]))
+            rest = alive.difference(front)
+            if not front or not rest or any(not rest <= _closure(graph, i, alive, forward) for i in front):
+                break
+            found[forward].append(front)
+            alive = rest
+    names = [[[graph.tasks[i].name for i in stage] for stage in found[forward]] for forward in (True, False)]
+    return names[0], names[1][::-1]
+
+
+def _stage_time(graph: TaskGraph, names: Sequence[str], devices: Sequence[Device]) -> float:
+    """Shortest time to run the independent tasks ``names`` on ``devices`` (exact when small)."""
+    tasks = TaskGraph([graph.task(n) for n in names])
+    if len(tasks) <= EXACT_STAGE_TASKS:
+        try:
+            return float(optimal(tasks, devices).makespan)
+        except (ValueError, RuntimeError):      # search budget exceeded: fall back on the plain bound
+            pass
+    return float(lower_bound(tasks, devices))
+
+
+def staged_bound(graph: TaskGraph, devices: Sequence[Device]) -> StagedBound:
+    """A lower bound on the makespan that sees serial stages (transfers ignored).
+
+    While a serial head stage runs, nothing else can run, so devices it leaves idle cannot help:
+    ``T >= sum(head stage times) + LB(middle) + sum(tail stage times)``, where a stage's time is the
+    shortest time to run its (independent) tasks on ``devices`` and ``LB(middle)`` is
+    :func:`lower_bound` of the tasks between. At least as large as
+    ``lower_bound(graph, devices)`` and equal to it when the graph has no serial stage.
+
+    >>> from hetlab.devices import identical
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> g = TaskGraph([Task("x", 3), Task("y", 3), Task("z", 3), Task("t", 1)], [("x", "t"), ("y", "t"), ("z", "t")])
+    >>> b = staged_bound(g, identical(2))     # x, y, z before anything else: 6 on two devices, then t
+    >>> b.head, b.head_time, b.total, lower_bound(g, identical(2))     # the plain bound: area 10 / 2
+    ((('x', 'y', 'z'),), 6.0, 7.0, 5.0)
+    """
+    graph = as_graph(graph, name="graph")
     devices = check_devices(devices)
-    latency, inverse = comm_matrices(devices)
-    if graph.edges and (latency.any() or inverse.any()):
-        raise ValueError("devices must have free links (latency 0, bandwidth inf): greedy ignores transfers")
-    costs = cost_matrix(graph, devices)
-    n, m = len(graph.tasks), len(devices)
-    missing = [len(p) for p in graph.preds]
-    ready = [i for i in range(n) if missing[i] == 0]
-    heapq.heapify(ready)
-    idle = list(range(m))
-    heapq.heapify(idle)
-    running: list[tuple[float, int, int]] = []     # (end, task, device)
-    device_of, start, end = np.empty(n, dtype=int), np.empty(n), np.empty(n)
-    now = 0.0
-    while ready or running:
-        while ready and idle:
-            i, j = heapq.heappop(ready), heapq.heappop(idle)
-            device_of[i], start[i], end[i] = j, now, now + costs[i, j]
-            heapq.heappush(running, (end[i], i, j))
-        now = running[0][0]
-        # Release every task that ends now before starting anything, so ties see all freed devices.
-        while running and running[0][0] <= now:
-            _, i, j = heapq.heappop(running)
-            heapq.heappush(idle, j)
-            for k in graph.succs[i]:
-                missing[k] -= 1
-                if missing[k] == 0:
-                    heapq.heappush(ready, k)
-    return Schedule(graph, devices, device_of, start, end, "greedy")
+    if not graph.tasks:
+        raise ValueError("graph must hold at least one task")
+    head, tail = _serial_stages(graph)
+    staged = {n for stage in head + tail for n in stage}
+    middle_tasks = [t for t in graph.tasks if t.name not in staged]
+    middle_graph = TaskGraph(middle_tasks, {e: d for e, d in graph.edges.items()
+                                            if e[0] not in staged and e[1] not in staged})
+    middle = float(lower_bound(middle_graph, devices)) if middle_tasks else 0.0
+    return StagedBound(tuple(tuple(s) for s in head), tuple(tuple(s) for s in tail),
+                       sum(_stage_time(graph, s, devices) for s in head), middle,
+                       sum(_stage_time(graph, s, devices) for s in tail),
+                       float(sum(t.work for t in middle_tasks)))

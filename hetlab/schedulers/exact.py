@@ -1,4 +1,4 @@
-"""A lower bound on the makespan and the exact optimum by branch and bound (small instances)."""
+"""The exact optimum by branch and bound (small instances); the lower bounds are in :mod:`hetlab.schedulers.bounds`."""
 from __future__ import annotations
 
 import math
@@ -13,24 +13,9 @@ from hetlab.schedulers._core import _Problem, _problem, _run_queues
 from hetlab.schedulers.cpop import cpop
 from hetlab.schedulers.heft import heft
 from hetlab.schedulers.list_scheduling import eft, lpt
-from hetlab.tasks import Task, TaskGraph, critical_path
+from hetlab.tasks import Task, TaskGraph
 
-__all__ = ["optimal", "lower_bound"]
-
-
-def lower_bound(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> float:
-    """A bound no schedule can beat: the largest of the critical path (fastest run times, free
-    transfers), the longest single task at its fastest, and the fastest-time area per device
-    (``sum_i min_d t_id / m``; for devices of different speed, total work over total speed)."""
-    prob = _problem(graph, devices)
-    if prob.n == 0:
-        return 0.0
-    fastest = prob.costs.min(axis=1)
-    path, _ = critical_path(prob.graph, prob.devices)
-    bound = max(path, float(fastest.max()), float(fastest.sum()) / prob.m)
-    if prob.speed_only:
-        bound = max(bound, float(prob.graph.work.sum()) / sum(d.speed for d in prob.devices))
-    return bound
+__all__ = ["optimal"]
 
 
 #: Default search budget of :func:`optimal`: about 35 us per node in pure Python, so a few seconds (about

@@ -2,7 +2,6 @@
 and the article's demo scheduler."""
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Sequence
 
@@ -11,6 +10,7 @@ import numpy as np
 from hetlab.devices import Device
 from hetlab.schedule import Schedule
 from hetlab.schedulers._core import _assign_in_order, _check_runnable, _device_index, _problem
+from hetlab.schedulers.list_scheduling import _central_queue
 from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["serial", "round_robin", "block", "by_affinity", "article_demo"]
@@ -20,6 +20,11 @@ def serial(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, devi
     """Every task on one device (the first, or ``device``), one after another in topological order.
 
     This is the article's serial baseline, ``T_serial = sum_i t_i``.
+
+    >>> from hetlab.devices import kitchen
+    >>> from hetlab.workloads import article_tasks
+    >>> round(serial(article_tasks(), kitchen()).makespan, 2)      # 114 units on the CPU (speed 10)
+    11.4
     """
     prob = _problem(graph, devices)
     j = _device_index(prob.devices, device)
@@ -29,7 +34,14 @@ def serial(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, devi
 
 
 def round_robin(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> Schedule:
-    """Static: the i-th task (in topological order) goes to device ``i mod m``, decided before the run."""
+    """Static: the i-th task (in topological order) goes to device ``i mod m``, decided before the run.
+
+    >>> from hetlab.devices import identical
+    >>> from hetlab.tasks import independent_tasks
+    >>> s = round_robin(independent_tasks([3, 1, 1, 1]), identical(2))    # D0: 3 + 1, D1: 1 + 1
+    >>> s.tasks_on("D0"), s.makespan
+    (['T0', 'T2'], 4.0)
+    """
     prob = _problem(graph, devices)
     device_of = np.empty(prob.n, dtype=int)
     device_of[np.asarray(prob.graph.order, dtype=int)] = np.arange(prob.n) % prob.m
@@ -38,7 +50,14 @@ def round_robin(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) ->
 
 
 def block(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -> Schedule:
-    """Static: the tasks, in topological order, are cut into m contiguous blocks of nearly equal count."""
+    """Static: the tasks, in topological order, are cut into m contiguous blocks of nearly equal count.
+
+    >>> from hetlab.devices import identical
+    >>> from hetlab.tasks import independent_tasks
+    >>> s = block(independent_tasks([3, 1, 1, 1]), identical(2))          # D0: 3 + 1, D1: 1 + 1
+    >>> s.tasks_on("D0"), s.makespan
+    (['T0', 'T1'], 4.0)
+    """
     prob = _problem(graph, devices)
     device_of = np.empty(prob.n, dtype=int)
     device_of[np.asarray(prob.graph.order, dtype=int)] = (np.arange(prob.n) * prob.m) // max(prob.n, 1)
@@ -51,6 +70,12 @@ def by_affinity(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) ->
     of that kind; a task without a preference goes to the device where it runs fastest.
 
     Fast per task, blind to load: the favourite cook gets every order.
+
+    >>> from hetlab.devices import kitchen
+    >>> from hetlab.tasks import independent_tasks
+    >>> s = by_affinity(independent_tasks([10, 10, 10], kinds=["GPU", "GPU", None]), kitchen())
+    >>> [s.devices[j].name for j in s.device_of], s.makespan      # no preference: the fastest device
+    (['GPU', 'GPU', 'GPU'], 1.5)
     """
     prob = _problem(graph, devices)
     by_kind: dict[str, list[int]] = {}
@@ -79,40 +104,44 @@ def article_demo(graph: TaskGraph | Sequence[Task], devices: Sequence[Device]) -
     The article then looks for the task's preferred device among the *remaining* heap
     entries and re-routes the task there if that device is free strictly earlier. That
     branch can never fire: the popped entry is the heap's minimum, so no remaining entry
-    is earlier. ``info["preference_reroutes"]`` counts the times it fired (always 0), and the
-    policy is plain earliest-free list scheduling, blind to speeds and preferences.
-    ``info["trace"]`` records each step: the task, its preference, the popped ``(free_at, name)``
-    entry, the first remaining entry of the preferred device (or None) and whether it re-routed.
+    is earlier. So the policy is the greedy engine
+    (:func:`~hetlab.schedulers.list_scheduling.central_queue`) with the article's tie rule
+    (by device name) instead of the engine's (the fastest device), blind to preferences.
+
+    ``info["trace"]`` records each step as the article's program sees it: the task, its preference,
+    the popped ``(free_at, name)`` entry, the preferred device's entry among the remaining ones (None
+    when the popped device is the preferred one or no device has that name) and whether the re-route
+    condition ``preferred free_at < popped free_at`` holds; ``info["preference_reroutes"]`` counts the
+    steps where it holds (always 0).
+
+    >>> from hetlab.devices import kitchen
+    >>> from hetlab.workloads import article_tasks
+    >>> s = article_demo(article_tasks(), kitchen())     # the article: serial 11.40, parallel 2.67, 4.27x
+    >>> round(s.makespan, 2), s.info["preference_reroutes"]
+    (2.67, 0)
+    >>> s.info["trace"][0]                               # all free at 0: CPU comes first by name
+    {'task': 't0', 'prefers': 'CPU', 'popped': (0.0, 'CPU'), 'preferred_entry': None, 'reroute': False}
     """
     prob = _problem(graph, devices)
     if prob.graph.edges:
         raise ValueError("article_demo schedules independent tasks only; the graph has edges")
     names = [d.name for d in prob.devices]
-    index = {name: j for j, name in enumerate(names)}
-    heap = [(0.0, name) for name in names]
-    heapq.heapify(heap)
-    device_of = np.empty(prob.n, dtype=int)
-    start = np.empty(prob.n)
-    end = np.empty(prob.n)
-    reroutes = 0
+    by_name = sorted(range(prob.m), key=lambda j: names[j])
+    rank = [0] * prob.m
+    for r, j in enumerate(by_name):
+        rank[j] = r
+    device_of, start, end = _central_queue(prob, None, fifo=False, release=None, overhead=0.0,
+                                           rank=rank, compiled=False, policy="article demo")
+    # Replay the article's heap from the schedule: before step i, each device is free at the end of its
+    # last task so far. The re-route test is evaluated, not assumed.
+    free_at = [0.0] * prob.m
     trace = []
     for i, task in enumerate(prob.graph.tasks):
-        free_at, dev = heapq.heappop(heap)
-        cand = [(t, n) for t, n in heap if n == task.kind]
-        reroute = bool(cand and cand[0][0] < free_at)  # never true: free_at is the heap minimum
-        trace.append({"task": task.name, "prefers": task.kind, "popped": (free_at, dev),
-                      "preferred_entry": cand[0] if cand else None, "reroute": reroute})
-        if reroute:
-            reroutes += 1
-            heapq.heappush(heap, (free_at, dev))
-            free_at, dev = cand[0]
-            heap.remove(cand[0])
-            heapq.heapify(heap)
-        j = index[dev]
-        if not math.isfinite(prob.costs[i, j]):  # the article's policy is blind to what a device can run
-            raise ValueError(f"article_demo put task {task.name!r} on device {dev!r}, which cannot run it")
-        device_of[i], start[i], end[i] = j, free_at, free_at + prob.costs[i, j]
-        heapq.heappush(heap, (end[i], dev))
+        j = int(device_of[i])
+        popped = (float(start[i]), names[j])
+        entry = next(((free_at[k], names[k]) for k in range(prob.m) if names[k] == task.kind and k != j), None)
+        trace.append({"task": task.name, "prefers": task.kind, "popped": popped, "preferred_entry": entry,
+                      "reroute": bool(entry is not None and entry[0] < popped[0])})
+        free_at[j] = float(end[i])
     return prob.schedule(device_of, start, end, "article demo",
-                         info={"preference_reroutes": reroutes, "trace": trace})
-
+                         info={"preference_reroutes": sum(step["reroute"] for step in trace), "trace": trace})

@@ -1,19 +1,21 @@
 """Workloads used across the book: the article's eight dishes, the HEFT paper's example,
-a phone segmentation network, and random task bags for experiments.
+a phone segmentation network, random task bags and fork-join trees for experiments.
 
 >>> len(article_tasks()), len(segmentation_model())
 (8, 120)
 """
 from __future__ import annotations
 
+import random
+
 import numpy as np
 
-from hetlab._validate import check_int, check_nonnegative, check_seed, check_strings
+from hetlab._validate import check_int, check_nonnegative, check_positive, check_real, check_seed, check_strings
 from hetlab.devices import Device, Link
 from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["ARTICLE_TASKS", "article_tasks", "HEFT_PAPER_EXAMPLE", "heft_paper_example", "segmentation_model",
-           "skewed_tasks"]
+           "skewed_tasks", "fork_join"]
 
 #: (work, preferred device) of the article's eight dishes, in its order.
 ARTICLE_TASKS = [(10, "CPU"), (20, "GPU"), (15, "NPU"), (8, "CPU"), (12, "GPU"), (25, "NPU"), (18, "CPU"), (6, "GPU")]
@@ -103,3 +105,53 @@ def skewed_tasks(n: int, *, spread: float = 1.0, seed: int = 0, kinds=("CPU", "G
     prefs = rng.choice(list(kinds), size=n)
     width = len(str(n - 1))
     return TaskGraph(Task(f"T{i:0{width}d}", float(w), str(k)) for i, (w, k) in enumerate(zip(work, prefs)))
+
+
+def fork_join(depth: int, *, work: float = 64.0, skew: float = 0.4, seed: int = 0,
+              leaf_share: float = 0.9) -> tuple[TaskGraph, TaskGraph]:
+    """A recursive divide-and-conquer DAG: ``(estimated, actual)`` with the same tasks and edges.
+
+    Each internal call ``s`` splits its problem (a small ``split`` task), recurses into two halves
+    and ends with a ``join`` task; leaves at ``depth`` do the bulk of the work (``leaf_share``).
+    The planner assumes every split halves the problem; at run time each split gives its left
+    child a share drawn uniformly from ``[0.5 - skew/2, 0.5 + skew/2]`` (seeded), like a quicksort
+    pivot. Split and join costs are proportional to the problem size they handle. Chapter 5 uses it
+    to show where work stealing and a central queue beat a static plan (Blumofe & Leiserson 1999).
+
+    >>> est, act = fork_join(2, seed=0)
+    >>> len(est), est.task("leaf00").work, round(sum(t.work for t in act.tasks), 6)   # 3 splits, 3 joins, 4 leaves
+    (10, 14.4, 64.0)
+    """
+    depth = check_int("depth", depth, low=1, high=10)
+    work = check_positive("work", work, high=1e12)
+    skew = check_nonnegative("skew", skew, high=0.9)
+    leaf_share = check_real("leaf_share", leaf_share)
+    if not 0 < leaf_share < 1:
+        raise ValueError(f"leaf_share must be in (0, 1), got {leaf_share!r}")
+    seed = check_seed("seed", seed)
+    rng = random.Random(seed)
+    # Split + join at every level share (1 - leaf_share) of the work: per level and per unit of size.
+    per_level = (1 - leaf_share) / (2 * depth)
+    est_tasks: list[Task] = []
+    act_tasks: list[Task] = []
+    edges: list[tuple[str, str]] = []
+
+    def build(path: str, est: float, act: float, level: int) -> tuple[str, str]:
+        """Add the subtree for a problem of estimated/actual size; return (entry, exit) task names."""
+        if level == depth:
+            name = f"leaf{path}"
+            est_tasks.append(Task(name, work * leaf_share * est))
+            act_tasks.append(Task(name, work * leaf_share * act))
+            return name, name
+        split, join = f"split{path}", f"join{path}"
+        for name in (split, join):
+            est_tasks.append(Task(name, work * per_level * est))
+            act_tasks.append(Task(name, work * per_level * act))
+        share = rng.uniform(0.5 - skew / 2, 0.5 + skew / 2)
+        for child, e, a in ((path + "0", est / 2, act * share), (path + "1", est / 2, act * (1 - share))):
+            entry, exit_ = build(child, e, a, level + 1)
+            edges.extend([(split, entry), (exit_, join)])
+        return split, join
+
+    build("", 1.0, 1.0, 0)
+    return TaskGraph(est_tasks, edges), TaskGraph(act_tasks, edges)

@@ -1,9 +1,10 @@
-"""hetlab.tasks: tasks and task graphs, run times, the critical path, generators."""
+"""hetlab.tasks: tasks and task graphs, run times, the critical path, generators, splitting a task."""
 import math
 
 import numpy as np
 import pytest
 
+from hetlab import schedulers as S
 from hetlab.devices import Device, Link, kitchen
 from hetlab.tasks import (
     CycleError,
@@ -17,8 +18,51 @@ from hetlab.tasks import (
     execution_time,
     independent_tasks,
     random_dag,
+    split_longest_critical_task,
+    split_task,
     total_work,
 )
+
+
+def test_split_task_divides_work_and_data():
+    g = TaskGraph([Task("s", 1.0), Task("a", 8.0), Task("b", 2.0)], [("s", "a", 6.0), ("a", "b", 4.0)])
+    h = split_task(g, "a", 2)
+    assert [t.name for t in h.tasks] == ["s", "a#0", "a#1", "b"]
+    assert total_work(h) == total_work(g)
+    assert h.edges[("s", "a#1")] == 3.0 and h.edges[("a#0", "b")] == 2.0
+    assert len(split_task(g, "a", 1)) == 3
+
+
+def test_split_task_divides_explicit_times_too():
+    g = TaskGraph([Task("a", 8.0, times={"X": 4.0, "Y": 2.0})])
+    assert split_task(g, g.task("a"), 2).task("a#1").times == {"X": 2.0, "Y": 1.0}
+
+
+def test_split_task_validates():
+    g = TaskGraph([Task("a", 8.0)])
+    with pytest.raises(ValueError, match="task must be a task"):
+        split_task(g, "z", 2)
+    with pytest.raises(ValueError, match="k"):
+        split_task(g, "a", 0)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        split_task(g, "a", 2.5)
+    with pytest.raises(TypeError, match="task must be a task name"):
+        split_task(g, 3, 2)
+    with pytest.raises(ValueError, match="already belong"):
+        split_task(TaskGraph([Task("a"), Task("a#1")]), "a", 2)
+    with pytest.raises(ValueError, match="at least one task"):
+        split_longest_critical_task(TaskGraph([]), kitchen())
+
+
+def test_splitting_epigenomics_first_task_shortens_the_critical_path():
+    from hetlab.workloads.workflows import workflow
+
+    epi, shop = workflow("epigenomics", 60, seed=0), kitchen(link=Link(0.0, 100.0))
+    g, name = split_longest_critical_task(epi, shop, 4)
+    assert name.startswith("fastqSplit")
+    assert critical_path(g, shop)[0] < critical_path(epi, shop)[0] - 300
+    assert S.heft(g, shop).makespan < S.heft(epi, shop).makespan
+
 
 # --- graphs: construction, order, the critical path --------------------------------------------------------------
 

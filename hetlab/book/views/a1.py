@@ -713,8 +713,8 @@ def attribution_text(simulated, measured, process_os: float, round_trip: float, 
     completion order does) and a conditional readout naming the largest term; ``load`` is named when
     the gaps far exceed N x one round trip."""
     from hetlab._validate import check_positive
-    from hetlab.models.dispatch import central_queue_dag
     from hetlab.real.execute import attribute
+    from hetlab.schedulers.list_scheduling import central_queue
 
     process_os = check_positive("process_os", process_os)
     round_trip = check_positive("round_trip", round_trip)
@@ -722,7 +722,7 @@ def attribution_text(simulated, measured, process_os: float, round_trip: float, 
     why = attribute(simulated, measured)
     err = measured.makespan / simulated.makespan - 1
     n, P = why.tasks, why.workers
-    queue = central_queue_dag(simulated.graph, simulated.devices).makespan
+    queue = central_queue(simulated.graph, simulated.devices, ready="fifo").makespan
     order = queue - why.planned
     stretch_term = why.extra_busy / P
     gap_term = why.gaps / P
@@ -805,8 +805,8 @@ def _dask_report(dag, bodies, workers, process_run):
     """(summary, details, central-queue simulation, Dask run with its start-up removed); the last three
     parts are "" / None when Dask is missing."""
     from hetlab import schedulers as S
-    from hetlab.models.dispatch import central_queue_dag
     from hetlab.real.execute import attribute, run_graph, split_startup, task_gaps
+    from hetlab.schedulers.list_scheduling import central_queue
 
     note = machine_note()
     try:
@@ -817,18 +817,18 @@ def _dask_report(dag, bodies, workers, process_run):
     startup, real = split_startup(measured)
     submit = measured.info.get("submit_seconds")
     warm = measured.info.get("warmup") or []
-    queue = central_queue_dag(dag, workers)
+    queue = central_queue(dag, workers, ready="fifo")
     stolen = S.work_stealing(dag, workers, steal_latency=0.0005, seed=0)
     why = attribute(queue, real)
     gaps = task_gaps(real)
     mean_gap, median_gap = float(gaps.mean()), float(np.median(gaps))
     real.info["median_gap"] = median_gap
-    charged = central_queue_dag(dag, workers, overhead=median_gap)
+    charged = central_queue(dag, workers, ready="fifo", overhead=median_gap)
 
     def dev(sim) -> float:
         return real.makespan / sim.makespan - 1
 
-    charged_mean = central_queue_dag(dag, workers, overhead=mean_gap)
+    charged_mean = central_queue(dag, workers, ready="fifo", overhead=mean_gap)
     e0, e1, e2 = dev(queue), dev(charged), dev(charged_mean)
     tail = f"（是中位数的 {mean_gap / median_gap:.1f} 倍）" if median_gap > 0 else ""
     moved = real.info.get("stolen")

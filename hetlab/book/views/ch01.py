@@ -14,6 +14,7 @@ from hetlab import plotting as P
 from hetlab import schedulers as S
 from hetlab.book.views._shared import preference_legend
 from hetlab.devices import identical, kitchen
+from hetlab.tasks import cost_matrix
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 from hetlab.workloads import article_tasks, skewed_tasks
 
@@ -21,9 +22,9 @@ __all__ = ['orchestration', 'orchestration_player', 'kitchen_schedule', 'serial_
            'serial_vs_parallel_figure', 'parallelism_figure']
 
 #: Dropdown labels for the policies; only the article's demo policy is taught in chapter 1.
-POLICY_LABELS = {"article demo": ("演示调度（最早空闲）", "demo (earliest free)"),
-                 "EFT": ("EFT（第 5 章会讲）", "EFT (chapter 5)"),
-                 "LPT": ("LPT（第 5 章会讲）", "LPT (chapter 5)"),
+POLICY_LABELS = {"article_demo": ("演示调度（最早空闲）", "demo (earliest free)"),
+                 "eft": ("EFT（第 5 章会讲）", "EFT (chapter 5)"),
+                 "lpt": ("LPT（第 5 章会讲）", "LPT (chapter 5)"),
                  "optimal": ("最优解（第 5 章会讲）", "optimal (chapter 5)")}
 
 
@@ -32,7 +33,7 @@ def _policy_name(policy: str) -> str:
 
 
 @lru_cache(maxsize=8)
-def kitchen_schedule(policy: str = "article demo"):
+def kitchen_schedule(policy: str = "article_demo"):
     """The demo's 8 dishes on the article's kitchen (CPU 10, GPU 20, NPU 15) under ``policy``, validated."""
     if policy not in POLICY_LABELS:
         raise ValueError(f"policy must be one of {sorted(POLICY_LABELS)}, got {policy!r}")
@@ -123,7 +124,7 @@ def orchestration() -> Explorer:
         return _step_text(chart.schedule, chart.order, step)
 
     return Explorer(draw, {"step": int_slider("已派出的菜", 0, n, n),
-                           "policy": dropdown("调度策略", options, "article demo")},
+                           "policy": dropdown("调度策略", options, "article_demo")},
                     play="step", figsize=(8, 2.8), clear=False)
 
 
@@ -212,7 +213,7 @@ def _jshtml(frames_png: list[bytes], interval: int) -> str:
 PLAYER_FONT = 10
 
 
-def orchestration_player(policy: str = "article demo", *, dpi: int = 120, interval: int = 900) -> Player:
+def orchestration_player(policy: str = "article_demo", *, dpi: int = 120, interval: int = 900) -> Player:
     """The decompose -> assign -> orchestrate demo as a kernel-free player (matplotlib's ``to_jshtml`` player).
 
     One frame per dispatched dish (9 frames for the 8 dishes); the schedule is produced and validated by
@@ -279,7 +280,7 @@ def _serial_parallel_draw(ax, tasks: int, spread: float) -> str:
     devices = identical(tasks, speed=10.0)
     serial = S.serial(graph, devices).validate()
     parallel = S.eft(graph, devices).validate()
-    times = S.cost_matrix(graph, devices)[:, 0]
+    times = cost_matrix(graph, devices)[:, 0]
     ax.bar([P.label("串行", "serial")], [serial.makespan], color="#4C72B0",
            label=P.label("串行 = 各道菜用时之和", "serial = sum of the times"))
     ax.bar([f"t{i}" for i in range(tasks)], times, color="#55A868",

@@ -6,6 +6,7 @@ from functools import lru_cache
 from hetlab import plotting as P
 from hetlab.devices import identical
 from hetlab.schedulers import bounds as WS
+from hetlab.schedulers.list_scheduling import earliest_free
 from hetlab.tasks import Task, TaskGraph, critical_path, independent_tasks, random_dag
 from hetlab.widgets import Explorer, dropdown, int_slider
 
@@ -98,10 +99,10 @@ def dish_figure(devices: tuple[int, ...] = (2, 3)):
     draw_dag(graph, dag_ax, title=P.label(f"任务图：关键路径（橙色）长 D = {d:g}",
                                           f"task graph: critical path (orange) D = {d:g}"))
     axes = [dag_ax]
-    horizon = max(WS.greedy(graph, identical(p)).makespan for p in devices)
+    horizon = max(earliest_free(graph, identical(p)).makespan for p in devices)
     for k, p in enumerate(devices):
         ax = fig.add_subplot(grid[k, 1])
-        s = WS.greedy(graph, _numbered(p, "师傅")).validate()
+        s = earliest_free(graph, _numbered(p, "师傅")).validate()
         P.gantt(s, ax, xmax=horizon, title=P.label(f"{p} 位师傅：贪心完工时间 {s.makespan:g}",
                                                    f"{p} cooks: greedy makespan {s.makespan:g}"),
                 critical=True, show_deps=True)
@@ -154,7 +155,7 @@ def tasks_vs_devices() -> Explorer:
         from matplotlib.lines import Line2D
 
         graph = example_graph(shape, tasks)
-        s = WS.greedy(graph, _numbered(devices, "设备", SPEED)).validate()
+        s = earliest_free(graph, _numbered(devices, "设备", SPEED)).validate()
         b = WS.bounds(graph, devices, speed=SPEED)
         P.gantt(s, ax, xmax=b.upper, critical=True, show_deps="critical" if shape == "dag" else False,
                 fit_names=True, title=P.label(f"{tasks} 个任务、{devices} 台设备：贪心调度 {s.makespan:.2f}",
@@ -181,7 +182,7 @@ def scaling_figure(shape: str = "dag", tasks: int = 16, p_max: int = 8, ax=None)
     p_max = check_int("p_max", p_max, low=1, high=64)
     graph = example_graph(shape, check_int("tasks", tasks, low=1, high=200))
     ps = list(range(1, p_max + 1))
-    made = [WS.greedy(graph, identical(p, speed=SPEED)).makespan for p in ps]
+    made = [earliest_free(graph, identical(p, speed=SPEED)).makespan for p in ps]
     b = [WS.bounds(graph, p, speed=SPEED) for p in ps]
     ax = P.new_axes(ax, figsize=(7, 3.2))
     ax.fill_between(ps, [x.lower for x in b], [x.upper for x in b], color="0.9",

@@ -12,8 +12,8 @@ __all__ = ['policies', 'variance', 'POLICY_NAMES', 'gantt_legend', 'break_even_f
            'kitchen_policy_table', 'steal_vs_eft_figure', 'fork_join_figure', 'variance_figure']
 
 #: Chinese labels of the policies (HEFT, EFT and LPT keep their names).
-POLICY_NAMES = {"round-robin": "轮转", "block": "分块", "by affinity": "按专长", "earliest free": "最早空闲",
-                "EFT": "EFT", "LPT": "LPT", "work stealing": "工作窃取"}
+POLICY_NAMES = {"round_robin": "轮转", "block": "分块", "by_affinity": "按专长", "earliest_free": "最早空闲",
+                "eft": "EFT", "lpt": "LPT", "work_stealing": "工作窃取"}
 
 
 def gantt_legend(ax, *, identical: bool = False):
@@ -88,7 +88,7 @@ def steal_report(ws, graph, devices, *, after: float = 5.2) -> str:
 
 
 def kitchen_policy_table(graph, devices, *,
-                         keys=("round-robin", "block", "by affinity", "earliest free", "EFT", "LPT"),
+                         keys=("round_robin", "block", "by_affinity", "earliest_free", "eft", "lpt"),
                          base: str = "CPU") -> str:
     """One aligned Chinese line per static policy of ``keys``: makespan, speed-up over serial on ``base``,
     load imbalance."""
@@ -199,21 +199,21 @@ def policies() -> Explorer:
     def draw(ax, policy: str, tasks: int, steal_latency: float) -> str:
         graph = skewed_tasks(tasks, spread=0.8, seed=7)
         devices = kitchen()
-        options = {"steal_latency": steal_latency, "initial": "first"} if policy == "work stealing" else {}
+        options = {"steal_latency": steal_latency, "initial": "first"} if policy == "work_stealing" else {}
         s = S.POLICIES[policy](graph, devices, **options).validate()
         base = S.serial(graph, devices, device="CPU")
         name = POLICY_NAMES[policy]
         P.gantt(s, ax, show_names=tasks <= 16, title=P.label(f"{name}：完成时间 {s.makespan:.2f}",
-                                                             f"{policy}: makespan {s.makespan:.2f}"))
+                                                             f"{S.POLICY_LABELS[policy]}: makespan {s.makespan:.2f}"))
         gantt_legend(ax)
         text = (f"{name}：完成时间 {s.makespan:.2f}，相对 CPU 串行的加速比 {s.speedup(base):.2f}x，"
                 f"负载不均衡度 {s.imbalance:.2f}")
-        if policy == "work stealing":
+        if policy == "work_stealing":
             text += f"，成功偷取 {s.info['steals']} 次（扑空 {s.info['failed_steals']} 次）"
         return text
 
     options = [(zh, key) for key, zh in POLICY_NAMES.items()]
-    return Explorer(draw, {"policy": dropdown("策略", options, "work stealing"),
+    return Explorer(draw, {"policy": dropdown("策略", options, "work_stealing"),
                            "tasks": int_slider("菜品数", 3, 60, 24),
                            "steal_latency": slider("偷取延迟", 0.0, 1.0, 0.05, 0.1)}, figsize=(8, 2.8))
 

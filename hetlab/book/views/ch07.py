@@ -169,7 +169,7 @@ def efficiency_figure(p_values=(0.5, 0.9, 0.99), n_max: int = 4096, ax=None):
 
 def imbalance_explorer() -> Explorer:
     """Per-device loads of a policy, with W_max, W_avg and the imbalance."""
-    names = [("分块", "block"), ("轮转", "round-robin"), ("最早空闲", "earliest free"), ("LPT", "LPT")]
+    names = [("分块", "block"), ("轮转", "round_robin"), ("最早空闲", "earliest_free"), ("LPT", "lpt")]
 
     def draw(ax, policy: str, tasks: int, spread: float) -> str:
         graph = skewed_tasks(tasks, spread=spread, seed=3)
@@ -181,7 +181,8 @@ def imbalance_explorer() -> Explorer:
         ax.axhline(s.busy.max(), color="crimson", ls=":", lw=1, label=P.label("最大负载 W_max", "W_max"))
         ax.set_ylabel(P.label("忙碌时间", "busy time"))
         ax.legend(fontsize=8)
-        ax.set_title(P.label(f"{zh}：负载不均衡度 {s.imbalance:.3f}", f"{policy}: imbalance {s.imbalance:.3f}"))
+        ax.set_title(P.label(f"{zh}：负载不均衡度 {s.imbalance:.3f}",
+                             f"{S.POLICY_LABELS[policy]}: imbalance {s.imbalance:.3f}"))
         big = graph.work.max() / graph.work.sum()
         return (f"W_max = {s.busy.max():.2f}，W_avg = {s.busy.mean():.2f}，不均衡度 = {s.imbalance:.3f}；"
                 f"最大的任务占总工作量 {big:.0%}")

@@ -12,8 +12,8 @@ __all__ = ['workflow_policies', 'workflow_readout', 'paper_gantts', 'workflow_ga
            'balance_readout', 'heft_paper_table', 'heft_paper_dag']
 
 #: (label shown to the learner, key of hetlab.schedulers.POLICIES)
-POLICY_CHOICES = [("HEFT", "HEFT"), ("CPOP", "CPOP"), ("EFT", "EFT"), ("工作窃取", "work stealing"),
-                  ("最早空闲", "earliest free"), ("轮转", "round-robin")]
+POLICY_CHOICES = [("HEFT", "heft"), ("CPOP", "cpop"), ("EFT", "eft"), ("工作窃取", "work_stealing"),
+                  ("最早空闲", "earliest_free"), ("轮转", "round_robin")]
 WORKFLOWS = [("Montage（天文拼图）", "montage"), ("Epigenomics（基因组）", "epigenomics")]
 _LABEL = {key: label for label, key in POLICY_CHOICES}
 
@@ -119,8 +119,9 @@ def workflow_policies() -> Explorer:
     the dotted lines mark the critical path and the lower bound."""
     def draw(ax, workflow: str, policy: str, bandwidth: int) -> str:
         s, cp, area, bound = _run(workflow, policy, bandwidth)
-        title = P.label(f"{_LABEL[policy]}：完成时间 {s.makespan:.0f} 秒", f"{policy}: makespan {s.makespan:.0f} s")
-        P.gantt(s, ax, show_names=False, xmax=_run(workflow, "round-robin", 10)[0].makespan, title=title)
+        title = P.label(f"{_LABEL[policy]}：完成时间 {s.makespan:.0f} 秒",
+                        f"{S.POLICY_LABELS[policy]}: makespan {s.makespan:.0f} s")
+        P.gantt(s, ax, show_names=False, xmax=_run(workflow, "round_robin", 10)[0].makespan, title=title)
         ax.axvline(cp, color="crimson", ls=":", lw=1,
                    label=P.label(f"关键路径 {cp:.0f} 秒", f"critical path {cp:.0f} s"))
         ax.axvline(bound, color="0.3", ls="-.", lw=1,
@@ -137,7 +138,7 @@ def workflow_policies() -> Explorer:
 
 
 #: The static assignments of section 9.1: (label, key of hetlab.schedulers.POLICIES).
-BALANCE_POLICIES = [("分块", "block"), ("轮转", "round-robin"), ("LPT", "LPT")]
+BALANCE_POLICIES = [("分块", "block"), ("轮转", "round_robin"), ("LPT", "lpt")]
 
 
 @lru_cache(maxsize=256)
@@ -172,7 +173,7 @@ def balance_policies() -> Explorer:
             s = runs[key]
             ax.bar(np.arange(4) + (k - 1) * width, s.busy, width,
                    label=P.label(f"{label}（不均衡度 {s.imbalance:.2f}）", f"{key} (imbalance {s.imbalance:.2f})"))
-        ax.axhline(runs["LPT"].busy.mean(), color="0.3", ls="--", lw=1, label=P.label("平均忙碌时间", "mean busy time"))
+        ax.axhline(runs["lpt"].busy.mean(), color="0.3", ls="--", lw=1, label=P.label("平均忙碌时间", "mean busy time"))
         ax.set_xticks(range(4), [f"D{j}" for j in range(4)])
         ax.set_ylabel(P.label("忙碌时间（时间单位）", "busy time (time units)"))
         ax.set_xlabel(P.label("设备", "device"))
@@ -216,7 +217,7 @@ def paper_gantts():
     return fig
 
 
-def workflow_gantts(workflow: str = "montage", policies: tuple[str, ...] = ("HEFT", "CPOP"), bandwidth: int = 100,
+def workflow_gantts(workflow: str = "montage", policies: tuple[str, ...] = ("heft", "cpop"), bandwidth: int = 100,
                     highlight: str | None = None):
     """One Gantt panel per policy for a stored WfCommons workflow on the kitchen, with the critical
     path (dotted), the lower bound (dash-dot) and the makespan (dashed) marked with their values;
@@ -237,7 +238,7 @@ def workflow_gantts(workflow: str = "montage", policies: tuple[str, ...] = ("HEF
         s, cp, _, bound = _run(workflow, policy, bandwidth)
         P.gantt(s, ax, show_names=False, xmax=xmax, title=P.label(
             f"{workflow.capitalize()}，{_LABEL[policy]}：完成时间 {s.makespan:.0f} 秒",
-            f"{workflow.capitalize()}, {policy}: makespan {s.makespan:.0f} s"))
+            f"{workflow.capitalize()}, {S.POLICY_LABELS[policy]}: makespan {s.makespan:.0f} s"))
         ax.axvline(cp, color="crimson", ls=":", lw=1,
                    label=P.label(f"关键路径 {cp:.0f} 秒", f"critical path {cp:.0f} s"))
         ax.axvline(bound, color="tab:blue", ls="-.", lw=1.2,

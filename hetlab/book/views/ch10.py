@@ -162,7 +162,7 @@ def serving_explorer() -> Explorer:
 SPLIT = "GPU 分担编码器前段"
 SPLIT_CUT = 18
 #: The phone widget's placements: scheduler name (or SPLIT) -> what the learner sees.
-PLACEMENTS = {"by affinity": "按亲和性", "EFT": "EFT", "HEFT": "HEFT", "work stealing": "工作窃取", SPLIT: SPLIT}
+PLACEMENTS = {"by_affinity": "按亲和性", "eft": "EFT", "heft": "HEFT", "work_stealing": "工作窃取", SPLIT: SPLIT}
 #: Frames in the pipelined view of the phone widget.
 FRAMES = 10
 
@@ -201,10 +201,12 @@ def phone_explorer() -> Explorer:
         if pipelined:
             shown = FR.stream(graph, devices, placement, FRAMES)
             title = P.label(f"{name}，{FRAMES} 帧流水：{shown.makespan:.1f} ms",
-                            f"{policy}, {FRAMES} frames pipelined: {shown.makespan:.1f} ms")
+                            f"{S.POLICY_LABELS.get(policy, policy)}, {FRAMES} frames pipelined: "
+                            f"{shown.makespan:.1f} ms")
         else:
             shown = s
-            title = P.label(f"{name}：每帧 {s.makespan:.1f} ms", f"{policy}: {s.makespan:.1f} ms per frame")
+            title = P.label(f"{name}：每帧 {s.makespan:.1f} ms",
+                            f"{S.POLICY_LABELS.get(policy, policy)}: {s.makespan:.1f} ms per frame")
         P.gantt(shown, ax, show_names=False, title=title, xlabel=P.label("时间（毫秒）", "time (ms)"))
         _chinese_legend(ax)
         power = s.energy / s.makespan
@@ -215,7 +217,7 @@ def phone_explorer() -> Explorer:
             text += f"；{FRAMES} 帧流水共 {shown.makespan:.2f} ms（平均每帧 {shown.makespan / FRAMES:.2f} ms）"
         return text
 
-    return Explorer(draw, {"policy": dropdown("放置方式", [(v, k) for k, v in PLACEMENTS.items()], "HEFT"),
+    return Explorer(draw, {"policy": dropdown("放置方式", [(v, k) for k, v in PLACEMENTS.items()], "heft"),
                            "pipelined": checkbox("连续 10 帧流水", False)}, figsize=(8, 2.6))
 
 
@@ -270,8 +272,8 @@ def phone_figure(frames: int = FRAMES):
     fig, axes = plt.subplots(2, 1, figsize=(8.5, 4.6), layout="constrained", sharex=True)
     graph, devices = segmentation_model(), phone_soc()
     colours = plt.get_cmap("tab10").colors
-    for ax, policy in zip(axes, ["HEFT", SPLIT]):
-        placement = gpu_npu_split() if policy == SPLIT else _phone("HEFT")[0]
+    for ax, policy in zip(axes, ["heft", SPLIT]):
+        placement = gpu_npu_split() if policy == SPLIT else _phone("heft")[0]
         shown = FR.stream(graph, devices, placement, frames)
         blocks = _frame_blocks(shown)
         widths = [max(b[3] - b[2], 0.4) for b in blocks]  # keep short CPU/GPU blocks visible
@@ -286,7 +288,8 @@ def phone_figure(frames: int = FRAMES):
         name = PLACEMENTS.get(policy, policy)
         ax.set_title(P.label(f"{name}：{frames} 帧流水共 {shown.makespan:.1f} ms，"
                              f"至少两个处理器同时计算的时间占 {FR.overlap_share(shown):.0%}",
-                             f"{policy}: {frames} frames in {shown.makespan:.1f} ms"), fontsize=10)
+                             f"{S.POLICY_LABELS.get(policy, policy)}: {frames} frames in {shown.makespan:.1f} ms"),
+                     fontsize=10)
     axes[1].set_xlabel(P.label("时间（毫秒）；颜色与数字表示第几帧（从 0 起）；虚线 = 最后一帧完成",
                                 "time (ms); colour = frame; dashed = last frame done"))
     return fig

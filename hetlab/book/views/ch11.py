@@ -11,10 +11,10 @@ __all__ = ['article_policies', 'policy_readout', 'LABELS', 'POLICY_DEFINITIONS',
            'AFFINITY_POLICIES', 'affinity_table']
 
 #: The policies the chapter compares, in the order the dropdown lists them.
-NAMES = ["article demo", "round-robin", "by affinity", "EFT", "LPT", "work stealing", "HEFT", "optimal"]
+NAMES = ["article_demo", "round_robin", "by_affinity", "eft", "lpt", "work_stealing", "heft", "optimal"]
 #: Chinese labels (HEFT, EFT and LPT keep their names; the others as chapter 5 names them).
-LABELS = {"article demo": "演示程序", "round-robin": "轮转", "by affinity": "按专长", "EFT": "EFT", "LPT": "LPT",
-          "work stealing": "工作窃取", "HEFT": "HEFT", "optimal": "最优解"}
+LABELS = {"article_demo": "演示程序", "round_robin": "轮转", "by_affinity": "按专长", "eft": "EFT", "lpt": "LPT",
+          "work_stealing": "工作窃取", "heft": "HEFT", "optimal": "最优解"}
 
 
 def policy_readout(policy: str, gpu_speed: int) -> str:
@@ -41,7 +41,8 @@ def article_policies() -> Explorer:
         s = kitchen_with_gpu(policy, gpu_speed)
         xmax = max(kitchen_with_gpu(name, gpu_speed).makespan for name in NAMES)   # the slowest policy here
         P.gantt(s, ax, xmax=xmax,
-                title=P.label(f"{LABELS[policy]}：完成时间 {s.makespan:.3f}", f"{policy}: makespan {s.makespan:.3f}"))
+                title=P.label(f"{LABELS[policy]}：完成时间 {s.makespan:.3f}",
+                              f"{S.POLICY_LABELS[policy]}: makespan {s.makespan:.3f}"))
         preference_legend(ax)
         return policy_readout(policy, gpu_speed)
 
@@ -52,13 +53,13 @@ def article_policies() -> Explorer:
 
 #: One sentence per policy of the chapter's table (Chinese), in the order of :data:`NAMES`.
 POLICY_DEFINITIONS = {
-    "article demo": "演示程序的做法：按列表顺序，每道菜交给最早有空的设备（平局按设备名），不看速度。",
-    "round-robin": "轮转：第 i 道菜交给第 i mod 3 台设备，开工前就定好，不看大小也不看速度。",
-    "by affinity": "按专长：每道菜交给它偏好的那类设备，同类有几台就轮流，不看那台设备有多忙。",
-    "EFT": "EFT（Earliest Finish Time）：按列表顺序，每道菜交给能让它最早做完的设备。",
-    "LPT": "LPT（Longest Processing Time first）：先按最快耗时从大到小排序，再逐道按 EFT 派。",
-    "work stealing": "工作窃取：先轮流发到各设备的队列，谁闲下来就从别人的队列里随机偷一道（第 5 章）。",
-    "HEFT": "HEFT：按向上秩排序、按最早完成时刻放置并允许插空（第 9 章）；菜互不依赖时向上秩就是平均耗时。",
+    "article_demo": "演示程序的做法：按列表顺序，每道菜交给最早有空的设备（平局按设备名），不看速度。",
+    "round_robin": "轮转：第 i 道菜交给第 i mod 3 台设备，开工前就定好，不看大小也不看速度。",
+    "by_affinity": "按专长：每道菜交给它偏好的那类设备，同类有几台就轮流，不看那台设备有多忙。",
+    "eft": "EFT（Earliest Finish Time）：按列表顺序，每道菜交给能让它最早做完的设备。",
+    "lpt": "LPT（Longest Processing Time first）：先按最快耗时从大到小排序，再逐道按 EFT 派。",
+    "work_stealing": "工作窃取：先轮流发到各设备的队列，谁闲下来就从别人的队列里随机偷一道（第 5 章）。",
+    "heft": "HEFT：按向上秩排序、按最早完成时刻放置并允许插空（第 9 章）；菜互不依赖时向上秩就是平均耗时。",
     "optimal": "最优解：分支定界枚举 3^8 种分法，求出最短的完成时间。",
 }
 
@@ -81,7 +82,7 @@ def policy_table(gpu_speed: float = 20.0) -> str:
     return "\n".join(rows)
 
 
-def demo_gantts(policies: tuple[str, ...] = ("article demo", "LPT", "optimal"), gpu_speeds=(20, 40)):
+def demo_gantts(policies: tuple[str, ...] = ("article_demo", "lpt", "optimal"), gpu_speeds=(20, 40)):
     """A static grid of Gantt charts: one row per policy, one column per GPU speed; bars are coloured
     by the dish's preferred device (the row is the device that made it). Returns the figure."""
     import matplotlib.pyplot as plt
@@ -102,7 +103,7 @@ def demo_gantts(policies: tuple[str, ...] = ("article demo", "LPT", "optimal"), 
             s, ax = kitchen_with_gpu(name, float(speed)), axes[r, c]
             P.gantt(s, ax, xmax=xmax, xlabel="" if r < len(policies) - 1 else None, title=P.label(
                 f"{LABELS[name]}，GPU 速度 {speed:g}：完成 {s.makespan:.3f}",
-                f"{name}, GPU speed {speed:g}: makespan {s.makespan:.3f}"))
+                f"{S.POLICY_LABELS[name]}, GPU speed {speed:g}: makespan {s.makespan:.3f}"))
             if r == 0 and c == len(gpu_speeds) - 1:
                 preference_legend(ax)
                 legend = ax.get_legend()
@@ -142,7 +143,7 @@ def _drop_on(ax, renderer, PolyCollection) -> None:
 
 
 #: The policies of :func:`affinity_table`, in column order.
-AFFINITY_POLICIES = ["article demo", "by affinity", "EFT", "LPT", "optimal"]
+AFFINITY_POLICIES = ["article_demo", "by_affinity", "eft", "lpt", "optimal"]
 
 
 def affinity_table(factors=(1, 1.5, 2, 3, 4)) -> str:
@@ -163,10 +164,10 @@ def affinity_table(factors=(1, 1.5, 2, 3, 4)) -> str:
         graph, cooks = preference_kitchen(f)
         runs = {n: S.POLICIES[n](graph, cooks).validate() for n in AFFINITY_POLICIES}
         best = runs["optimal"].makespan
-        gap = {n: (runs[n].makespan - best) / best for n in ("article demo", "by affinity")}
+        gap = {n: (runs[n].makespan - best) / best for n in ("article_demo", "by_affinity")}
         rows.append(f"| {f:g}× | " + " | ".join(f"{runs[n].makespan:.3f}" for n in AFFINITY_POLICIES)
-                    + f" | {gap['article demo']:.1%} | {gap['by affinity']:.1%} | "
-                    f"{runs['article demo'].info['preference_reroutes']} |")
+                    + f" | {gap['article_demo']:.1%} | {gap['by_affinity']:.1%} | "
+                    f"{runs['article_demo'].info['preference_reroutes']} |")
     return "\n".join(rows)
 
 

@@ -34,7 +34,7 @@ def test_player_title_does_not_give_the_makespan_away():
     from hetlab.book.views.ch01 import _Chart
 
     fig, ax = plt.subplots()
-    chart = _Chart(ax, "article demo")
+    chart = _Chart(ax, "article_demo")
     assert "2.67" not in chart.title(0) and "2.67" not in chart.title(3)
     assert "2.67" in chart.title(8)
     plt.close(fig)

@@ -85,7 +85,7 @@ def test_independent_tasks_and_empty_graph():
     assert s.makespan == pytest.approx(1.0)        # one task per device
     with pytest.raises(ValueError, match="graph must hold at least one task"):   # empty input (issue 11 contract)
         S.cpop([], kitchen())
-    assert "CPOP" in S.POLICIES
+    assert "cpop" in S.POLICIES
 
 
 @pytest.mark.parametrize("graph, devices, error", [(5, kitchen(), TypeError), ([], [], ValueError),
