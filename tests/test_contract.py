@@ -310,7 +310,8 @@ OVERRIDES.update({
         8, (1, 2), workers=1, repeat=1)},
     "workloads.requests.RequestStream": _SERVING,
     "models.serving.simulate": _SERVING,
-    "models.serving.ServingResult": _fields_of(lambda: _mod("models.serving").simulate(**{k: v() for k, v in _SERVING.items()})),
+    "models.serving.ServingResult": _fields_of(lambda: _mod("models.serving").simulate(
+        **{k: v() for k, v in _SERVING.items()})),
     "workloads.requests.skewed_requests": {"n": 8},
     "models.roofline.llm_iteration_costs": {"params": 13e9, "layers": 40, "hidden": 5120},
     "plotting.gantt_panels": {"panels": lambda: [(_fixtures()["schedule"], "plan")]},
