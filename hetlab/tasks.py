@@ -24,7 +24,7 @@ from hetlab.devices import Device, check_devices
 
 __all__ = ["Task", "TaskGraph", "CycleError", "UnknownTaskError", "as_graph", "execution_time", "cost_matrix",
            "assigned_costs", "comm_matrices", "critical_path", "total_work", "independent_tasks", "random_dag",
-           "split_task", "split_longest_critical_task", "MAX_PIECES"]
+           "split_task", "split_longest_critical_task"]
 
 #: Largest graph :func:`random_dag` builds (a Python object per task: a million is already ~1 GB of edges).
 MAX_RANDOM_TASKS = 1_000_000

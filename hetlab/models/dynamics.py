@@ -46,7 +46,7 @@ from hetlab.tasks import Task, TaskGraph, _as_graph, cost_matrix
 from hetlab.workloads import fork_join, skewed_tasks
 
 __all__ = ["actual_graph", "largest_first", "VarianceRun", "compare_under_variance", "LateOrdersRun",
-           "LATE_ORDER_RULES", "late_orders", "speed_rule", "ForkJoinWins", "fork_join_wins", "StealingVsEft",
+           "late_orders", "speed_rule", "ForkJoinWins", "fork_join_wins", "StealingVsEft",
            "stealing_vs_eft"]
 
 #: Most fork-join trees one :func:`fork_join_wins` call may compare.
@@ -147,11 +147,11 @@ class LateOrdersRun:
     def __post_init__(self) -> None:
         for name in ("planned", "static", "dynamic"):
             check_instance(name, getattr(self, name), Schedule, "a Schedule")
-        check_choice("rule", self.rule, LATE_ORDER_RULES)
+        check_choice("rule", self.rule, _LATE_ORDER_RULES)
 
 
 #: The static kitchen's rules for dishes ordered after the plan was made (see :func:`late_orders`).
-LATE_ORDER_RULES = ("round-robin", "by-speed")
+_LATE_ORDER_RULES = ("round-robin", "by-speed")
 
 
 def speed_rule(devices: Sequence[Device], count: int = 4) -> list[str]:
@@ -187,7 +187,7 @@ def late_orders(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
     >>> run.planned.makespan, run.static.makespan, run.dynamic.makespan    # both append one dish per device
     (4.0, 6.0, 6.0)
     """
-    rule = check_choice("rule", rule, LATE_ORDER_RULES)
+    rule = check_choice("rule", rule, _LATE_ORDER_RULES)
     prefix = check_str("prefix", prefix)
     g = _as_graph(graph, "graph")
     devs = check_devices(devices)

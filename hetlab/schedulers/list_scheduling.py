@@ -41,18 +41,17 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+import hetlab.schedulers._kernels as _kernels
 from hetlab._validate import check_bool, check_choice, check_nonnegative, check_str
 from hetlab.devices import Device
 from hetlab.schedule import Schedule
-from hetlab.schedulers import _kernels
 from hetlab.schedulers._core import _check_runnable, _Problem, _problem, _run_queues
 from hetlab.tasks import Task, TaskGraph
 
-__all__ = ["central_queue", "earliest_free", "READY_RULES", "execute_plan", "eft", "lpt", "COMPILED_FROM",
-           "FRESH_FROM"]
+__all__ = ["central_queue", "earliest_free", "execute_plan", "eft", "lpt", "COMPILED_FROM", "FRESH_FROM"]
 
 #: How :func:`central_queue` picks among ready tasks: Graham's priority list, or first come first served.
-READY_RULES = ("list", "fifo")
+_READY_RULES = ("list", "fifo")
 
 #: With numba installed (``hetlab[fast]``) and the kernel already compiled or loaded in this process,
 #: inputs at least this large use it (the pure-Python loop takes about 0.5 us per task).
@@ -99,7 +98,7 @@ def central_queue(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     """
     prob = _problem(graph, devices)
     position = None if order is None else _order_positions(prob.graph, order, dependencies=False)
-    ready = check_choice("ready", ready, READY_RULES)
+    ready = check_choice("ready", ready, _READY_RULES)
     overhead = check_nonnegative("overhead", overhead, high=1e12)
     if compiled is not None:
         compiled = check_bool("compiled", compiled)
