@@ -69,7 +69,8 @@ SIDE_EFFECTS = {
     "grade": "book.grading.grade starts Jupyter kernels",
     "workflow": "workloads.workflows.workflow: an unstored instance imports wfcommons (seconds) and reseeds the global "
                 "generators; see tests/test_workflows.py",
-    "from_wfcommons": "workloads.workflows.from_wfcommons needs a wfcommons Workflow object; tests/test_workflows.py drives it",
+    "from_wfcommons": "workloads.workflows.from_wfcommons needs a wfcommons Workflow object; "
+                      "tests/test_workflows.py drives it",
     "TorchCUDA": "real.hybrid.TorchCUDA needs torch with a CUDA device; tests/lib/real/test_hybrid.py drives it",
 }
 #: A public function whose name says it writes, or with one of these parameters, must be listed above (or in
@@ -142,6 +143,8 @@ def _short(label: str) -> str:
     parts = label.split(".")
     if len(parts) >= 3 and parts[0] == "schedulers" and not parts[-2][0].isupper():
         return f"{parts[0]}.{parts[-1]}"
+    if len(parts) >= 3 and parts[0] == "tasks" and parts[1] in {"graph", "costs", "builders"}:
+        return ".".join([parts[0], *parts[2:]])   # hetlab.tasks re-exports its modules' names
     return label
 
 
@@ -215,8 +218,8 @@ BY_NAME = {
     "zh": "中文", "en": "English", "p_values": lambda: [0.5, 0.9], "description": "x", "lo": 0.0, "hi": 10.0,
     "step": 1.0, "value": 5.0, "options": lambda: ["a", "b"], "control": lambda: _slider(), "draw": lambda: _draw,
     "controls": lambda: {"x": _slider()}, "question_id": lambda: _fixtures()["question"].id, "answer": "A",
-    "chapter": 3, "total": 4, "payload": lambda: {"a": 1}, "token": lambda: importlib.import_module("hetlab.book.quiz").seal(
-        {"a": 1}), "store": lambda: _fixtures()["store"], "source": "x = 1\n", "submission": "s.ipynb",
+    "chapter": 3, "total": 4, "payload": lambda: {"a": 1}, "token": lambda: _seal({"a": 1}),
+    "store": lambda: _fixtures()["store"], "source": "x = 1\n", "submission": "s.ipynb",
     "tasks": lambda: _tasks_list(), "op": "matmul", "fn": lambda: _one, "seconds": 0.001, "work": 2.0,
 }
 
@@ -284,6 +287,10 @@ def _fields_of(factory):
         record = factory()
         return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
     return fields
+
+
+def _seal(payload):
+    return importlib.import_module("hetlab.book.quiz").seal(payload)
 
 
 def _mod(name: str):

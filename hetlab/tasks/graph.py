@@ -1,33 +1,24 @@
-"""Tasks and task graphs: the work to schedule, and the data that flows between tasks.
+"""Tasks and task graphs: :class:`Task`, :class:`TaskGraph`, run times and critical paths.
 
-A :class:`Task` carries an amount of ``work`` (run time is ``work / speed``), or
-explicit per-device ``times`` as in the scheduling literature (unrelated devices).
-A :class:`TaskGraph` is a DAG of tasks whose edges carry the amount of data the
-consumer needs from the producer; a graph with no edges is a bag of independent tasks.
+See :mod:`hetlab.tasks` for the package overview.
 
 >>> g = TaskGraph([Task("a", 2), Task("b", 3), Task("c", 1)], [("a", "c", 4.0), ("b", "c")])
 >>> g.topological_order()
 ['a', 'b', 'c']
->>> critical_path(g)
-(4.0, ['b', 'c'])
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
 
-from hetlab._validate import check_int, check_nonnegative
-from hetlab.devices import Device, check_devices
+from hetlab._validate import check_nonnegative
+from hetlab.devices import Device
 
-__all__ = ["Task", "TaskGraph", "CycleError", "UnknownTaskError", "as_graph", "execution_time", "cost_matrix",
-           "assigned_costs", "comm_matrices", "critical_path", "total_work", "independent_tasks", "random_dag",
-           "split_task", "split_longest_critical_task"]
-
-#: Largest graph :func:`random_dag` builds (a Python object per task: a million is already ~1 GB of edges).
-MAX_RANDOM_TASKS = 1_000_000
+__all__ = ["Task", "TaskGraph", "CycleError", "UnknownTaskError", "as_graph", "execution_time", "total_work",
+           "independent_tasks"]
 
 
 class UnknownTaskError(KeyError, ValueError):
@@ -133,7 +124,7 @@ class TaskGraph:
     >>> TaskGraph([Task("a"), Task("b")], [("a", "b"), ("b", "a")])
     Traceback (most recent call last):
     ...
-    hetlab.tasks.CycleError: task graph has a cycle: b -> a -> b
+    hetlab.tasks.graph.CycleError: task graph has a cycle: b -> a -> b
     """
 
     tasks: tuple[Task, ...]
@@ -359,98 +350,6 @@ def independent_tasks(work: Iterable[float], kinds: Iterable[str | None] | None 
     return TaskGraph(Task(f"{prefix}{i:0{width}d}", w, k) for i, (w, k) in enumerate(zip(work, kinds)))
 
 
-def cost_matrix(graph: TaskGraph, devices: Sequence[Device]):
-    """Run time of every task on every device, shape ``(tasks, devices)``; ``inf`` where impossible.
-
-    >>> from hetlab.devices import kitchen
-    >>> cost_matrix(independent_tasks([10.0, 30.0]), kitchen()).round(2).tolist()    # CPU 10, GPU 20, NPU 15
-    [[1.0, 0.5, 0.67], [3.0, 1.5, 2.0]]
-
-    See also :func:`execution_time`, :func:`assigned_costs`.
-    """
-    import numpy as np
-
-    graph = _as_graph(graph, "graph")
-    devices = check_devices(devices)
-    n, m = len(graph.tasks), len(devices)
-    if graph.speed_only:
-        speeds = np.array([d.speed for d in devices])
-        with np.errstate(over="ignore"):  # an overflow gives inf; the schedulers refuse it with a clear message
-            return graph.work[:, None] / speeds[None, :]
-    costs = np.empty((n, m))
-    with np.errstate(over="ignore"):
-        for i, task in enumerate(graph.tasks):
-            for j, device in enumerate(devices):
-                costs[i, j] = execution_time(task, device)
-    return costs
-
-
-def assigned_costs(graph: TaskGraph, devices: Sequence[Device], device_of):
-    """Run time of each task on the device it is assigned to (``device_of[i]`` indexes ``devices``),
-    without building the full (tasks x devices) matrix when run time is work / speed.
-
-    >>> from hetlab.devices import kitchen
-    >>> assigned_costs(independent_tasks([10.0, 30.0]), kitchen(), [1, 2]).tolist()   # on the GPU, the NPU
-    [0.5, 2.0]
-    """
-    import numpy as np
-
-    graph = _as_graph(graph, "graph")
-    devices = check_devices(devices)
-    device_of = as_device_indices(device_of, len(graph.tasks), len(devices))
-    if graph.speed_only:
-        return graph.work / np.array([d.speed for d in devices])[device_of]
-    return np.array([execution_time(t, devices[j]) for t, j in zip(graph.tasks, device_of)], dtype=float)
-
-
-def as_device_indices(device_of, n: int, m: int, name: str = "device_of"):
-    """``device_of`` as an int array of n entries in [0, m): integral numbers only (0.9 is not device 0)."""
-    import numpy as np
-
-    if isinstance(device_of, (str, bytes)) or device_of is None:
-        raise TypeError(f"{name} must be a sequence of device indices, got {device_of!r}")
-    try:
-        raw = np.asarray(device_of)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a sequence of device indices, got {type(device_of).__name__}") from None
-    if raw.dtype == bool or raw.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold integers, got dtype {raw.dtype}")
-    if raw.shape != (n,):
-        raise ValueError(f"{name} must have one entry per task ({n}), got shape {raw.shape}")
-    if raw.dtype.kind == "f":
-        bad = ~np.isfinite(raw) | (raw != np.round(raw))
-        if bad.any():
-            raise ValueError(f"{name} must hold whole device indices, got {float(raw[bad][0])!r}")
-    out = raw.astype(int)
-    bad = (out < 0) | (out >= m)
-    if bad.any():
-        raise ValueError(f"{name} must hold device indices in [0, {m - 1}], got {int(out[bad][0])}")
-    return out
-
-
-def comm_matrices(devices: Sequence[Device]):
-    """``(latency, inverse_bandwidth)`` matrices such that moving ``data`` from device a to b
-    costs ``latency[a, b] + data * inverse_bandwidth[a, b]``; both are zero on the diagonal.
-
-    >>> from hetlab.devices import Device, Link
-    >>> latency, inverse = comm_matrices([Device("A", link=Link(1.0, 10.0)), Device("B", link=Link(2.0, 5.0))])
-    >>> latency.tolist(), inverse.tolist()          # the slower end sets both
-    ([[0.0, 2.0], [2.0, 0.0]], [[0.0, 0.2], [0.2, 0.0]])
-
-    See also :func:`hetlab.devices.transfer_time` (the same cost for one pair).
-    """
-    import numpy as np
-
-    devices = check_devices(devices)
-    lat = np.array([d.link.latency for d in devices])
-    bw = np.array([d.link.bandwidth for d in devices])
-    latency = np.maximum(lat[:, None], lat[None, :])
-    inverse = 1.0 / np.minimum(bw[:, None], bw[None, :])
-    np.fill_diagonal(latency, 0.0)
-    np.fill_diagonal(inverse, 0.0)
-    return latency, inverse
-
-
 def total_work(graph: TaskGraph | Sequence[Task]) -> float:
     """Sum of the tasks' work.
 
@@ -458,156 +357,3 @@ def total_work(graph: TaskGraph | Sequence[Task]) -> float:
     5.0
     """
     return float(_as_graph(graph, "graph").work.sum())
-
-
-def critical_path(graph: TaskGraph, devices: Sequence[Device] | None = None) -> tuple[float, list[str]]:
-    """Longest dependency chain: ``(length, task names)``.
-
-    Without devices a task weighs its ``work``; with devices it weighs its fastest run time,
-    and edges cost nothing, so the length is a lower bound on any schedule's makespan.
-
-    >>> from hetlab.devices import kitchen
-    >>> g = TaskGraph([Task("a", 2), Task("b", 3), Task("c", 1)], [("a", "c"), ("b", "c")])
-    >>> critical_path(g), critical_path(g, kitchen())          # on the GPU (speed 20): (3 + 1) / 20
-    ((4.0, ['b', 'c']), (0.2, ['b', 'c']))
-    """
-    graph = _as_graph(graph, "graph")
-    weights = graph.work if devices is None else cost_matrix(graph, devices).min(axis=1)
-    n = len(graph.tasks)
-    if n == 0:
-        return 0.0, []
-    finish = [0.0] * n
-    best_pred = [-1] * n
-    for i in graph.order:
-        start, best = 0.0, -1
-        for p in graph.preds[i]:
-            if finish[p] > start:
-                start, best = finish[p], p
-        finish[i] = start + float(weights[i])
-        best_pred[i] = best
-    end = max(range(n), key=finish.__getitem__)
-    path = []
-    node = end
-    while node != -1:
-        path.append(graph.tasks[node].name)
-        node = best_pred[node]
-    return finish[end], path[::-1]
-
-
-#: Most pieces :func:`split_task` cuts one task into (each piece is a Python object with its own edges).
-MAX_PIECES = 10_000
-
-
-def split_task(graph: TaskGraph, task: str | Task, k: int = 2) -> TaskGraph:
-    """``graph`` with ``task`` (a name or a Task of the graph) replaced by ``k`` independent pieces
-    ``name#0`` ... ``name#{k-1}``, each with every predecessor and successor of the original.
-
-    Assumptions: the work divides perfectly (no cost for splitting or merging) and each edge's data
-    divides evenly among the pieces (``1/k`` each); explicit ``times`` are divided by ``k`` too.
-    ``k = 1`` returns an equal graph.
-
-    >>> g = TaskGraph([Task("a", 8.0), Task("b", 2.0)], [("a", "b", 4.0)])
-    >>> h = split_task(g, "a", 4)
-    >>> [(t.name, t.work) for t in h.tasks], h.edges[("a#0", "b")]
-    ([('a#0', 2.0), ('a#1', 2.0), ('a#2', 2.0), ('a#3', 2.0), ('b', 2.0)], 1.0)
-    """
-    graph = as_graph(graph, name="graph")
-    name = task.name if isinstance(task, Task) else task
-    if not isinstance(name, str):
-        raise TypeError(f"task must be a task name (str) or a Task, got {type(task).__name__} {task!r:.80}")
-    if name not in graph.index:
-        raise ValueError(f"task must be a task of graph, got {name!r}")
-    k = check_int("k", k, low=1, high=MAX_PIECES)
-    old = graph.task(name)
-    times = None if old.times is None else {d: t / k for d, t in old.times.items()}
-    pieces = [replace(old, name=f"{name}#{p}", work=old.work / k, times=times) for p in range(k)]
-    clash = [p.name for p in pieces if p.name in graph.index and p.name != name]
-    if clash:
-        raise ValueError(f"task: the pieces' names {clash} already belong to other tasks of graph")
-    tasks = [piece for t in graph.tasks for piece in (pieces if t.name == name else [t])]
-    edges: dict[tuple[str, str], float] = {}
-    for (src, dst), data in graph.edges.items():
-        if src == name:
-            edges.update({(p.name, dst): data / k for p in pieces})
-        elif dst == name:
-            edges.update({(src, p.name): data / k for p in pieces})
-        else:
-            edges[(src, dst)] = data
-    return TaskGraph(tasks, edges)
-
-
-def split_longest_critical_task(graph: TaskGraph, devices: Sequence[Device], k: int = 2) -> tuple[TaskGraph, str]:
-    """Split the task on the critical path (fastest run times, transfers ignored) whose fastest run
-    time is largest into ``k`` pieces; returns the new graph and the split task's name.
-
-    >>> g = TaskGraph([Task("a", 1.0), Task("b", 6.0), Task("c", 2.0)], [("a", "b"), ("b", "c")])
-    >>> h, name = split_longest_critical_task(g, [Device("D", speed=2.0)], 3)
-    >>> name, critical_path(h)[0]          # 1 + 6/3 + 2
-    ('b', 5.0)
-    """
-    graph = as_graph(graph, name="graph")
-    devices = check_devices(devices)
-    k = check_int("k", k, low=1, high=MAX_PIECES)
-    _, path = critical_path(graph, devices)
-    if not path:
-        raise ValueError("graph must hold at least one task, got none")
-    longest = max(path, key=lambda t: (min(execution_time(graph.task(t), d) for d in devices), t))
-    return split_task(graph, longest, k), longest
-
-
-def random_dag(n: int, *, mean_degree: float = 3.0,
-               work: tuple[float, float] = (1.0, 10.0), data: tuple[float, float] = (0.0, 5.0),
-               ops: Sequence[str] | None = None, seed: int = 0) -> TaskGraph:
-    """A random DAG whose edges go from lower to higher task indices (so it is acyclic).
-
-    Each task draws ``mean_degree`` predecessors on average among the previous tasks
-    (uniformly from a window of the 50 before it, so paths stay long and memory linear).
-
-    >>> g = random_dag(6, mean_degree=1.5, seed=1)
-    >>> g, g.topological_order() == [t.name for t in g.tasks]     # edges only go forward
-    (TaskGraph(6 tasks, 5 edges), True)
-    >>> random_dag(6, mean_degree=1.5, seed=1).edges == g.edges   # the same seed, the same graph
-    True
-    """
-    import numpy as np
-
-    n = check_int("n", n, low=1, high=MAX_RANDOM_TASKS)
-    mean_degree = check_nonnegative("mean_degree", mean_degree)
-    if mean_degree > 50:
-        raise ValueError(f"mean_degree must be in [0, 50] (predecessors come from the 50 tasks before), "
-                         f"got {mean_degree!r}")
-    work = _check_range("work", work)
-    data = _check_range("data", data)
-    if ops is not None:
-        if isinstance(ops, (str, bytes)) or not isinstance(ops, Iterable):
-            raise TypeError(f"ops must be a sequence of operation names or None, got {ops!r}")
-        ops = list(ops)
-        for op in ops:
-            _check_label("an entry of ops", op, optional=False)
-    seed = check_int("seed", seed, low=0)
-    rng = np.random.default_rng(seed)
-    width = len(str(n - 1))
-    names = [f"T{i:0{width}d}" for i in range(n)]
-    works = rng.uniform(work[0], work[1], size=n)
-    op_list = [None] * n if not ops else list(rng.choice(list(ops), size=n))
-    tasks = [Task(names[i], float(works[i]), op=op_list[i]) for i in range(n)]
-    edges = {}
-    counts = rng.poisson(mean_degree, size=n)
-    for i in range(1, n):
-        k = min(int(counts[i]), i, 50)
-        if k == 0:
-            continue
-        low = max(0, i - 50)
-        for p in rng.choice(np.arange(low, i), size=k, replace=False):
-            edges[(names[p], names[i])] = float(rng.uniform(data[0], data[1]))
-    return TaskGraph(tasks, edges)
-
-
-def _check_range(name: str, value) -> tuple[float, float]:
-    if not isinstance(value, tuple) or len(value) != 2:
-        raise TypeError(f"{name} must be a (low, high) tuple, got {value!r}")
-    low = check_nonnegative(f"{name}[0]", value[0])
-    high = check_nonnegative(f"{name}[1]", value[1])
-    if low > high:
-        raise ValueError(f"{name} must be (low, high) with low <= high, got {value!r}")
-    return low, high
