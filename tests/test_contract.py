@@ -59,9 +59,10 @@ NAMED_MODULES = {"formulas", "devices", "tasks", "schedule", "schedulers", "mode
 #: named). Matched by the function's own name, wherever it is defined (a function that moves stays excluded).
 SIDE_EFFECTS = {
     "main": "book.cli.main parses sys.argv and prints; driven below with argv lists",
-    "time_pools": "real.measure.time_pools starts a process pool",
+    "gil_experiment": "real.experiments.gil_experiment starts pools (about 1 s); tests/lib/real/test_experiments.py",
+    "plan_runs": "real.experiments.plan_runs starts pools; tests/lib/real/test_experiments.py drives it",
+    "rounds_sweep": "real.experiments.rounds_sweep starts a process pool; tests/lib/real/test_experiments.py drives it",
     "calibrate": "real.measure.calibrate measures the machine for about 2 s and writes a cache file",
-    "calibrated_cpu": "real.measure.calibrated_cpu(data=None) runs calibrate()",
     "export_bank": "writes a question-bank file",
     "import_bank": "rewrites the package's question bank",
     "answer_free_bank": "writes a question-bank file",
@@ -83,11 +84,10 @@ WRITERS_DRIVEN = {"book.edition.check_edition_paths"}   # checks the paths, writ
 INF_OK = {"formulas.amdahl_limit"}
 #: Functions whose documented result may be negative (a signed error, a serial fraction below zero when the
 #: measured speed-up is superlinear).
-SIGNED_OK = {"formulas.karp_flatt", "real.execute.makespan_error"}
+SIGNED_OK = {"formulas.karp_flatt"}
 #: Parameters where a negative number is meaningful: (callable, parameter).
 NEGATIVE_OK = {("widgets.slider", "lo"), ("widgets.slider", "hi"), ("widgets.slider", "value"),
-               ("widgets.int_slider", "lo"), ("widgets.int_slider", "hi"), ("widgets.int_slider", "value"),
-               ("real.execute.Attribution", "implied_overhead")}   # below zero when the run beat its plan
+               ("widgets.int_slider", "lo"), ("widgets.int_slider", "hi"), ("widgets.int_slider", "value")}
 
 #: Containers where empty is a valid value: (callable, parameter).
 EMPTY_OK = {("tasks.TaskGraph", "tasks"),    # an empty graph: ch01's animation draws one before the first dispatch
@@ -241,14 +241,11 @@ OVERRIDES = {
     "real.execute.run_graph": {"graph": lambda: _fixtures()["small"], "functions": lambda: {k: _one for k in "abc"},
                           "executor": "thread", "workers": 2},
     "real.execute.RealRun": {"results": lambda: {}, "wall_time": 1.0},
-    "real.measure.busy_loop": {"n": 100},
-    "real.measure.split_matmul": {"n": 8, "pieces": (1, 2), "repeat": 1, "workers": 1},
+    "real.execute.busy_loop": {"n": 100},
+    "real.execute.effective_parallelism": {"start": lambda: [0.0, 0.0], "end": lambda: [1.0, 1.0],
+                                           "cpu": lambda: [0.5, 0.5]},
     "real.measure.dispatch_overhead": {"tasks": 10, "workers": 1},
-    "real.measure.fit_overhead": {"task_counts": lambda: [1, 2, 4, 8], "seconds": lambda: [1.0, 0.6, 0.5, 0.6]},
-    "real.measure.granularity_sweep": {"total_seconds": 0.01, "task_counts": (1, 2), "executor": "thread",
-                                  "workers": 2},
     "real.split_timing.split_matmul_timing": {"n": 8, "pieces": (1, 2), "repeat": 1, "workers": 1},
-    "real.measure.PoolTiming": {"jobs": 8, "workers": 2, "serial": 1.0, "threads": 0.9, "processes": 0.6},
     "communication.matmul_offload_time": {"n": 64.0},
     "formulas.GranularityDerivation": lambda: {f.name: getattr(_fixtures()["derivation"], f.name)
                                                for f in dataclasses.fields(_fixtures()["derivation"])},
@@ -313,8 +310,6 @@ OVERRIDES.update({
                                "rest": lambda: {"conv": "GPU", "image": "GPU", "control": "CPU"}, "cut": 10},
     "real.split_timing.SplitTiming": _fields_of(lambda: _mod("real.split_timing").split_matmul_timing(
         8, (1, 2), workers=1, repeat=1)),
-    "real.split_timing.plot_split_timing": {"timing": lambda: _mod("real.split_timing").split_matmul_timing(
-        8, (1, 2), workers=1, repeat=1)},
     "workloads.requests.RequestStream": _SERVING,
     "models.serving.simulate": _SERVING,
     "models.serving.ServingResult": _fields_of(lambda: _mod("models.serving").simulate(
@@ -344,13 +339,52 @@ OVERRIDES.update({
                                       "steal_latency": 0.0},
     "models.dynamics.ForkJoinWins": {"trees": 4, "stealing_beats_static": 3, "central_beats_static": 2,
                                    "stealing_beats_central": 1},
+    "real.experiments.GilReading": _fields_of(lambda: _gil_reading()),
+    "real.experiments.SweepReading": {"workers": 2, "total": 0.2, "counts": (1, 2, 3, 4),
+                                      "seconds": (0.2, 0.1, 0.13, 0.1)},
+    "book.reference.load": {"name": "build-vm"},
+    "book.readings.a1.calibration_lines": {"cal": lambda: {"cpus": 2, "matmul_gflops": 80.0, "thread_overhead_s": 4e-5,
+                                                           "process_overhead_s": 2e-4}, "round_trip": 4e-4},
+    "book.readings.a1.plan_lines": {"runs": lambda: _plan_runs(), "plan": lambda: _fixtures()["schedule"],
+                                    "seconds_per_unit": 0.05, "cpus": 2},
+    "book.readings.a1.sweep_prediction": {"sweep": lambda: _sweep_reading(), "os_": 1e-4},
+    "book.readings.a1.sweep_lines": {"sweep": lambda: _sweep_reading(), "os_": 1e-4},
+    "book.readings.a1.dag_prediction": {"round_trip": 1e-4},
+    "book.readings.a1.dag_lines": {"round_trip": 1e-4},
+    "book.readings.ch12.gil_lines": {"reading": lambda: _gil_reading()},
+    "book.readings.ch12.split_prediction": {"timing": lambda: _split_timing()},
+    "book.readings.ch12.split_lines": {"timing": lambda: _split_timing()},
     "real.execute.run_plan": {"plan": lambda: _fixtures()["schedule"], "seconds_per_unit": 1e-3, "executor": "thread",
                          "steps_per_second": 1e6},
-    "real.execute.Attribution": _fields_of(lambda: _mod("real.execute").attribute(_fixtures()["schedule"],
-                                                                        _fixtures()["schedule"])),
     "schedulers.StagedBound": _fields_of(lambda: _mod("schedulers.bounds").staged_bound(_staged_graph(),
                                                                                    _fixtures()["devices"])),
 })
+
+
+def _gil_reading():
+    from hetlab.real.experiments import GilReading, Run
+
+    return GilReading(2, 8, 2, True, Run(1.0, 0.9), Run(1.0, 0.5), Run(1.0, 1.8), Run(0.2, 0.0), Run(0.03, 0.0))
+
+
+def _sweep_reading():
+    from hetlab.real.experiments import SweepReading
+
+    return SweepReading(2, 0.2, (1, 2, 3, 4), (0.2, 0.1, 0.13, 0.1))
+
+
+def _split_timing():
+    from hetlab.real.split_timing import SplitTiming
+
+    return SplitTiming(10, 2, 1, (1, 2, 10), (1.0, 0.6, 2.0), (1.0, 1.1, 4.0), (0.01, 0.02, 0.5), w0=1.0, os0=1e-3)
+
+
+def _plan_runs():
+    """Three runs of the fixture plan as run_plan records them (CPU seconds in ``info``)."""
+    s = _fixtures()["schedule"]
+    cpu = list((s.end - s.start) * 0.5)
+    run = dataclasses.replace(s, info={"cpu_seconds": cpu})
+    return {"thread pool": run, "process pool": run, "sequential": run}
 
 
 def _staged_graph():
@@ -862,19 +896,6 @@ def _expect_named(exc_info, name):
     assert _names(str(exc_info.value), name), str(exc_info.value)
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"jobs": 0}, "jobs"), ({"jobs": 10**12}, "jobs"), ({"jobs": 2.5}, "jobs"), ({"size": -1}, "size"),
-    ({"size": 10**12}, "size"), ({"workers": 0}, "workers"), ({"workers": True}, "workers"),
-    ({"jobs": "8"}, "jobs"), ({"jobs": 64, "size": 5_000_000}, "size"),
-])
-def test_time_pools_refuses_bad_input_before_starting_a_pool(kwargs, name):
-    from hetlab.real.measure import time_pools
-
-    with pytest.raises((ValueError, TypeError)) as info:
-        time_pools(**kwargs)
-    _expect_named(info, name)
-
-
 @pytest.mark.parametrize("kwargs, name", [({"cache": "yes"}, "cache"), ({"refresh": None}, "refresh"),
                                           ({"cache": 1}, "cache")])
 def test_calibrate_checks_its_flags(kwargs, name):
@@ -883,23 +904,6 @@ def test_calibrate_checks_its_flags(kwargs, name):
     with pytest.raises(TypeError) as info:
         calibrate(**kwargs)
     _expect_named(info, name)
-
-
-@pytest.mark.parametrize("data", [{}, {"matmul_gflops": math.nan, "cpus": 2}, {"matmul_gflops": -1.0, "cpus": 2},
-                                  {"matmul_gflops": 10.0, "cpus": 0}, "text", [1.0]])
-def test_calibrated_cpu_names_the_bad_figure(data):
-    from hetlab.real.measure import calibrated_cpu
-
-    with pytest.raises((ValueError, TypeError)) as info:
-        calibrated_cpu(data)
-    assert "data" in str(info.value)
-
-
-def test_calibrated_cpu_from_figures():
-    from hetlab.real.measure import calibrated_cpu
-
-    cpu = calibrated_cpu({"matmul_gflops": 50.0, "cpus": 4})
-    assert cpu.speed == 50.0 and cpu.kind == "CPU"
 
 
 @pytest.mark.parametrize("args, name", [((math.nan,), "path"), ((None,), "path"), ((3,), "path")])

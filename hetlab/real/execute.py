@@ -5,7 +5,9 @@ them, as positional arguments. Tasks start as soon as their inputs are ready, on
 process pool (default, nothing to start), a thread pool, or Dask distributed (a LocalCluster
 on loopback by default, or an existing scheduler address). Every task's measured start, end
 and worker go into the same :class:`~hetlab.schedule.Schedule` type that the simulators
-produce, so a real run's Gantt chart can sit beside a simulated one.
+produce, so a real run's Gantt chart can sit beside a simulated one. The task bodies for timed
+experiments live here too: :func:`busy_loop` (pure-Python work that holds the GIL) and :class:`Sleep`
+(a fixed wall time that holds a worker but no core).
 
 >>> from hetlab.tasks import Task, TaskGraph
 >>> g = TaskGraph([Task("a"), Task("b"), Task("c")], [("a", "c"), ("b", "c")])
@@ -27,9 +29,10 @@ from typing import Any
 import numpy as np
 
 from hetlab._validate import (
+    as_float_array,
+    check_bool,
     check_callable,
     check_choice,
-    check_fields,
     check_instance,
     check_int,
     check_nonnegative,
@@ -41,19 +44,18 @@ from hetlab.devices import Device
 from hetlab.schedule import Schedule
 from hetlab.tasks import TaskGraph, as_graph
 
-__all__ = ["RealRun", "run_graph", "timed_call", "makespan_error", "run_plan", "Attribution", "attribute",
-           "task_gaps", "gil_gap_control", "split_startup"]
+__all__ = ["RealRun", "run_graph", "run_plan", "task_gaps", "effective_parallelism", "busy_loop", "Sleep"]
 
 #: Most seconds of loop work one :func:`run_plan` call may ask for (planned durations in seconds, summed).
 MAX_PLAN_SECONDS = 10.0
 #: Most loop steps one :func:`run_plan` call may run in all (10 s at 1e8 steps/s, faster than any CPython
 #: loop), so that a wrong ``steps_per_second`` cannot keep a pool busy for minutes.
 MAX_PLAN_STEPS = 10**9
-#: Most planned seconds of one :func:`gil_gap_control` run (graph work x ``seconds_per_unit``).
-MAX_CONTROL_SECONDS = 1.0
+#: Largest :func:`busy_loop` (about a second of pure-Python work), so that no call runs for minutes.
+MAX_LOOP = 10_000_000
 
 
-def timed_call(fn: Callable, *args: Any) -> tuple[Any, float, float, str]:
+def _timed_call(fn: Callable, *args: Any) -> tuple[Any, float, float, str]:
     """Call ``fn(*args)`` and return (result, start, end, worker id); times are ``time.time()``
     so that they compare across processes on one machine."""
     check_callable("fn", fn)
@@ -65,7 +67,7 @@ def timed_call(fn: Callable, *args: Any) -> tuple[Any, float, float, str]:
 
 def _call_on_outputs(fn: Callable, *outputs: tuple) -> tuple[Any, float, float, str]:
     """Dask passes each input as its producer's whole (result, start, end, worker) record."""
-    return timed_call(fn, *(out[0] for out in outputs))
+    return _timed_call(fn, *(out[0] for out in outputs))
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ def run_graph(graph: TaskGraph, functions: Mapping[str, Callable], *, executor: 
 
         def submit(name: str) -> None:
             args = [results[p] for p in _inputs(graph, name)]
-            running[pool.submit(timed_call, functions[name], *args)] = name
+            running[pool.submit(_timed_call, functions[name], *args)] = name
 
         for name in graph.topological_order():
             if missing_count[name] == 0:
@@ -191,7 +193,7 @@ def _run_dask(graph: TaskGraph, functions: Mapping[str, Callable], workers: int,
             for a in present:
                 for b in present:
                     if a != b:
-                        first = client.submit(timed_call, int, workers=[a], allow_other_workers=False, pure=False)
+                        first = client.submit(_timed_call, int, workers=[a], allow_other_workers=False, pure=False)
                         warm.append(client.submit(_call_on_outputs, int, first, workers=[b],
                                                   allow_other_workers=False, pure=False))
             warm_records = [out[1:] for out in client.gather(warm)]
@@ -228,21 +230,6 @@ def _import_modules(modules: tuple) -> int:
     return len(modules)
 
 
-def split_startup(measured: Schedule) -> tuple[float, Schedule]:
-    """Separate a measured run's one-off start-up from its per-task part: returns ``(startup, shifted)``,
-    ``startup`` the seconds from the clock's start (graph submission) to the first task's start, and
-    ``shifted`` the same Schedule with that span removed (every start and end moved earlier by it), so
-    ``startup + shifted.makespan == measured.makespan``. :func:`task_gaps` of ``shifted`` are the
-    per-task gaps with the start-up left out; the first task's gap is 0."""
-    check_instance("measured", measured, Schedule)
-    if not len(measured.start):
-        raise ValueError("measured must have at least one task")
-    startup = float(np.min(measured.start))
-    shifted = Schedule(measured.graph, measured.devices, measured.device_of, measured.start - startup,
-                       measured.end - startup, measured.policy, info={**measured.info, "startup_removed": startup})
-    return startup, shifted
-
-
 def _steal_count(dask_scheduler=None) -> int | None:
     """Steal requests the scheduler's work-stealing extension has made so far (None without one)."""
     ext = getattr(dask_scheduler, "extensions", {}).get("stealing")
@@ -257,79 +244,131 @@ def _steal_count_on(client) -> int | None:
         return None
 
 
-def makespan_error(simulated: Schedule, measured: Schedule) -> float:
-    """Relative error of a simulated makespan against a measured one, ``(sim - real) / real``."""
-    check_instance("simulated", simulated, Schedule)
-    check_instance("measured", measured, Schedule)
-    if measured.makespan <= 0:
-        raise ValueError(f"measured must take time: its makespan is {measured.makespan:g}")
-    return (simulated.makespan - measured.makespan) / measured.makespan
+def busy_loop(n: int) -> int:
+    """A CPU-bound pure-Python loop of ``n`` steps: it holds the GIL the whole time (at most 10 million steps).
+
+    >>> busy_loop(4)      # 0 + 1 + 4 % 7 + 9 % 7
+    7
+    """
+    n = check_int("n", n, low=0, high=MAX_LOOP)
+    total = 0
+    for i in range(n):
+        total += i * i % 7
+    return total
 
 
-def _lane(steps: list[int]) -> list[tuple[float, float, str, float]]:
-    """Run pure-Python loops of the given step counts one after another (one device's lane of a plan);
-    the loop holds the GIL, so lanes on a thread pool cannot overlap. Each record is (start, end,
-    worker id, CPU seconds this thread spent on the loop, from ``time.thread_time()``)."""
+@dataclass(frozen=True)
+class Sleep:
+    """A picklable task body that waits ``seconds`` in ``time.sleep`` (inputs are ignored): it holds its
+    worker for that long but no core and no GIL, like a task that waits for a disk, a network or a GPU.
+
+    >>> Sleep(0.0)()
+    0.0
+    """
+
+    seconds: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "seconds", check_nonnegative("seconds", self.seconds, high=10.0))
+
+    def __call__(self, *inputs) -> float:
+        time.sleep(self.seconds)
+        return self.seconds
+
+
+def effective_parallelism(start, end, cpu) -> float:
+    """CPU seconds the tasks used per second of wall time: ``sum(cpu) / (max(end) - min(start))``.
+
+    ``start``, ``end``: each task's wall-clock start and end (seconds on one clock, not negative); ``cpu``: the
+    CPU seconds its thread spent (``time.thread_time``). How many cores were computing at once, on average: at most 1
+    for threads under the GIL, at most the usable cores for processes, whatever else the machine runs.
+
+    >>> effective_parallelism([0.0, 0.0], [1.0, 1.0], [0.5, 0.5])   # two threads taking turns
+    1.0
+    >>> effective_parallelism([0.0, 0.0], [1.0, 1.0], [1.0, 1.0])   # two cores at once
+    2.0
+    """
+    s = as_float_array("start", start, low=0.0, finite=True)
+    e = as_float_array("end", end, low=0.0, finite=True)
+    c = as_float_array("cpu", cpu, low=0.0, finite=True)
+    if s.ndim != 1 or not s.size or s.shape != e.shape or s.shape != c.shape:
+        raise ValueError(f"start, end and cpu must be 1-D sequences of one equal, positive length, got shapes "
+                         f"{s.shape}, {e.shape}, {c.shape}")
+    span = float(e.max() - s.min())
+    if not span > 0:
+        raise ValueError(f"end must lie after start: the tasks span {span:g} s")
+    return float(c.sum()) / span
+
+
+def _lane(steps: list[int], sleep: bool = False) -> list[tuple[float, float, str, float]]:
+    """Run one device's lane of a plan: pure-Python loops of the given step counts one after another (the
+    loop holds the GIL, so lanes on a thread pool cannot overlap), or, with ``sleep``, waits of the given
+    microseconds. Each record is (start, end, worker id, CPU seconds this thread spent, ``time.thread_time``)."""
     out = []
     for n in steps:
         start = time.time()
         cpu = time.thread_time()
-        total = 0
-        for i in range(n):
-            total += i * i % 7
+        if sleep:
+            time.sleep(n * 1e-6)
+        else:
+            total = 0
+            for i in range(n):
+                total += i * i % 7
         cpu = time.thread_time() - cpu
         out.append((start, time.time(), f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}", cpu))
     return out
 
 
 def run_plan(plan: Schedule, seconds_per_unit: float, *, executor: str = "process",
-             steps_per_second: float | None = None, sequential: bool = False) -> RealRun:
+             steps_per_second: float | None = None, sequential: bool = False, body: str = "loop") -> RealRun:
     """Execute a simulated plan of independent tasks for real: one pool worker per device runs that
-    device's tasks in the planned order, each a pure-Python loop sized to last
-    ``(end - start) * seconds_per_unit`` seconds on an idle core, so the simulated device speeds become
-    loop lengths.
+    device's tasks in the planned order, each lasting ``(end - start) * seconds_per_unit`` seconds.
 
+    ``body="loop"``: each task is a pure-Python loop sized by ``steps_per_second`` (the loop rate on an
+    idle core, :func:`hetlab.real.measure.loop_rate`; required), so the simulated device speeds become
+    loop lengths. ``body="sleep"``: each task waits in ``time.sleep`` for its planned seconds.
     ``executor="process"`` gives every lane its own interpreter; ``"thread"`` runs the lanes as threads
-    of this process, which the GIL serialises. ``steps_per_second`` is the loop rate
-    (:func:`hetlab.real.measure.loop_rate` when None). ``sequential=True`` runs the same loops one after
+    of this process, which the GIL serialises for loops. ``sequential=True`` runs the same tasks one after
     another on a single thread (one lane, in planned start order): the baseline with no concurrency.
     The returned Schedule keeps the plan's devices and placement; its times are measured seconds from
-    the start, and ``info`` holds ``planned_seconds`` (each task's planned duration in seconds),
-    ``steps_per_second``, ``cpu_seconds`` (each task's CPU seconds on its worker thread) and
-    ``parallelism`` (sum of CPU seconds / wall seconds: how many loops ran at once on average; at most
-    1 for threads under the GIL, at most min(cores, lanes) for processes, whatever the machine's load).
+    the start, and ``info`` holds ``planned_seconds``, ``steps_per_second`` (None for sleeps),
+    ``cpu_seconds`` (each task's CPU seconds on its worker thread) and ``parallelism``
+    (:func:`effective_parallelism` of the tasks).
     """
     check_instance("plan", plan, Schedule)
     if plan.graph.edges:
         raise ValueError(f"plan must schedule independent tasks (no edges), got {len(plan.graph.edges)} edges")
     scale = check_nonnegative("seconds_per_unit", seconds_per_unit)
     check_choice("executor", executor, ("process", "thread"))
-    if steps_per_second is None:
-        from hetlab.real.measure import loop_rate
-        steps_per_second = loop_rate()
-    rate = check_positive("steps_per_second", steps_per_second, high=1e9)
+    check_choice("body", body, ("loop", "sleep"))
+    if body == "loop" and steps_per_second is None:
+        raise TypeError("steps_per_second is required for body='loop': pass hetlab.real.measure.loop_rate()")
+    rate = None if body == "sleep" else check_positive("steps_per_second", steps_per_second, high=1e9)
+    if body == "sleep" and steps_per_second is not None:
+        raise ValueError(f"steps_per_second must be None for body='sleep', got {steps_per_second!r}")
     with np.errstate(over="ignore", invalid="ignore"):
         planned = (plan.end - plan.start) * scale
         total = float(planned.sum())
     if not total <= MAX_PLAN_SECONDS:
         raise ValueError(f"seconds_per_unit={scale:g} makes the plan's work {total:.1f} s; at most "
                          f"{MAX_PLAN_SECONDS:g} s is allowed")
-    if total * rate > MAX_PLAN_STEPS:
+    if rate is not None and total * rate > MAX_PLAN_STEPS:
         raise ValueError(f"steps_per_second={rate:g} and seconds_per_unit={scale:g} make {total * rate:.3g} loop "
                          f"steps; at most {MAX_PLAN_STEPS:.0e} are allowed (steps_per_second is the loop rate, "
                          "measured by hetlab.real.measure.loop_rate())")
-    if not isinstance(sequential, bool):
-        raise TypeError(f"sequential must be a bool, got {sequential!r}")
+    check_bool("sequential", sequential)
     lanes = [[i for i in np.argsort(plan.start, kind="stable") if plan.device_of[i] == d]
              for d in range(len(plan.devices))]
+    lanes = [lane for lane in lanes if lane]
     if sequential:
         lanes = [[int(i) for i in np.argsort(plan.start, kind="stable")]]
         executor = "thread"
+    units = planned * (1e6 if rate is None else rate)        # microseconds of sleep, or loop steps
     pool_type = ProcessPoolExecutor if executor == "process" else ThreadPoolExecutor
     with pool_type(len(lanes)) as pool:
         list(pool.map(time.sleep, [0.05] * len(lanes)))   # every worker exists before the clock starts
         t0 = time.time()
-        futures = [pool.submit(_lane, [int(round(planned[i] * rate)) for i in lane]) for lane in lanes]
+        futures = [pool.submit(_lane, [int(round(units[i])) for i in lane], rate is None) for lane in lanes]
         records = [f.result() for f in futures]
         wall = time.time() - t0
     start = np.zeros(len(plan.graph.tasks))
@@ -338,90 +377,27 @@ def run_plan(plan: Schedule, seconds_per_unit: float, *, executor: str = "proces
     for lane, recs in zip(lanes, records):
         for i, (s, e, _, c) in zip(lane, recs):
             start[i], end[i], cpu[i] = s - t0, e - t0, c
+    start, end = np.maximum(start, 0.0), np.maximum(end, 0.0)
+    par = effective_parallelism(start, end, cpu) if float(end.max() - start.min()) > 0 else 0.0
     policy = "sequential" if sequential else ("process pool" if executor == "process" else "thread pool")
-    schedule = Schedule(plan.graph, plan.devices, plan.device_of, np.maximum(start, 0.0), np.maximum(end, 0.0),
-                        policy, info={"planned_seconds": planned.tolist(), "steps_per_second": rate,
-                                      "cpu_seconds": cpu.tolist(),
-                                      "parallelism": float(cpu.sum()) / wall if wall > 0 else 0.0})
+    schedule = Schedule(plan.graph, plan.devices, plan.device_of, start, end, policy,
+                        info={"planned_seconds": planned.tolist(), "steps_per_second": rate,
+                              "cpu_seconds": cpu.tolist(), "parallelism": par})
     return RealRun({}, schedule, wall)
-
-
-@dataclass(frozen=True)
-class Attribution:
-    """Where a measured run's extra time went, against the plan it was compared with (all in seconds).
-
-    ``median_stretch``: median over tasks of measured duration / planned duration (1 on idle cores;
-    above 1 when the tasks themselves ran slower, e.g. other processes shared the cores).
-    ``stretched_plan``: the planned makespan times that median stretch.
-    ``gaps``: sum over tasks of the wait between the moment a task could have started on its worker
-    (the clock's start, its predecessors' ends and the worker's previous task's end, whichever is
-    latest) and its measured start: dispatch and bookkeeping time.
-    ``implied_overhead``: ``(measured - planned) * workers / tasks``, the extra wall time per task
-    that would explain the whole difference.
-    ``planned_busy`` / ``measured_busy``: total planned / measured task time (sum over tasks), so
-    ``measured_busy - planned_busy`` is the extra busy time, long tail included (the median hides it).
-    ``long_tasks``: tasks that took at least twice their planned duration.
-    """
-
-    planned: float
-    measured: float
-    median_stretch: float
-    stretched_plan: float
-    gaps: float
-    implied_overhead: float
-    workers: int
-    tasks: int
-    planned_busy: float = 0.0
-    measured_busy: float = 0.0
-    long_tasks: int = 0
-
-    @property
-    def extra_busy(self) -> float:
-        """Total measured task time minus total planned task time (seconds; negative if faster)."""
-        return self.measured_busy - self.planned_busy
-
-    @property
-    def total_estimate(self) -> float:
-        """(total measured task time + total gaps) / workers: the makespan if the workers had been
-        perfectly balanced (seconds)."""
-        return (self.measured_busy + self.gaps) / max(1, self.workers)
-
-    def __post_init__(self) -> None:
-        check_fields(self, signed=("implied_overhead",))
-
-
-def attribute(plan: Schedule, measured: Schedule, *, seconds_per_unit: float = 1.0) -> Attribution:
-    """Compare a measured Schedule with the plan of the same graph (plan times times ``seconds_per_unit``
-    are seconds); see :class:`Attribution`."""
-    check_instance("plan", plan, Schedule)
-    check_instance("measured", measured, Schedule)
-    scale = check_nonnegative("seconds_per_unit", seconds_per_unit)
-    if [t.name for t in measured.graph.tasks] != [t.name for t in plan.graph.tasks]:
-        raise ValueError("measured must run the same tasks as plan (same names in the same order)")
-    g = measured.graph
-    planned = (plan.end - plan.start) * scale
-    took = measured.end - measured.start
-    positive = planned > 0
-    stretch = float(np.median(took[positive] / planned[positive])) if positive.any() else 1.0
-    order = np.argsort(measured.start, kind="stable")
-    free = np.zeros(len(measured.devices))
-    gaps = 0.0
-    for i in order:
-        ready = max([free[measured.device_of[i]]] + [measured.end[p] for p in g.preds[i]])
-        gaps += max(0.0, float(measured.start[i]) - float(ready))
-        free[measured.device_of[i]] = measured.end[i]
-    workers = len(measured.devices)
-    plan_span = plan.makespan * scale
-    implied = (measured.makespan - plan_span) * workers / max(1, len(g.tasks))
-    long_tasks = int(np.sum(took[positive] >= 2 * planned[positive]))
-    return Attribution(plan_span, measured.makespan, stretch, plan_span * stretch, gaps, implied, workers,
-                       len(g.tasks), float(planned.sum()), float(took.sum()), long_tasks)
 
 
 def task_gaps(measured: Schedule) -> np.ndarray:
     """Each task's gap in a measured run (seconds, in graph order): its measured start minus the
     moment it could have started on its worker (the latest of its predecessors' ends and the end of
-    the previous task on that worker, or 0). The sum is :class:`Attribution`'s ``gaps``."""
+    the previous task on that worker, or 0): the dispatch time the simulation did not charge.
+
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> from hetlab.devices import Device
+    >>> g = TaskGraph([Task("a"), Task("b")], [("a", "b")])
+    >>> s = Schedule(g, [Device("w", "CPU")], np.array([0, 0]), np.array([0.0, 1.5]), np.array([1.0, 2.5]), "x")
+    >>> task_gaps(s).tolist()     # b could start at 1.0 (a's end) and started at 1.5
+    [0.0, 0.5]
+    """
     check_instance("measured", measured, Schedule)
     g = measured.graph
     free = np.zeros(len(measured.devices))
@@ -431,54 +407,3 @@ def task_gaps(measured: Schedule) -> np.ndarray:
         out[i] = max(0.0, float(measured.start[i]) - float(ready))
         free[measured.device_of[i]] = measured.end[i]
     return out
-
-
-def gil_gap_control(graph: TaskGraph, *, seconds_per_unit: float = 1e-4, executor: str = "thread",
-                    workers: int = 2, repeat: int = 1) -> dict[str, np.ndarray]:
-    """Run ``graph`` twice per repeat with task bodies of the same durations (``work x seconds_per_unit``):
-    a :class:`~hetlab.real.measure.Spin` busy-wait, which holds the GIL, and a :class:`~hetlab.real.measure.Sleep`,
-    which releases it. Returns ``{"spin": gaps, "sleep": gaps}``: every task's :func:`task_gaps` (seconds)
-    with each run's one-off start-up removed (:func:`split_startup`), the repeats concatenated; the two
-    bodies alternate so that a burst of load hits both.
-
-    The control for the hypothesis that a worker's communication thread waits for the GIL while a
-    pure-Python task holds it (Dask workers run tasks in one thread and talk to the scheduler in another):
-    if it does, the ``"sleep"`` gaps are the smaller. ``executor="dask"`` starts one LocalCluster for all
-    runs (ImportError without ``dask[distributed]``).
-    """
-    from hetlab.real.measure import Sleep, Spin
-
-    if not isinstance(graph, TaskGraph):
-        raise TypeError(f"graph must be a TaskGraph, got {describe(graph)}")
-    seconds_per_unit = check_positive("seconds_per_unit", seconds_per_unit)
-    planned = sum(t.work for t in graph.tasks) * seconds_per_unit
-    if planned > MAX_CONTROL_SECONDS:
-        raise ValueError(f"seconds_per_unit x total work must be at most {MAX_CONTROL_SECONDS:g} s per run, "
-                         f"got seconds_per_unit={seconds_per_unit!r} ({planned:.3g} s)")
-    check_choice("executor", executor, ("process", "thread", "dask"))
-    workers = check_int("workers", workers, low=1, high=8)
-    repeat = check_int("repeat", repeat, low=1, high=5)
-    bodies = {"spin": {t.name: Spin(t.work * seconds_per_unit) for t in graph.tasks},
-              "sleep": {t.name: Sleep(t.work * seconds_per_unit) for t in graph.tasks}}
-    gaps: dict[str, list[np.ndarray]] = {"spin": [], "sleep": []}
-    cluster = address = None
-    if executor == "dask":
-        try:
-            from dask.distributed import Client, LocalCluster
-        except ImportError:
-            raise ImportError("executor='dask' needs dask[distributed]: pip install 'hetlab[dask]'") from None
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=None, silence_logs=40)
-        address = cluster.scheduler_address
-    try:
-        if cluster is not None:
-            with Client(address) as client:
-                client.wait_for_workers(workers, timeout=60)
-        for _ in range(repeat):
-            for kind in ("spin", "sleep"):
-                run = run_graph(graph, bodies[kind], executor=executor, workers=workers, address=address)
-                gaps[kind].append(task_gaps(split_startup(run.schedule)[1]))   # one-off start-up left out
-    finally:
-        if cluster is not None:
-            cluster.close()
-    return {kind: np.concatenate(parts) for kind, parts in gaps.items()}

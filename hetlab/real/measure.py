@@ -1,41 +1,30 @@
-"""Short, bounded measurements on this machine, for the chapters that compare models with reality.
+"""Calibration of this machine, before any experiment: the figures a prediction may use.
 
-Every function caps its own run time (a few seconds at most) and returns plain numbers;
-the chapters print them in cells marked ``NBVAL_IGNORE_OUTPUT`` because they differ
-from machine to machine.
+How many CPUs this process may use (:func:`cpu_count`, container quotas included), how fast the
+pure-Python loop runs (:func:`loop_rate`), what one dispatch to a pool costs (:func:`dispatch_overhead`),
+and the FP64 matrix-product rate (:func:`calibrate`). Every function caps its own run time (a few
+seconds at most) and returns plain numbers; the chapters print them in cells marked
+``NBVAL_IGNORE_OUTPUT`` because they differ from machine to machine.
 """
 from __future__ import annotations
 
+import math
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from hetlab._validate import (
-    as_float_array,
     check_bool,
     check_choice,
-    check_fields,
     check_int,
-    check_nonnegative,
     check_positive,
-    check_sequence,
-    describe,
 )
-from hetlab.devices import Device
+from hetlab.real.execute import MAX_LOOP, busy_loop
 
-__all__ = ["busy_loop", "PoolTiming", "time_pools", "split_matmul", "dispatch_overhead", "cpu_count", "load_per_cpu",
-           "fit_overhead", "granularity_sweep", "calibrate", "calibrated_cpu", "Spin", "Sleep", "loop_rate",
-           "GPU_PRESET"]
-
-
-#: Largest busy_loop, and the most busy-loop steps one time_pools call runs (serially, then twice on pools).
-MAX_LOOP = 10_000_000
-#: Most floating-point operations one split_matmul call may run (a few seconds on a laptop core).
-MAX_MATMUL_FLOP = 5e10
+__all__ = ["cpu_count", "load_per_cpu", "loop_rate", "dispatch_overhead", "calibrate"]
 
 
 def _workers(workers) -> int:
@@ -44,11 +33,52 @@ def _workers(workers) -> int:
 
 
 def cpu_count() -> int:
-    """CPUs this process may use."""
+    """CPUs this process may use: the CPUs it may run on (``os.sched_getaffinity``, e.g. after
+    ``taskset -c 0``), capped by a container's CPU quota (cgroup v2 ``cpu.max`` or v1
+    ``cpu.cfs_quota_us``, rounded up): on Binder, Docker or Kubernetes the affinity lists every core
+    of the host, the quota is what the container may use."""
     try:
-        return len(os.sched_getaffinity(0))
+        cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+        cpus = os.cpu_count() or 1
+    quota = _cgroup_quota()
+    return max(1, min(cpus, math.ceil(quota))) if quota is not None else cpus
+
+
+def _cgroup_quota() -> float | None:
+    """CPUs the container's quota allows (may be fractional), or None without a quota."""
+    for path, parse in (("/sys/fs/cgroup/cpu.max", lambda t: t.split()),
+                        ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", lambda t: [t.strip(), _read(
+                            "/sys/fs/cgroup/cpu/cpu.cfs_period_us") or "100000"])):
+        text = _read(path)
+        if text is None:
+            continue
+        try:
+            quota, period = parse(text)[:2]
+            if quota in ("max", "-1"):
+                return None
+            value = float(quota) / float(period)
+        except (ValueError, IndexError):
+            return None
+        return value if value > 0 else None
+    return None
+
+
+def _read(path: str) -> str | None:
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return None
+
+
+def _blas_threads() -> int | None:
+    """Threads numpy's BLAS may use for one matrix product (threadpoolctl), or None if it cannot tell."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return None
+    counts = [info.get("num_threads") for info in threadpool_info() if info.get("user_api") == "blas"]
+    return max(counts) if counts else None
 
 
 def load_per_cpu() -> float | None:
@@ -63,122 +93,6 @@ def load_per_cpu() -> float | None:
     except (AttributeError, OSError):
         return None
     return one_minute / cpu_count()
-
-
-def busy_loop(n: int) -> int:
-    """A CPU-bound pure-Python function: holds the GIL the whole time. At most 10 million steps
-    (about a second), so that no call runs for minutes."""
-    n = check_int("n", n, low=0, high=MAX_LOOP)
-    total = 0
-    for i in range(n):
-        total += i * i % 7
-    return total
-
-
-@dataclass(frozen=True)
-class PoolTiming:
-    """Wall-clock seconds for the same jobs run serially, on threads and on processes."""
-
-    jobs: int
-    workers: int
-    serial: float
-    threads: float
-    processes: float
-
-    def __post_init__(self) -> None:
-        check_fields(self)
-        for name in ("jobs", "workers"):
-            check_int(name, getattr(self, name), low=1)
-        for name in ("threads", "processes"):
-            check_positive(name, getattr(self, name))
-
-    def text(self) -> str:
-        return (f"{self.jobs} 个任务，{self.workers} 个工作者：串行 {self.serial:.3f} 秒，"
-                f"线程池 {self.threads:.3f} 秒（{self.serial / self.threads:.2f}x），"
-                f"进程池 {self.processes:.3f} 秒（{self.serial / self.processes:.2f}x）")
-
-
-def time_pools(jobs: int = 8, size: int = 300_000, workers: int | None = None) -> PoolTiming:
-    """Run ``jobs`` calls of :func:`busy_loop` serially, on a thread pool and on a process pool."""
-    jobs = check_int("jobs", jobs, low=1, high=64)
-    size = check_int("size", size, low=1, high=5_000_000)
-    workers = _workers(workers)
-    if jobs * size > MAX_LOOP:
-        raise ValueError(f"jobs x size must be at most {MAX_LOOP:,} loop steps (each is run three times), got "
-                         f"jobs={jobs} x size={size:,} = {jobs * size:,}")
-    t = time.perf_counter()
-    for _ in range(jobs):
-        busy_loop(size)
-    serial = time.perf_counter() - t
-    with ThreadPoolExecutor(workers) as pool:
-        t = time.perf_counter()
-        list(pool.map(busy_loop, [size] * jobs))
-        threads = time.perf_counter() - t
-    with ProcessPoolExecutor(workers) as pool:
-        list(pool.map(busy_loop, [1] * workers))  # start the workers before timing
-        t = time.perf_counter()
-        list(pool.map(busy_loop, [size] * jobs))
-        processes = time.perf_counter() - t
-    return PoolTiming(jobs, workers, serial, threads, processes)
-
-
-def time_pools_repeated(jobs: int = 8, size: int = 300_000, workers: int | None = None,
-                        repeats: int = 3) -> list[PoolTiming]:
-    """Like :func:`time_pools`, but ``repeats`` rounds, each timing serial, threads and processes
-    one after another (interleaved), so drift in the machine's load hits all three alike. The
-    process pool is started once, before any timing. Returns one :class:`PoolTiming` per round."""
-    jobs = check_int("jobs", jobs, low=1, high=64)
-    size = check_int("size", size, low=1, high=5_000_000)
-    repeats = check_int("repeats", repeats, low=1, high=10)
-    workers = _workers(workers)
-    if jobs * size * repeats > MAX_LOOP:
-        raise ValueError(f"jobs x size x repeats must be at most {MAX_LOOP:,} loop steps (each is run three "
-                         f"times), got jobs={jobs} x size={size:,} x repeats={repeats} = {jobs * size * repeats:,}")
-    rounds: list[PoolTiming] = []
-    with ThreadPoolExecutor(workers) as tpool, ProcessPoolExecutor(workers) as ppool:
-        list(ppool.map(busy_loop, [1] * workers))  # start the workers before timing
-        for _ in range(repeats):
-            t = time.perf_counter()
-            for _ in range(jobs):
-                busy_loop(size)
-            serial = time.perf_counter() - t
-            t = time.perf_counter()
-            list(tpool.map(busy_loop, [size] * jobs))
-            threads = time.perf_counter() - t
-            t = time.perf_counter()
-            list(ppool.map(busy_loop, [size] * jobs))
-            processes = time.perf_counter() - t
-            rounds.append(PoolTiming(jobs, workers, serial, threads, processes))
-    return rounds
-
-
-def split_matmul(n: int = 1000, pieces=(1, 4, 16, 64, 256, 1000), workers: int | None = None,
-                 repeat: int = 3) -> dict[int, float]:
-    """Seconds to compute an ``n x n`` matrix product split into row blocks, one pool task per
-    block, for each piece count (best of ``repeat``). numpy releases the GIL inside the product,
-    so threads do run in parallel here; what grows with the piece count is the per-task overhead."""
-    n = check_int("n", n, low=1, high=4096)
-    repeat = check_int("repeat", repeat, low=1, high=10)
-    pieces = [check_int("pieces", k, low=1, high=n) for k in check_sequence("pieces", pieces)]
-    workers = _workers(workers)
-    flop = 2.0 * n ** 3 * len(pieces) * repeat
-    if flop > MAX_MATMUL_FLOP:
-        raise ValueError(f"n={n}, {len(pieces)} pieces and repeat={repeat} need {flop:.3g} FLOP; at most "
-                         f"{MAX_MATMUL_FLOP:.0e} (a few seconds): lower n, the piece counts or repeat")
-    rng = np.random.default_rng(0)
-    a, b = rng.random((n, n)), rng.random((n, n))
-    out: dict[int, float] = {}
-    with ThreadPoolExecutor(workers) as pool:
-        for k in pieces:
-            blocks = np.array_split(np.arange(n), k)
-            best = np.inf
-            for _ in range(repeat):
-                t = time.perf_counter()
-                parts = list(pool.map(lambda rows: a[rows[0]:rows[-1] + 1] @ b, blocks))
-                np.concatenate(parts)
-                best = min(best, time.perf_counter() - t)
-            out[k] = best
-    return out
 
 
 def dispatch_overhead(tasks: int = 2000, workers: int | None = None, executor: str = "thread", *,
@@ -205,123 +119,8 @@ def dispatch_overhead(tasks: int = 2000, workers: int | None = None, executor: s
         return (time.perf_counter() - t) / tasks
 
 
-def fit_overhead(task_counts, seconds, workers: int | None = None, *, relative: bool = False) -> tuple[float, float]:
-    """Least-squares fit of ``T(N) = N * Os + W / N`` to measured times; returns ``(Os, W)``.
-
-    The book's model gives every task its own processor. On a pool of ``workers`` processors,
-    N equal tasks run in ``ceil(N / workers)`` waves, so the work term becomes
-    ``W * ceil(N / workers) / N``. Either way the model is linear in (Os, W): an ordinary
-    least-squares solve. ``relative=True`` minimises relative errors (each row weighted by
-    1 / measured time), so that the longest runs do not dominate the fit.
-    """
-    relative = check_bool("relative", relative)
-    n = as_float_array("task_counts", task_counts, low=1.0, finite=True, integer=True)
-    t = as_float_array("seconds", seconds, low=0.0, finite=True)
-    if n.ndim != 1 or n.size < 2:
-        raise ValueError(f"task_counts must be a 1-D sequence of at least 2 counts, got shape {n.shape}")
-    if t.shape != n.shape:
-        raise ValueError(f"task_counts and seconds must have the same length, got shapes {n.shape} and {t.shape}")
-    if np.unique(n).size < 2:
-        raise ValueError("task_counts must hold at least two different counts: one count cannot separate Os from W")
-    waves = np.ones_like(n) if workers is None else np.ceil(n / check_int("workers", workers, low=1, high=4096))
-    design = np.column_stack([n, waves / n])
-    if relative:
-        if (t <= 0).any():
-            raise ValueError("seconds must all be positive for a relative fit (each row is divided by its time)")
-        design, t = design / t[:, None], np.ones_like(t)
-    os_, w = _nonnegative_fit(design, t)
-    if not (np.isfinite(os_) and np.isfinite(w)):
-        raise ValueError("task_counts and seconds are too large to fit: rescale them")
-    return float(os_), float(w)
-
-
-def _nonnegative_fit(design: np.ndarray, t: np.ndarray) -> tuple[float, float]:
-    """Least squares with both coefficients >= 0 (a negative overhead or work is not a machine): the
-    unconstrained fit if it is non-negative, else the best fit with one coefficient held at zero."""
-    with np.errstate(all="ignore"):
-        scale = np.abs(design).max(axis=0)
-        scale[scale == 0] = 1.0
-        coef, *_ = np.linalg.lstsq(design / scale, t, rcond=None)
-        coef = coef / scale
-        if (coef >= 0).all():
-            return float(coef[0]), float(coef[1])
-        best = None
-        for k in (0, 1):
-            col = design[:, k]
-            c = max(0.0, float(col @ t) / float(col @ col)) if col @ col > 0 else 0.0
-            resid = float(((t - c * col) ** 2).sum())
-            if best is None or resid < best[0]:
-                best = (resid, k, c)
-        _, k, c = best
-        return (c, 0.0) if k == 0 else (0.0, c)
-
-
-def _spin(seconds: float) -> float:
-    """Busy-wait for ``seconds`` of CPU work (a task of known size for granularity sweeps)."""
-    end = time.perf_counter() + seconds
-    x = 0.0
-    while time.perf_counter() < end:
-        x += 1.0
-    return x
-
-
-def granularity_sweep(total_seconds: float = 0.4, task_counts=(1, 2, 4, 8, 16, 64, 256, 1024),
-                      executor: str = "process", workers: int | None = None, *, repeat: int = 1) -> dict[int, float]:
-    """Split ``total_seconds`` of CPU work into N equal tasks on a real pool; wall time for each N
-    (the median of ``repeat`` runs, the counts interleaved so that a burst of load hits all of them).
-
-    The work per task is a busy-wait, so ``W`` is known; fit ``Os`` with :func:`fit_overhead`.
-    """
-    repeat = check_int("repeat", repeat, low=1, high=9)
-    from hetlab.real.execute import run_graph
-    from hetlab.tasks import independent_tasks
-
-    total_seconds = check_positive("total_seconds", total_seconds, high=2.0)
-    counts = [check_int("task_counts", n, low=1, high=4096) for n in check_sequence("task_counts", task_counts)]
-    if len(counts) > 32:
-        raise ValueError(f"task_counts must list at most 32 counts, got {len(counts)}")
-    check_choice("executor", executor, ("process", "thread"))
-    workers = _workers(workers)
-    runs: dict[int, list[float]] = {n: [] for n in counts}
-    for _ in range(repeat):
-        for n in counts:
-            graph = independent_tasks([1.0] * n)
-            share = total_seconds / n
-            run = run_graph(graph, {t.name: Spin(share) for t in graph.tasks}, executor=executor, workers=workers)
-            runs[n].append(run.wall_time)
-    return {n: float(np.median(v)) for n, v in runs.items()}
-
-
-@dataclass(frozen=True)
-class Spin:
-    """A picklable task body that keeps one CPU busy for ``seconds`` (inputs are ignored)."""
-
-    seconds: float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "seconds", check_nonnegative("seconds", self.seconds, high=10.0))
-
-    def __call__(self, *inputs) -> float:
-        return _spin(self.seconds)
-
-
-@dataclass(frozen=True)
-class Sleep:
-    """A picklable task body that waits ``seconds`` in ``time.sleep`` (inputs are ignored): it lasts as
-    long as a :class:`Spin` of the same ``seconds`` but releases the GIL (and the core) while it waits."""
-
-    seconds: float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "seconds", check_nonnegative("seconds", self.seconds, high=10.0))
-
-    def __call__(self, *inputs) -> float:
-        time.sleep(self.seconds)
-        return self.seconds
-
-
 def loop_rate(seconds: float = 0.05, *, repeat: int = 3, statistic: str = "best") -> float:
-    """Steps per second of the pure-Python loop that :func:`busy_loop` and
+    """Steps per second of the pure-Python loop that :func:`hetlab.real.execute.busy_loop` and
     :func:`hetlab.real.execute.run_plan` run, measured for about ``seconds`` per timing.
 
     ``statistic="best"`` (default): the fastest of ``repeat`` timings, so a momentary interruption does
@@ -351,7 +150,9 @@ def loop_rate(seconds: float = 0.05, *, repeat: int = 3, statistic: str = "best"
 def calibrate(*, cache: bool = True, refresh: bool = False) -> dict:
     """Measure this machine once (about two seconds) and cache the figures per machine.
 
-    Returns ``{"machine", "cpus", "matmul_gflops", "thread_overhead_s", "process_overhead_s", "gpu"}``;
+    Returns ``{"machine", "cpus", "blas_threads", "matmul_gflops", "thread_overhead_s", "process_overhead_s",
+    "gpu"}`` (``matmul_gflops``: FP64, 512 x 512, with ``blas_threads`` BLAS threads; the two overheads are the
+    least of three pipelined :func:`dispatch_overhead` runs);
     ``gpu`` is a dict of throughput and host-to-device figures when torch with CUDA or cupy is
     importable and sees a GPU, else ``{"available": False, "reason": ...}`` (use the presets).
     Cache: ``$XDG_CACHE_HOME/hetlab/calibration-<host>.json``.
@@ -361,7 +162,9 @@ def calibrate(*, cache: bool = True, refresh: bool = False) -> dict:
 
     cache = check_bool("cache", cache)
     refresh = check_bool("refresh", refresh)
-    machine = f"{platform.node()}-{platform.machine()}-{cpu_count()}cpu-numpy{np.__version__}"
+    np.ones((2, 2)) @ np.ones((2, 2))                   # BLAS loaded, so that its thread count is known
+    blas = _blas_threads()
+    machine = f"{platform.node()}-{platform.machine()}-{cpu_count()}cpu-blas{blas}-numpy{np.__version__}"
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hetlab"
     path = base / f"calibration-{platform.node() or 'host'}.json"
     if cache and not refresh and path.exists():
@@ -371,9 +174,10 @@ def calibrate(*, cache: bool = True, refresh: bool = False) -> dict:
                 return data
         except (OSError, ValueError):
             pass
-    data = {"machine": machine, "cpus": cpu_count(), "matmul_gflops": _matmul_gflops(),
-            "thread_overhead_s": dispatch_overhead(2000),
-            "process_overhead_s": dispatch_overhead(200, executor="process"),
+    data = {"machine": machine, "cpus": cpu_count(), "blas_threads": blas, "matmul_gflops": _matmul_gflops(),
+            # the least of three: a burst of load inflates one reading, not the cost of a dispatch
+            "thread_overhead_s": min(dispatch_overhead(1000) for _ in range(3)),
+            "process_overhead_s": min(dispatch_overhead(200, executor="process") for _ in range(3)),
             "gpu": _gpu_figures()}
     if cache:
         base.mkdir(parents=True, exist_ok=True)
@@ -426,25 +230,3 @@ def _gpu_figures() -> dict:
     except ImportError:
         return {"available": False, "reason": "no torch with CUDA and no cupy importable: using the presets"}
     return {"available": False, "reason": "cupy is importable but GPU timing uses torch only: using the presets"}
-
-
-def calibrated_cpu(data: dict | None = None) -> Device:
-    """A CPU Device whose speed is this machine's measured matmul rate (GFLOP per second)."""
-    from collections.abc import Mapping
-
-    data = calibrate() if data is None else data
-    if not isinstance(data, Mapping) or "matmul_gflops" not in data or "cpus" not in data:
-        raise TypeError(f"data must be calibrate()'s dict with 'matmul_gflops' and 'cpus', got {describe(data)}")
-    try:
-        speed = check_positive("matmul_gflops", data["matmul_gflops"])
-        check_int("cpus", data["cpus"], low=1)
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(f"data: {exc}") from None
-    return Device("CPU (measured)", "CPU", speed)
-
-
-#: Preset accelerator figures used when no GPU can be measured (an A100-class card, NVIDIA data sheet):
-#: FP64 and FP32 matmul peaks (TFLOP/s, non-tensor-core), host-to-device copy over PCIe 4 x16 (achieved
-#: GB/s) and the fixed cost of launching one copy (s).
-GPU_PRESET = {"name": "A100 preset", "fp64_tflops": 9.7, "fp32_tflops": 19.5, "h2d_gbps": 25.0,
-              "launch_s": 10e-6}

@@ -8,7 +8,8 @@ from hetlab import formulas as F
 from hetlab import plotting as P
 from hetlab.widgets import Explorer, int_slider, slider
 
-__all__ = ["scaling_reality", "scaling_reality_figure", "transfer_cost", "transfer_cost_figure"]
+__all__ = ["scaling_reality", "scaling_reality_figure", "transfer_cost", "transfer_cost_figure",
+           "split_timing_figure"]
 
 
 def _offload_ms(n, **knobs):
@@ -148,6 +149,37 @@ def transfer_cost_figure():
     ax.annotate(f"n ≈ {cross:.0f}", (cross, 1e3), xytext=(4, 0), textcoords="offset points", fontsize=8,
                 color="gray")
     ax.legend(handles=[art["cpu"], art["gpu"], art["copy"], art["cross"]], fontsize=8, loc="upper left")
+    return ax.figure
+
+
+def split_timing_figure(timing, reference=None):
+    """12.2's figure: the thread pool's wall time and the pure computation's CPU time, each relative to its
+    value at the fewest pieces, against the piece count, on a linear axis; a stored reading
+    (:class:`hetlab.real.split_timing.SplitTiming`) in open markers when given."""
+    from hetlab.real.split_timing import SplitTiming
+
+    if not isinstance(timing, SplitTiming):
+        raise TypeError(f"timing must be a SplitTiming, got {type(timing).__name__}")
+    if reference is not None and not isinstance(reference, SplitTiming):
+        raise TypeError(f"reference must be a SplitTiming or None, got {type(reference).__name__}")
+    ax = P.new_axes(figsize=(7, 3.2))
+    for t, style, who in ((timing, "-", ("本机", "here")), (reference, ":", ("参照", "stored"))):
+        if t is None:
+            continue
+        fill = "full" if style == "-" else "none"
+        ax.plot(t.pieces, np.asarray(t.pool) / t.pool[0], "o" + style, color="#4C72B0", fillstyle=fill,
+                label=P.label(f"{who[0]}：线程池墙钟（{t.workers} 个线程）", f"{who[1]}: thread pool, wall"))
+        ax.plot(t.pieces, np.asarray(t.kernel) / t.kernel[0], "s" + style, color="#DD8452", fillstyle=fill,
+                label=P.label(f"{who[0]}：纯计算 CPU 时间（一个线程）", f"{who[1]}: computation alone, CPU"))
+    ax.axhline(1.0, color="0.6", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel(P.label("块数 N（对数轴）", "pieces N (log)"))
+    ax.set_ylabel(P.label(f"相对 N = {timing.pieces[0]} 的倍数", "relative to the fewest pieces"))
+    size = f"{timing.n}×{timing.n}"
+    ax.set_title(P.label(f"{size} 矩阵乘按行切成 N 块（实测）：块越薄，计算本身越慢",
+                         f"{size} matmul split by rows (measured)"), fontsize=9)
+    ax.legend(fontsize=8)
     return ax.figure
 
 

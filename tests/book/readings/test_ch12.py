@@ -1,91 +1,71 @@
-"""hetlab.book.readings.ch12: the readings of chapter 12's measured cells follow the direction of the data.
+"""hetlab.book.readings.ch12: every verdict of chapter 12's measured cells follows from the numbers it prints.
 
-Each case is a measured table (archived runs included) whose right reading is decided by hand from the numbers.
+The readings are built by hand, so each right reading is decided by hand from the numbers.
 """
 import pytest
 
-from hetlab.book.readings import ch12 as m
-from hetlab.book.readings.ch04 import load_note
+from hetlab.book import reference
+from hetlab.book.readings import ch12 as R
+from hetlab.real.experiments import GilReading, Run
+from hetlab.real.split_timing import SplitTiming
 
 
-def test_load_note_says_busy_only_above_the_threshold():
-    assert "基本空闲" in load_note(0.1) and "在忙别的事" in load_note(0.8) and "不报告负载" in load_note(None)
-    with pytest.raises(ValueError, match="load"):
-        load_note(-1.0)
+def gil(threads=0.5, processes=1.8, serial=1.0, cpus=2, waits=(0.2, 0.025)):
+    """A GilReading whose runs have the given effective parallelism (CPU seconds over 1 s of wall time)."""
+    return GilReading(cpus, 8, cpus, True, Run(1.0, serial), Run(1.0, threads), Run(1.0, processes),
+                      Run(waits[0], 0.0), Run(waits[1], 0.0))
 
 
-def test_split_verdict_slower_says_slower_not_machine_busy_when_idle():
-    out = m.split_verdict((1, 2, 4), (13.70, 14.22, 8.17), (16.0, 16.1, 16.3), (0.3, 0.6, 1.2), 2, 0.33, " ms")
-    assert "变慢" in out and "1/0." not in out
-    assert "机器此刻很忙" not in out and "离群" in out
-    assert "反而比“纯计算 + 派发”" in out and "测量波动" in out
+def test_thread_verdict_draws_the_line_at_one_core_plus_the_tolerance():
+    assert "≤ 1 + 0.05" in R.thread_verdict(1.05) and "与 GIL 的预测相符" in R.thread_verdict(0.3)
+    assert "> 1 + 0.05" in R.thread_verdict(1.06) and "没有 GIL" in R.thread_verdict(1.5)
+    with pytest.raises(ValueError, match="parallelism"):
+        R.thread_verdict(-0.1)
 
 
-def test_split_verdict_blames_busy_machine_only_when_busy():
-    out = m.split_verdict((1, 2, 4), (10.0, 9.0, 9.5), (10.0, 10.0, 10.0), (0.1, 0.2, 0.4), 2, 2.0)
-    assert "机器此刻很忙" in out
-    idle = m.split_verdict((1, 2, 4), (10.0, 9.0, 9.5), (10.0, 10.0, 10.0), (0.1, 0.2, 0.4), 2, 0.1)
-    assert "机器此刻很忙" not in idle
+@pytest.mark.parametrize("par, cores, serial, words, absent", [
+    (1.80, 2, 1.0, "几个进程真的同时", "没有超过"),
+    (0.95, 2, 0.99, "这次本机没有第二个空闲的核", "别的程序"),          # idle-looking, still one core
+    (0.60, 2, 0.62, "只分到 0.62 个核，别的程序正在用 CPU", "真的同时"),
+    (0.90, 1, 0.90, "只有 1 个可用 CPU", "真的同时"),
+])
+def test_process_verdict(par, cores, serial, words, absent):
+    text = R.process_verdict(par, cores, serial)
+    assert words in text and absent not in text and f"{par:.2f}" in text
 
 
-def test_split_verdict_speedup_wording():
-    out = m.split_verdict((1, 2, 4), (3.0, 1.6, 2.0), (3.0, 3.1, 3.4), (0.01, 0.02, 0.04), 2, 0.1)
-    assert "加速比 1.88x" in out and "接近理想" in out
+def test_gil_lines_predict_first_then_read_each_run():
+    text = R.gil_lines(gil(), reference=reference.load("build-vm"))
+    lines = text.splitlines()
+    assert lines[0].startswith("本机 2 个可用 CPU。运行前的预测：8 个线程 ≤ 1 个核（GIL），2 个进程 ≤ 2 个核")
+    assert "一个接一个 1.00，8 个线程 0.50，2 个进程 1.80" in lines[1]
+    assert "≤ 1 + 0.05" in lines[2] and "真的同时" in lines[3]
+    assert "快 8.0 倍" in lines[4] and lines[5].startswith("参照 · ")
+    busy = R.gil_lines(gil(threads=0.4, processes=0.5, serial=0.45))
+    assert "没有超过 1 个核" in busy and "只分到 0.45 个核" in busy and "参照" not in busy
+    slow_waits = R.gil_lines(gil(waits=(0.2, 0.3)))
+    assert "并没有更快" in slow_waits and "用处" not in slow_waits
+    with pytest.raises(TypeError, match="reading"):
+        R.gil_lines("reading")
 
 
-def test_pool_spread_above_bound_is_noise():
-    out = m.pool_spread_verdict((0.202, 0.281, 0.283), (0.25, 0.253, 0.26), (0.134, 0.138, 0.14), 2, 8, 0.3)
-    assert "超过了模型上限" in out and "接近上限" not in out
-    assert "1.46x" in out   # serial minimum / process median
+def split(kernel_last=4.0, dispatch_last=0.5):
+    # 2 workers; calibrated W = 1 s, Os = 1 ms: the prediction at N = 10 is 10 ms + 5 rounds x 0.1 s = 0.51 s
+    return SplitTiming(10, 2, 1, (1, 2, 10), (1.0, 0.6, 2.0), (1.0, 1.1, kernel_last), (0.01, 0.02, dispatch_last),
+                       w0=1.0, os0=1e-3)
 
 
-def test_split_verdict_superlinear_is_noise():
-    out = m.split_verdict((1, 2, 4), (47.35, 9.89, 15.11), (31.08, 11.01, 15.86), (0.08, 0.03, 0.05), 2, 1.8, " ms")
-    assert "超过了理想的 2 倍" in out and "接近理想" not in out
+def test_split_prediction_is_the_rounds_model_with_w_fixed():
+    assert R.split_prediction(split()) == pytest.approx((1.001, 0.502, 0.51))
 
 
-def test_split_verdict_flags_slow_n1_outlier():
-    text = m.split_verdict((1, 2, 4, 16, 600), (21.56, 11.17, 10.10, 13.49, 56.97),
-                           (11.71, 12.39, 11.04, 14.48, 68.22), (0.02, 0.031, 0.046, 0.132, 10.18), 2, 1.89, " ms")
-    assert "离群" in text
-    assert "接近理想" not in text and "远不到" in text
-    assert "不是浴缸" in text and "呈“浴缸形”" not in text
-
-
-def test_split_verdict_consistent_n1_is_unchanged():
-    text = m.split_verdict((1, 2, 4), (3.0, 1.6, 2.0), (3.0, 3.1, 3.4), (0.01, 0.02, 0.04), 2, 0.1)
-    assert "离群" not in text and "接近理想" in text and "浴缸形" in text
-
-
-def test_split_verdict_shapes():
-    tub = m.split_verdict((1, 2, 4), (3.0, 1.6, 2.0), (3.0, 3.1, 3.4), (0.01, 0.02, 0.04), 2, 0.1)
-    assert "浴缸" in tub and "接近理想" in tub and "计算本身变慢" in tub
-    flat = m.split_verdict((1, 2, 4), (3.0, 2.9, 5.0), (3.0, 3.5, 5.0), (0.01, 0.02, 0.04), 2, 1.0)
-    assert "不是浴缸" in flat and "远不到" in flat and "在忙" in flat
-    with pytest.raises(ValueError, match="same length"):
-        m.split_verdict((1, 2), (1.0,), (1.0, 2.0), (0.1, 0.2))
-
-
-def test_split_verdict_counts_the_cores_used_and_hedges_a_slowdown():
-    out = m.split_verdict((1, 2, 4), (12.0, 13.1, 15.1), (14.3, 15.7, 18.3), (0.04, 0.1, 0.3), 2, 0.37, " ms")
-    assert "同时用上 1.20 个核" in out and "争抢内存带宽" in out and "没有真正空出来" in out
-
-
-def test_split_verdict_slow_n1_reading_alone_makes_no_bathtub():
-    # archived busy-machine run: pool(1) is 28 % above kernel + dispatch, just under the outlier bar
-    out = m.split_verdict((1, 2, 4, 16, 600), (43.12, 35.53, 35.38, 49.96, 249.69), (33.38, 35.45, 49.47, 53.40, 267.0),
-                          (0.185, 0.171, 0.225, 0.466, 28.8), 2, 1.69, " ms")
-    assert "浴缸形" not in out and "不是浴缸" in out
-
-
-def test_pool_spread_verdict_noise_only_when_overlapping():
-    overlap = m.pool_spread_verdict((1.0, 1.1, 0.9), (1.05, 0.95, 1.0), (0.5, 0.6, 0.55), load=0.1)
-    assert "波动之内" in overlap
-    apart = m.pool_spread_verdict((1.4, 1.5, 1.45), (1.0, 1.05, 1.02), (0.7, 0.75, 0.72), load=0.1)
-    assert "超出了重复测量的波动" in apart and "波动之内" not in apart
-    slower = m.pool_spread_verdict((1.0, 1.02, 1.01), (1.3, 1.35, 1.32), (0.5, 0.52, 0.51), load=0.1)
-    assert "比串行还慢" in slower
-    with pytest.raises(ValueError, match="same length"):
-        m.pool_spread_verdict((1.0,), (1.0, 1.0), (1.0,))
-    with pytest.raises(ValueError, match="serial"):
-        m.pool_spread_verdict((), (1.0,), (1.0,))
+def test_split_lines_compare_the_computations_growth_with_the_dispatch():
+    text = R.split_lines(split(), reference=reference.load("build-vm"), h200=reference.load("h200"))
+    assert "N = 10 时纯计算是 N = 1 的 4.00 倍（多 3000.0 毫秒），派发共 500.0 毫秒" in text
+    assert "主要来自计算本身变慢" in text
+    assert "线程池实测 2000.0 毫秒，预测 510.0 毫秒，实测多 1490.0 毫秒" in text
+    assert text.count("参照 · ") == 2 and "倍）——每多一份约 15 µs" in text
+    dispatch_bound = R.split_lines(split(kernel_last=1.2, dispatch_last=0.5))
+    assert "这次派发比计算的增量还大" in dispatch_bound and "主要来自计算本身" not in dispatch_bound
+    with pytest.raises(TypeError, match="timing"):
+        R.split_lines(None)

@@ -1,0 +1,77 @@
+"""Stored reference readings: chapter 12's and appendix A1's experiments measured once on named machines.
+
+A measured cell shows the reader's own reading next to a stored one, so that the lesson is visible even when
+the reader's machine is too small or too busy to show it. The readings live in ``hetlab/book/data/readings``
+as JSON, one file per machine, written by ``tools/record_reference.py`` (the book's build machine) or copied
+from a named reading (the H200 machine of ``../shared/data/h200-2026-12-04``). The ``label`` of each file is
+the Chinese name the chapters print (a data table of labels).
+
+>>> load("build-vm").gil.threads >= 8
+True
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hetlab._validate import check_choice, check_instance, check_int, check_str
+from hetlab.real.experiments import GilReading, Run, SweepReading
+from hetlab.real.split_timing import SplitTiming
+
+__all__ = ["Reference", "load", "NAMES"]
+
+DATA = Path(__file__).parent / "data" / "readings"
+#: The stored machines, by file name.
+NAMES = ("build-vm", "h200")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One machine's stored reading. ``label``: the Chinese name to print (machine, date, load); ``cpus``:
+    usable CPUs; each experiment's numbers where the machine ran it, else None; ``extra``: the raw figures
+    of readings that are not this package's experiments (the H200 machine's GPU timings)."""
+
+    label: str
+    cpus: int
+    calibration: dict | None = None
+    gil: GilReading | None = None
+    split: SplitTiming | None = None
+    plan: dict | None = None
+    sweep: SweepReading | None = None
+    dag: dict | None = None
+    extra: dict | None = None
+
+    def __post_init__(self) -> None:
+        check_str("label", self.label)
+        check_int("cpus", self.cpus, low=1)
+        for name, kind in (("calibration", dict), ("gil", GilReading), ("split", SplitTiming), ("plan", dict),
+                           ("sweep", SweepReading), ("dag", dict), ("extra", dict)):
+            if getattr(self, name) is not None:
+                check_instance(name, getattr(self, name), kind, f"a {kind.__name__} or None")
+
+
+def _gil(data: dict) -> GilReading:
+    runs = {k: Run(**v) for k, v in data.items() if isinstance(v, dict)}
+    rest = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    return GilReading(**rest, **runs)
+
+
+def _split(data: dict) -> SplitTiming:
+    return SplitTiming(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+
+
+def _sweep(data: dict) -> SweepReading:
+    return SweepReading(data["workers"], data["total"], tuple(data["counts"]), tuple(data["seconds"]))
+
+
+def load(name: str) -> Reference:
+    """The stored reading of machine ``name`` (one of :data:`NAMES`)."""
+    check_choice("name", name, NAMES)
+    raw: dict[str, Any] = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+    return Reference(
+        label=raw["label"], cpus=raw["cpus"], calibration=raw.get("calibration"),
+        gil=_gil(raw["gil"]) if "gil" in raw else None, split=_split(raw["split"]) if "split" in raw else None,
+        plan={k: Run(**v) for k, v in raw["plan"].items()} if "plan" in raw else None,
+        sweep=_sweep(raw["sweep"]) if "sweep" in raw else None, dag=raw.get("dag"), extra=raw.get("extra"))

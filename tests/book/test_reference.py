@@ -1,0 +1,27 @@
+"""hetlab.book.reference: the stored readings load as the experiments' own types."""
+import pytest
+
+from hetlab.book import reference
+from hetlab.real.experiments import GilReading, SweepReading
+from hetlab.real.split_timing import SplitTiming
+
+
+def test_the_build_machine_stores_every_experiment():
+    r = reference.load("build-vm")
+    assert isinstance(r.gil, GilReading) and isinstance(r.split, SplitTiming) and isinstance(r.sweep, SweepReading)
+    assert set(r.plan) == {"thread pool", "process pool", "sequential"}
+    assert {"workers", "queue_s", "predicted_s", "measured_s"} <= set(r.dag)
+    assert r.gil.thread_pool.parallelism <= 1.05 and r.cpus >= 1 and "构建机" in r.label
+
+
+def test_the_h200_machine_stores_its_gpu_figures():
+    h = reference.load("h200")
+    assert h.cpus == 16 and h.gil is None and h.calibration["matmul_gflops"] > 300
+    rows = {row["N"]: row["seconds"] for row in h.extra["grain"]["rows"]}
+    assert rows[65536] > 1000 * rows[1]            # 0.97 s against 0.27 ms (README of the reading)
+    assert h.extra["offload_n"] == {"float32": 512, "float64": 512}
+
+
+def test_unknown_machine():
+    with pytest.raises(ValueError, match="name"):
+        reference.load("laptop")

@@ -1,0 +1,54 @@
+"""hetlab.real.measure: calibration of this machine (CPU count, loop rate, dispatch, matmul)."""
+import pytest
+
+from hetlab.real import measure
+
+
+def test_cpu_count_is_the_affinity_capped_by_a_container_quota(monkeypatch):
+    monkeypatch.setattr(measure.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4, 5, 6, 7}, raising=False)
+    monkeypatch.setattr(measure, "_cgroup_quota", lambda: None)
+    assert measure.cpu_count() == 8
+    monkeypatch.setattr(measure, "_cgroup_quota", lambda: 1.5)      # 150000 / 100000: two CPUs busy at most
+    assert measure.cpu_count() == 2
+    monkeypatch.setattr(measure, "_cgroup_quota", lambda: 32.0)     # a quota above the affinity does not add CPUs
+    assert measure.cpu_count() == 8
+
+
+@pytest.mark.parametrize("text, expected", [("max 100000\n", None), ("150000 100000\n", 1.5),
+                                            ("400000 100000", 4.0), ("garbage", None)])
+def test_cgroup_v2_quota_is_read_from_cpu_max(monkeypatch, text, expected):
+    monkeypatch.setattr(measure, "_read", lambda path: text if path.endswith("cpu.max") else None)
+    assert measure._cgroup_quota() == expected
+
+
+def test_load_per_cpu_divides_the_one_minute_load_by_the_usable_cpus(monkeypatch):
+    monkeypatch.setattr(measure.os, "getloadavg", lambda: (6.0, 1.0, 1.0))
+    monkeypatch.setattr(measure, "cpu_count", lambda: 4)
+    assert measure.load_per_cpu() == 1.5
+
+
+def test_load_per_cpu_is_none_where_there_is_no_load_average(monkeypatch):
+    monkeypatch.delattr(measure.os, "getloadavg")
+    assert measure.load_per_cpu() is None
+
+
+def test_dispatch_overhead_and_loop_rate_are_positive_and_validated():
+    assert measure.dispatch_overhead(tasks=50) > 0
+    assert measure.dispatch_overhead(50, workers=1, pipelined=False) > 0
+    with pytest.raises(TypeError, match="pipelined"):
+        measure.dispatch_overhead(5, pipelined="yes")
+    assert measure.loop_rate(0.01) > 1e4
+    assert measure.loop_rate(0.01, repeat=3, statistic="median") > 1e4
+    with pytest.raises(ValueError, match="seconds"):
+        measure.loop_rate(0.0)
+    with pytest.raises(ValueError, match="statistic"):
+        measure.loop_rate(0.01, statistic="mean")
+
+
+def test_calibration_is_cached_per_machine_and_names_its_blas_threads(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first = measure.calibrate()
+    assert first["matmul_gflops"] > 0 and first["process_overhead_s"] > 0
+    assert first["gpu"]["available"] in (True, False)
+    assert first["blas_threads"] is None or first["blas_threads"] >= 1
+    assert measure.calibrate() == first                 # read back from the cache
