@@ -159,7 +159,7 @@ def sweep_counts(workers: int, counts=(1, 2, 3, 4, 8, 16, 64, 256)) -> tuple[int
 @dataclass(frozen=True)
 class SweepReading:
     """:func:`rounds_sweep`'s numbers: ``workers`` (P), the waiting put in (``total`` seconds), and per task
-    count the median wall seconds."""
+    count the fastest of its rounds' wall seconds."""
 
     workers: int
     total: float
@@ -177,7 +177,7 @@ class SweepReading:
         object.__setattr__(self, "seconds", seconds)
 
     def at(self, count: int) -> float:
-        """Median wall seconds measured with ``count`` tasks."""
+        """Wall seconds measured with ``count`` tasks (the fastest round)."""
         count = check_int("count", count, low=1)
         if count not in self.counts:
             raise ValueError(f"count must be one of the measured counts {self.counts}, got {count!r}")
@@ -188,9 +188,10 @@ def rounds_sweep(total_seconds: float = 0.2, counts=(1, 2, 3, 4, 8, 16, 64, 256)
                  repeat: int = 3) -> SweepReading:
     """Split ``total_seconds`` of waiting (:class:`hetlab.real.execute.Sleep`) into N equal tasks on one
     process pool of ``workers`` workers (None: max(2, usable CPUs)), for every N of :func:`sweep_counts`;
-    wall seconds from the first submission to the last result, the median of ``repeat`` rounds (the counts
-    interleaved, so that a burst of load hits all of them). A wait holds its worker but no core, so the
-    pool's rounds show even on one busy CPU; what the machine's load adds is per-task dispatch time."""
+    wall seconds from the first submission to the last result, the fastest of ``repeat`` rounds (the counts
+    interleaved). A wait holds its worker but no core, so the pool's rounds show even on one busy CPU; what
+    the machine's load adds is dispatch time, which only lengthens a round: the fastest round is the one
+    the load disturbed least."""
     total = check_positive("total_seconds", total_seconds, high=MAX_SECONDS / 4)
     workers = max(2, cpu_count()) if workers is None else check_int("workers", workers, low=1, high=64)
     repeat = check_int("repeat", repeat, low=1, high=9)
@@ -206,4 +207,4 @@ def rounds_sweep(total_seconds: float = 0.2, counts=(1, 2, 3, 4, 8, 16, 64, 256)
                 start = time.perf_counter()
                 wait([pool.submit(body) for _ in range(n)])
                 runs[n].append(time.perf_counter() - start)
-    return SweepReading(workers, total, chosen, tuple(float(np.median(runs[n])) for n in chosen))
+    return SweepReading(workers, total, chosen, tuple(min(runs[n]) for n in chosen))

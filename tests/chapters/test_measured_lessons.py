@@ -51,7 +51,7 @@ out["plan"] = {"threads": X.Run.of(runs["thread pool"]).parallelism,
                "makespan": runs["process pool"].makespan,
                "text": RA.plan_lines(runs, plan, 0.02, measure.cpu_count())}
 os_ = measure.dispatch_overhead(100, executor="process")
-sweep = X.rounds_sweep(0.12, (1, 2, 64))
+sweep = X.rounds_sweep(0.2, (1, 2, 64))
 out["sweep"] = {"workers": sweep.workers, "counts": sweep.counts, "seconds": sweep.seconds,
                 "text": RA.sweep_lines(sweep, os_)}
 trip = measure.dispatch_overhead(100, executor="process", pipelined=False)

@@ -160,8 +160,8 @@ def dag_gantt(simulated: Schedule, measured: Schedule):
 
 
 def sweep_figure(sweep: SweepReading, os_: float, reference: SweepReading | None = None):
-    """A1.3's figure: the measured medians, the rounds model predicted from the work put in and ``os_``
-    (A1.1's process-pool O_s, seconds), and a stored reading's medians when given. The model is drawn at
+    """A1.3's figure: the measured times, the rounds model predicted from the work put in and ``os_``
+    (A1.1's process-pool O_s, seconds), and a stored reading's times when given. The model is drawn at
     every N up to max(16, 4P) and beyond only at multiples of P (the sawtooth's lower edge)."""
     if not isinstance(sweep, SweepReading):
         raise TypeError(f"sweep must be a SweepReading, got {type(sweep).__name__}")
@@ -175,7 +175,7 @@ def sweep_figure(sweep: SweepReading, os_: float, reference: SweepReading | None
             ax.plot(xs, G.total_time_on(xs, sweep.total, os_, p, model="rounds"), "--", lw=0.8, color="#4C72B0",
                     label=text)
     ax.plot(sweep.counts, sweep.seconds, "o", color="black", ms=4, zorder=3,
-            label=P.label(f"本机实测（P = {p}，三次的中位数）", "measured here"))
+            label=P.label(f"本机实测（P = {p}，三轮中最快的一次）", "measured here"))
     if reference is not None:
         ax.plot(reference.counts, reference.seconds, "s", mfc="none", color="#C44E52", ms=5,
                 label=P.label(f"参照读数（P = {reference.workers}）", "stored reading"))
