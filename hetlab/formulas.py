@@ -3,9 +3,9 @@
 Here: serial and parallel time, the granularity model ``T(N) = N Os + W / N`` with its optimum
 ``N* = sqrt(W / Os)`` (and the sympy derivation of it), speed-up and efficiency, Amdahl and Gustafson and the
 conversion between their parallel fractions, the Karp-Flatt serial fraction, pipeline period and GPipe bubble,
-and load imbalance. The formulas with a data-movement term (ring all-reduce, Amdahl with the all-reduce and
-its best device count, copy/compute overlap, offloading to an accelerator) are in
-:mod:`hetlab.communication`; peak compute ``N_cores * f * FLOPs/cycle`` is
+load imbalance, and model FLOPs utilisation (MFU). The formulas with a data-movement term (ring all-reduce,
+Amdahl with the all-reduce and its best device count, copy/compute overlap, offloading to an accelerator) are
+in :mod:`hetlab.communication`; peak compute ``N_cores * f * FLOPs/cycle`` is
 :func:`hetlab.models.hardware.peak_flops`.
 
 Every function checks its inputs at the boundary and raises ``ValueError`` naming
@@ -39,7 +39,7 @@ __all__ = [
     "serial_time", "parallel_time", "total_time", "optimal_tasks", "GranularityDerivation",
     "derive_optimal_tasks", "speedup", "amdahl", "amdahl_limit", "efficiency", "amdahl_efficiency",
     "gustafson", "gustafson_to_amdahl_fraction", "fraction_after_speedup", "karp_flatt", "pipeline_period",
-    "pipeline_throughput", "gpipe_bubble_fraction", "imbalance",
+    "pipeline_throughput", "gpipe_bubble_fraction", "imbalance", "mfu",
 ]
 
 
@@ -399,3 +399,26 @@ def imbalance(loads: Any) -> float:
     if mean == 0:
         raise ValueError("loads must not all be zero: imbalance is undefined without work, got all 0")
     return float(_out(np.asarray((w.max() - mean) / mean), loads=w.max()))
+
+
+def mfu(tokens_per_s: Any, params: Any, peak_flops: Any, devices: Any = 1, flops_per_param: Any = 6.0) -> Any:
+    """Model FLOPs utilisation (Chowdhery et al. 2022, PaLM, appendix B): the FLOP/s the model needs at the
+    achieved rate, ``flops_per_param * params * tokens_per_s``, over the peak of all ``devices``
+    (``devices * peak_flops``, FLOP/s each, in the precision the model runs in).
+
+    ``flops_per_param`` = 6 for training (a multiply and an add per parameter and token forward, twice that
+    backward) and 2 for inference. Recomputed activations are not counted (counting them gives the hardware
+    FLOPs utilisation, HFU); attention's own FLOPs are left out, as in the 6N rule (they add about
+    ``12 * layers * hidden * sequence`` per token).
+
+    >>> round(mfu(2e12 / (1_720_320 * 3600), 70e9, 312e12), 3)   # Llama 2 70B: 2T tokens in 1.72M A100-hours
+    0.435
+    """
+    rate = _arr("tokens_per_s", tokens_per_s, low=0.0)
+    psi = _arr("params", params, low=0.0, low_open=True)
+    peak = _arr("peak_flops", peak_flops, low=0.0, low_open=True)
+    n = _arr("devices", devices, low=1.0, integer=True)
+    per = _arr("flops_per_param", flops_per_param, low=0.0, low_open=True, high=100.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _out(per * psi * rate / (n * peak), tokens_per_s=tokens_per_s, params=params, peak_flops=peak_flops,
+                    devices=devices)

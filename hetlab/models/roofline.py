@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from hetlab._validate import as_float_array, check_finite_result, check_int, check_nonnegative, check_positive
+from hetlab.models.serving import kv_cache_bytes
 
 __all__ = ["attainable", "ridge_point", "memory_bound", "matmul_intensity", "elementwise_intensity",
            "kernel_time", "dense_layer_intensity", "llm_iteration_costs"]
@@ -114,7 +115,8 @@ def llm_iteration_costs(params: float, *, layers: int, hidden: int, peak_flops: 
     - ``step_base`` = bytes_per_value * params / (bandwidth * mbu): every decode iteration reads all weights once
       at ``mbu`` (memory bandwidth utilisation) of the HBM bandwidth;
     - ``step_per_sequence`` = kv_per_token * context / (bandwidth * mbu): each running sequence also reads its
-      KV cache, ``kv_per_token`` = 2 (K and V) * layers * hidden * bytes_per_value, at ``context`` tokens;
+      KV cache, ``kv_per_token`` = 2 (K and V) * layers * hidden * bytes_per_value
+      (:func:`hetlab.models.serving.kv_cache_bytes`), at ``context`` tokens;
     - ``kv_capacity``: tokens of KV cache that fit in ``memory`` after the weights and a ``reserve`` share for
       workspace (full multi-head attention; grouped-query attention would store fewer bytes per token).
 
@@ -142,7 +144,8 @@ def llm_iteration_costs(params: float, *, layers: int, hidden: int, peak_flops: 
     if share >= 1:
         raise ValueError(f"reserve must be in [0, 1), got {share:g}")
     weights = width * psi
-    kv_per_token = 2.0 * n_layers * h * width
+    # Full multi-head attention: one key/value head of the whole hidden size holds the same numbers.
+    kv_per_token = kv_cache_bytes(layers=n_layers, kv_heads=1, head_dim=h, bytes_per_value=width)
     free = mem * (1.0 - share) - weights
     if free < kv_per_token:
         raise ValueError(f"memory = {memory!r} bytes must hold the weights of params = {params!r} at "

@@ -28,7 +28,8 @@ the useful share (busy time spent on real sequences rather than on the padding s
 batches). Between events the batch is fixed, so the simulation jumps over runs of identical decode iterations
 instead of stepping through them: its cost grows with the number of requests, not of tokens.
 
-Request streams to feed it are in :mod:`hetlab.workloads.requests`.
+:func:`kv_cache_bytes` sizes the KV cache of a model (what ``kv_capacity`` counts in tokens). Request streams
+to feed the simulation are in :mod:`hetlab.workloads.requests`.
 
 >>> from hetlab.workloads.requests import bursty_requests
 >>> w = bursty_requests(rate=20, duration=10, seed=1)
@@ -48,7 +49,7 @@ import numpy as np
 
 from hetlab._validate import as_float_array, check_bool, check_choice, check_int, check_nonnegative, check_positive
 
-__all__ = ["simulate", "ServingResult", "POLICIES", "DISPATCH", "ITERATION_COSTS"]
+__all__ = ["simulate", "ServingResult", "POLICIES", "DISPATCH", "ITERATION_COSTS", "kv_cache_bytes"]
 
 POLICIES = ("static", "continuous")
 DISPATCH = ("round_robin", "least_loaded")
@@ -56,6 +57,28 @@ ITERATION_COSTS = ("sum", "max")   # how an iteration combines weight-read time 
 _MAX_REQUESTS = 10 ** 7
 _MAX_TOKENS = 10 ** 7
 
+
+
+def kv_cache_bytes(*, layers: int, kv_heads: int, head_dim: int, tokens: int = 1, batch: int = 1,
+                   bytes_per_value: float = 2.0) -> float:
+    """Bytes of KV cache for ``batch`` sequences of ``tokens`` tokens each: every layer keeps a key and a value
+    vector (the 2) of ``kv_heads * head_dim`` numbers per token, ``2 * layers * kv_heads * head_dim *
+    bytes_per_value * tokens * batch``. Full multi-head attention has ``kv_heads`` = query heads (``kv_heads *
+    head_dim`` = hidden size); grouped-query attention shares each key/value head among several query heads
+    (Ainslie et al. 2023), so ``kv_heads`` is smaller and the cache shrinks by the same factor.
+
+    >>> kv_cache_bytes(layers=32, kv_heads=32, head_dim=128) / 2**20       # Llama-2-7B, 16-bit: MiB per token
+    0.5
+    >>> kv_cache_bytes(layers=80, kv_heads=8, head_dim=128, tokens=4096) / 1e9   # Llama-2-70B (GQA), 4k tokens
+    1.34217728
+    """
+    n_layers = check_int("layers", layers, low=1, high=100_000)
+    heads = check_int("kv_heads", kv_heads, low=1, high=100_000)
+    dim = check_int("head_dim", head_dim, low=1, high=10 ** 6)
+    n_tokens = check_int("tokens", tokens, low=1, high=10 ** 9)
+    n_seq = check_int("batch", batch, low=1, high=10 ** 9)
+    width = check_positive("bytes_per_value", bytes_per_value, high=8.0)
+    return 2.0 * n_layers * heads * dim * width * n_tokens * n_seq
 
 @dataclass(frozen=True)
 class ServingResult:

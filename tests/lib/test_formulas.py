@@ -202,3 +202,24 @@ def test_one_minus_karp_flatt_is_the_fraction_a_target_speedup_needs():
     p = 1 - F.karp_flatt(7.5, 8)
     assert p == pytest.approx((1 - 1 / 7.5) / (1 - 1 / 8))
     assert F.amdahl(p, 8) == pytest.approx(7.5)
+
+
+def test_mfu_is_the_model_flops_rate_over_the_peak_of_all_devices():
+    # by hand: a 1e9-parameter model trained at 1e4 tokens/s needs 6e13 FLOP/s; 4 devices of 1e14 peak: 15 %
+    assert F.mfu(1e4, 1e9, 1e14, devices=4) == pytest.approx(0.15)
+    # Llama 2 70B (Touvron et al. 2023, table 2): 2.0e12 tokens in 1,720,320 A100-80GB hours at 312 TFLOP/s BF16
+    per_gpu = 2.0e12 / (1_720_320 * 3600)
+    assert F.mfu(per_gpu, 70e9, 312e12) == pytest.approx(6 * 70e9 * 2.0e12 / (1_720_320 * 3600 * 312e12))
+    # inference counts 2 FLOPs per parameter and token: a third of training's 6 at the same rate
+    assert F.mfu(1e4, 1e9, 1e14, flops_per_param=2) == pytest.approx(F.mfu(1e4, 1e9, 1e14) / 3)
+    assert np.allclose(F.mfu(np.array([1e4, 2e4]), 1e9, 1e14), [0.6, 1.2])
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"tokens_per_s": -1}, "tokens_per_s"), ({"params": 0}, "params"), ({"peak_flops": 0}, "peak_flops"),
+    ({"devices": 0}, "devices"), ({"devices": 1.5}, "devices"), ({"flops_per_param": 0}, "flops_per_param"),
+])
+def test_mfu_rejects_bad_inputs(kwargs, match):
+    args = {"tokens_per_s": 1e4, "params": 1e9, "peak_flops": 1e14, **kwargs}
+    with pytest.raises((ValueError, TypeError), match=match):
+        F.mfu(**args)

@@ -171,3 +171,27 @@ def test_latency_percentiles_are_numpys_and_check_q():
     assert r.p99 == np.percentile(r.finish - r.arrivals, 99)
     with pytest.raises(ValueError, match=r"q must be in \[0, 100\]"):
         r.percentile(150)
+
+
+def test_kv_cache_bytes_counts_a_key_and_a_value_per_layer_head_and_token():
+    # Llama-2-7B (32 layers, 32 heads of 128 = hidden 4096), 16-bit: 2 x 32 x 4096 x 2 bytes = 0.5 MiB per token
+    assert SV.kv_cache_bytes(layers=32, kv_heads=32, head_dim=128) == 2 * 32 * 4096 * 2 == 2 ** 19
+    # Llama-2-70B shares 8 key/value heads among its 64 query heads: an eighth of the multi-head cache
+    gqa = SV.kv_cache_bytes(layers=80, kv_heads=8, head_dim=128, tokens=4096)
+    assert gqa * 8 == SV.kv_cache_bytes(layers=80, kv_heads=64, head_dim=128, tokens=4096)
+    assert gqa == 2 * 80 * 8 * 128 * 2 * 4096 == 1_342_177_280
+    # linear in tokens and in sequences; an 8-bit cache is half a 16-bit one
+    one = SV.kv_cache_bytes(layers=4, kv_heads=2, head_dim=8)
+    assert SV.kv_cache_bytes(layers=4, kv_heads=2, head_dim=8, tokens=10, batch=3) == 30 * one
+    assert SV.kv_cache_bytes(layers=4, kv_heads=2, head_dim=8, bytes_per_value=1) == one / 2
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"layers": 0}, "layers"), ({"kv_heads": 2.5}, "kv_heads"), ({"head_dim": -1}, "head_dim"),
+    ({"tokens": 0}, "tokens"), ({"batch": True}, "batch"), ({"bytes_per_value": 0}, "bytes_per_value"),
+    ({"bytes_per_value": 16}, "bytes_per_value"),
+])
+def test_kv_cache_bytes_rejects_bad_sizes(kwargs, match):
+    args = {"layers": 2, "kv_heads": 2, "head_dim": 4, **kwargs}
+    with pytest.raises((ValueError, TypeError), match=match):
+        SV.kv_cache_bytes(**args)

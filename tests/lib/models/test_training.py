@@ -230,3 +230,49 @@ def test_bad_data_parallel_input_is_refused_by_name(call, name):
     with pytest.raises((ValueError, TypeError)) as info:
         call()
     assert name in str(info.value)
+
+
+def _bucket_pipeline(k, backward, grad, n, bandwidth, latency):
+    """Oracle: bucket i is ready at i * backward / k; each all-reduce starts when its bucket is ready and the
+    previous one has finished (an event-by-event walk, not the closed form)."""
+    each = 2 * (n - 1) * latency + 2 * (n - 1) / n * (grad / k) / bandwidth
+    done = 0.0
+    for i in range(1, k + 1):
+        done = max(done, i * backward / k) + each
+    return done - backward
+
+
+@pytest.mark.parametrize("k", [1, 2, 7, 60, 120, 144, 145, 300, 3000])
+@pytest.mark.parametrize("backward", [0.0, 0.05, 0.3, 2.0])
+def test_exposed_allreduce_matches_the_bucket_by_bucket_walk(k, backward):
+    args = dict(backward_time=backward, grad_bytes=3e9, n_devices=64, bandwidth=50e9, latency=10e-6)
+    assert T.exposed_allreduce(k, **args) == pytest.approx(_bucket_pipeline(k, backward, 3e9, 64, 50e9, 10e-6),
+                                                           rel=1e-12, abs=1e-15)
+
+
+def test_exposed_allreduce_by_hand():
+    # one bucket: nothing overlaps, the whole ring all-reduce shows: 2 * 63/64 * 3 GB / 50 GB/s = 118.125 ms
+    one = T.exposed_allreduce(1, backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9)
+    assert one == pytest.approx(2 * 63 / 64 * 3e9 / 50e9)
+    # 120 buckets of 25 MB: each takes 1.26 ms latency + 0.984 ms < 2.5 ms between buckets: only the last shows
+    k = T.exposed_allreduce(120, backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9, latency=10e-6)
+    assert k == pytest.approx(2 * 63 * 10e-6 + 2 * 63 / 64 * 25e6 / 50e9)
+    # 300 buckets: 300 x 1.26 ms of latency alone exceeds the 0.3 s backward pass: the link falls behind
+    many = T.exposed_allreduce(300, backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9, latency=10e-6)
+    assert many == pytest.approx(0.3 / 300 + 300 * (2 * 63 * 10e-6) + 2 * 63 / 64 * 3e9 / 50e9 - 0.3)
+    assert many > one
+    # arrays give one value per bucket count; a single device has nothing to reduce
+    assert T.exposed_allreduce(np.array([1, 120]), backward_time=0.3, grad_bytes=3e9, n_devices=64,
+                               bandwidth=50e9).shape == (2,)
+    assert T.exposed_allreduce(5, backward_time=0.3, grad_bytes=3e9, n_devices=1, bandwidth=50e9) == 0.0
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"buckets": 0}, "buckets"), ({"buckets": 2.5}, "buckets"), ({"backward_time": -1}, "backward_time"),
+    ({"grad_bytes": -1}, "grad_bytes"), ({"n_devices": 0}, "n_devices"), ({"bandwidth": 0}, "bandwidth"),
+    ({"latency": -1e-6}, "latency"),
+])
+def test_exposed_allreduce_rejects_bad_inputs(kwargs, match):
+    args = {"buckets": 4, "backward_time": 0.3, "grad_bytes": 3e9, "n_devices": 8, "bandwidth": 50e9, **kwargs}
+    with pytest.raises((ValueError, TypeError), match=match):
+        T.exposed_allreduce(args.pop("buckets"), **args)
