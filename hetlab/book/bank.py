@@ -194,6 +194,15 @@ def answer_free_items(chapters: Iterable[int] | None = None, *, bank: str | os.P
     return [_plain(q) for q in questions(bank=bank) if wanted is None or q.chapter in wanted]
 
 
+def _write(path: str | os.PathLike, items: list, name: str = "path") -> None:
+    """``items`` as indented JSON in ``path``; ValueError naming ``name`` where it cannot be written (a folder,
+    a full disk, a missing folder), not an OSError."""
+    try:
+        Path(path).write_text(json.dumps(items, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"{name} must be a writable file path, got {path} ({exc.strerror or exc})") from None
+
+
 def answer_free_bank(path: str | os.PathLike, chapters: Iterable[int] | None = None, *,
                      bank: str | os.PathLike | None = None) -> int:
     """Write a bank with no answers (a JSON list) for students' environments; return its size.
@@ -204,7 +213,7 @@ def answer_free_bank(path: str | os.PathLike, chapters: Iterable[int] | None = N
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise TypeError(f"path must be a file path, got {type(path).__name__}")
     items = answer_free_items(chapters, bank=bank)
-    Path(path).write_text(json.dumps(items, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    _write(path, items)
     return len(items)
 
 
@@ -224,7 +233,7 @@ def export_bank(path: str | os.PathLike, *, bank: str | os.PathLike | None = Non
         if key is not None:
             item["answer"], item["explanation"] = sorted(key[0]), key[1]
         items.append(item)
-    Path(path).write_text(json.dumps(items, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    _write(path, items)
     return len(items)
 
 
@@ -256,9 +265,8 @@ def import_bank(path: str | os.PathLike, out: str | os.PathLike | None = None) -
     if target.is_dir():     # the package's layout: one file per chapter; only the chapters given are rewritten
         for chapter in sorted({e["chapter"] for e in sealed}):
             part = [e for e in sealed if e["chapter"] == chapter]
-            (target / f"c{chapter:02d}.json").write_text(json.dumps(part, ensure_ascii=False, indent=1) + "\n",
-                                                        encoding="utf-8")
+            _write(target / f"c{chapter:02d}.json", part, "out")
     else:
-        target.write_text(json.dumps(sealed, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        _write(target, sealed, "out")
     _bank.cache_clear()
     return len(sealed)

@@ -59,3 +59,10 @@ def test_questions_refuses_a_chapter_that_is_not_a_chapter_number(chapter, error
         quiz.questions(chapter)
     assert quiz.questions(3) and all(q.chapter == 3 for q in quiz.questions(3))
 
+
+def test_a_bank_file_that_cannot_be_written_is_a_clear_error(tmp_path):
+    # Review 2026-12-04, part 1: export_bank(path=<a folder>) raised IsADirectoryError.
+    for write in (quiz.export_bank, quiz.answer_free_bank):
+        for path in (tmp_path, tmp_path / "missing" / "bank.json"):
+            with pytest.raises(ValueError, match="path must be a writable file path"):
+                write(path)
