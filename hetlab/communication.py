@@ -9,6 +9,8 @@ The scaling laws without communication (Amdahl, Gustafson and their fractions, K
   parallel part shrinks, so the speed-up rises, peaks and falls: :func:`peak_devices` is the calculus optimum
   ``sqrt((C p - 2 G / B) / (2 alpha))``, :func:`best_device_count` the best whole count, and
   :func:`efficiency_knee` the largest count whose efficiency ``S / N`` stays above a threshold;
+- the other collectives, reduce-scatter, all-gather and all-to-all (:func:`collective_time`), and the bus
+  bandwidth nccl-tests reports (:func:`bus_bandwidth`);
 - overlapping copies with compute (:func:`copy_compute_pipeline`);
 - offloading to an accelerator: one copy (:func:`copy_time`), an ``n x n`` matrix product with its copies
   (:func:`matmul_offload_time`), the smallest ``n`` worth offloading (:func:`offload_breakeven`), and the
@@ -31,6 +33,7 @@ import numpy as np
 from hetlab._validate import (
     as_float_array,
     check_bool,
+    check_choice,
     check_finite_result,
     check_int,
     check_nonnegative,
@@ -41,7 +44,7 @@ from hetlab._validate import (
 __all__ = [
     "ring_allreduce_time", "allreduce_step_time", "speedup_with_allreduce", "peak_devices", "best_device_count",
     "efficiency_knee", "copy_compute_pipeline", "copy_time", "matmul_offload_time", "offload_breakeven",
-    "row_block_intensity",
+    "row_block_intensity", "COLLECTIVES", "collective_time", "bus_bandwidth",
 ]
 
 
@@ -68,6 +71,60 @@ def ring_allreduce_time(n_devices: Any, nbytes: Any, bandwidth: Any, latency: An
     with np.errstate(over="ignore"):
         return _out(2.0 * (n - 1.0) * a + 2.0 * (n - 1.0) / n * s / b, n_devices=n_devices, nbytes=nbytes,
                     bandwidth=bandwidth, latency=latency)
+
+
+#: The collectives of :func:`collective_time` and :func:`bus_bandwidth`.
+COLLECTIVES = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all")
+
+
+def _bus_factor(collective: str, n: np.ndarray) -> np.ndarray:
+    """Share of its buffer each device must send: ``2 (n - 1) / n`` for an all-reduce, ``(n - 1) / n`` else."""
+    return (2.0 if collective == "all_reduce" else 1.0) * (n - 1.0) / n
+
+
+def collective_time(collective: str, n_devices: Any, nbytes: Any, bandwidth: Any, latency: Any = 0.0) -> Any:
+    """Seconds for one ``collective`` (one of :data:`COLLECTIVES`) over ``n_devices``, each sending through a link
+    of ``bandwidth`` bytes/s, on a buffer of ``nbytes`` per device: the array an all-reduce sums, an all-gather
+    ends with, a reduce-scatter starts from, an all-to-all sends out in ``n`` pieces. Ring (pairwise for the
+    all-to-all) algorithms: ``f(n) * nbytes / bandwidth + steps * latency``, with ``f = 2 (n - 1) / n`` and
+    ``2 (n - 1)`` steps for the all-reduce (:func:`ring_allreduce_time`: a reduce-scatter, then an all-gather)
+    and ``f = (n - 1) / n`` and ``n - 1`` steps for the others. ``f(n) * nbytes`` is what every device must send
+    whatever the algorithm (nccl-tests, doc/PERFORMANCE.md); an all-to-all across nodes is further limited by
+    the network's bisection bandwidth, which this model does not see. Arrays allowed.
+
+    >>> collective_time("all_gather", 8, 8e9, 100e9)       # each device sends the 7 pieces it does not hold
+    0.07
+    >>> collective_time("all_reduce", 8, 8e9, 100e9) == 2 * collective_time("reduce_scatter", 8, 8e9, 100e9)
+    True
+    """
+    check_choice("collective", collective, COLLECTIVES)
+    if collective == "all_reduce":
+        return ring_allreduce_time(n_devices, nbytes, bandwidth, latency)
+    n = as_float_array("n_devices", n_devices, low=1.0, finite=True, integer=True)
+    s = as_float_array("nbytes", nbytes, low=0.0, finite=True)
+    b = as_float_array("bandwidth", bandwidth, low=0.0, low_open=True)
+    a = as_float_array("latency", latency, low=0.0, finite=True)
+    with np.errstate(over="ignore"):
+        return _out((n - 1.0) * a + _bus_factor(collective, n) * s / b, n_devices=n_devices, nbytes=nbytes,
+                    bandwidth=bandwidth, latency=latency)
+
+
+def bus_bandwidth(collective: str, n_devices: Any, nbytes: Any, seconds: Any) -> Any:
+    """nccl-tests' bus bandwidth (bytes/s) of a ``collective`` that moved a buffer of ``nbytes`` per device over
+    ``n_devices`` in ``seconds``: the algorithm bandwidth ``nbytes / seconds`` times the share each device had to
+    send (all-reduce ``2 (n - 1) / n``, the others ``(n - 1) / n``). It is the rate each device's link ran at, so
+    it compares with the link's peak at any ``n``; the algorithm bandwidth falls as ``n`` grows even on a
+    perfect link. Arrays allowed.
+
+    >>> round(bus_bandwidth("all_reduce", 8, 2**30, 5.2e-3) / 1e9, 1)   # 1 GiB on 8 GPUs in 5.2 ms
+    361.4
+    """
+    check_choice("collective", collective, COLLECTIVES)
+    n = as_float_array("n_devices", n_devices, low=1.0, finite=True, integer=True)
+    s = as_float_array("nbytes", nbytes, low=0.0, finite=True)
+    t = as_float_array("seconds", seconds, low=0.0, low_open=True, finite=True)
+    with np.errstate(over="ignore"):
+        return _out(s / t * _bus_factor(collective, n), n_devices=n_devices, nbytes=nbytes, seconds=seconds)
 
 
 def _step(compute_time: Any, grad_bytes: Any, bandwidth: Any, latency: Any) -> tuple[float, float, float, float]:

@@ -453,11 +453,13 @@ OVERRIDES.update({
                                           "gpu_only_s": 0.0247, "tasks": 364, "library_s": 0.0016},
 })
 
-#: Chapter 13's back-of-envelope models (MFU, bucketed all-reduce).
+#: Chapter 13's back-of-envelope models (MFU, bucketed all-reduce, collectives).
 OVERRIDES.update({
     "formulas.mfu": {"tokens_per_s": 1e4, "params": 1e9, "peak_flops": 1e14},
     "models.training.exposed_allreduce": {"buckets": 4, "backward_time": 0.3, "grad_bytes": 3e9, "n_devices": 8,
                                           "bandwidth": 50e9},
+    "communication.collective_time": {"collective": "all_gather"},
+    "communication.bus_bandwidth": {"collective": "all_reduce"},
 })
 
 

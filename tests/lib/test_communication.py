@@ -208,3 +208,39 @@ def test_row_block_intensity_by_hand_and_its_checks():
         C.row_block_intensity(11, 10)
     with pytest.raises(TypeError, match="reads_all_of_b"):
         C.row_block_intensity(1, 10, 8, "yes")
+
+
+def test_collectives_send_the_share_nccl_tests_counts():
+    # by hand, 8 devices of 100 GB/s, 8 GB buffers: every device sends 7/8 of the buffer in a reduce-scatter,
+    # an all-gather or an all-to-all (70 ms), twice that in an all-reduce (140 ms)
+    for name in ("reduce_scatter", "all_gather", "all_to_all"):
+        assert C.collective_time(name, 8, 8e9, 100e9) == pytest.approx(0.07)
+        assert C.collective_time(name, 8, 8e9, 100e9, 1e-5) == pytest.approx(0.07 + 7 * 1e-5)
+    assert C.collective_time("all_reduce", 8, 8e9, 100e9, 1e-5) == C.ring_allreduce_time(8, 8e9, 100e9, 1e-5)
+    assert C.collective_time("all_gather", 1, 8e9, 100e9, 1e-5) == 0.0
+    assert np.allclose(C.collective_time("all_gather", np.array([2, 4]), 8e9, 100e9), [0.04, 0.06])
+
+
+def test_bus_bandwidth_is_the_link_rate_whatever_the_device_count():
+    # a perfect 100 GB/s link: the algorithm bandwidth falls with n, the bus bandwidth stays at the link's rate
+    for n in (2, 4, 8, 64):
+        for name in C.COLLECTIVES:
+            t = C.collective_time(name, n, 1e9, 100e9)
+            assert C.bus_bandwidth(name, n, 1e9, t) == pytest.approx(100e9)
+    # nccl-tests' factors (doc/PERFORMANCE.md): all-reduce 2(n-1)/n, the others (n-1)/n
+    assert C.bus_bandwidth("all_reduce", 8, 1e9, 0.01) == pytest.approx(100e9 * 14 / 8)
+    assert C.bus_bandwidth("all_to_all", 8, 1e9, 0.01) == pytest.approx(100e9 * 7 / 8)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: C.collective_time("broadcast", 8, 1e9, 1e9), "collective"),
+    (lambda: C.collective_time("all_gather", 0, 1e9, 1e9), "n_devices"),
+    (lambda: C.collective_time("all_gather", 8, -1, 1e9), "nbytes"),
+    (lambda: C.collective_time("all_gather", 8, 1e9, 0), "bandwidth"),
+    (lambda: C.collective_time("all_gather", 8, 1e9, 1e9, -1), "latency"),
+    (lambda: C.bus_bandwidth("all_reduce", 8, 1e9, 0), "seconds"),
+    (lambda: C.bus_bandwidth("all_reduce", 2.5, 1e9, 1), "n_devices"),
+])
+def test_collectives_reject_bad_inputs(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
