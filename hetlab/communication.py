@@ -3,11 +3,13 @@
 The scaling laws without communication (Amdahl, Gustafson and their fractions, Karp-Flatt,
 ``N* = sqrt(W / Os)``, efficiency, pipelines, imbalance) are in :mod:`hetlab.formulas`. Here:
 
-- the ring all-reduce of data-parallel training (:func:`ring_allreduce_time`), and Amdahl's law with it in
-  the step, ``T(N) = C (1 - p) + C p / N + 2 (N - 1) alpha + 2 (N - 1) / N * G / B``
-  (:func:`allreduce_step_time`, :func:`speedup_with_allreduce`). The latency term grows with ``N`` while the
-  parallel part shrinks, so the speed-up rises, peaks and falls: :func:`peak_devices` is the calculus optimum
-  ``sqrt((C p - 2 G / B) / (2 alpha))``, :func:`best_device_count` the best whole count, and
+- the all-reduce of data-parallel training in the alpha-beta (Hockney) model: the ring
+  (:func:`ring_allreduce_time`, ``2 (N - 1)`` steps) and recursive halving-doubling
+  (:func:`halving_doubling_allreduce_time`, ``2 log2 N`` steps, the same bytes), and Amdahl's law with one of
+  them in the step, ``T(N) = C (1 - p) + C p / N + T_allreduce(N)`` (:func:`allreduce_step_time`,
+  :func:`speedup_with_allreduce`). The latency term grows with ``N`` while the parallel part shrinks, so the
+  speed-up rises, peaks and falls: :func:`peak_devices` is the calculus optimum (for the ring
+  ``sqrt((C p - 2 G / B) / (2 alpha))``), :func:`best_device_count` the best whole count, and
   :func:`efficiency_knee` the largest count whose efficiency ``S / N`` stays above a threshold;
 - the other collectives, reduce-scatter, all-gather and all-to-all (:func:`collective_time`), and the bus
   bandwidth nccl-tests reports (:func:`bus_bandwidth`);
@@ -42,10 +44,19 @@ from hetlab._validate import (
 )
 
 __all__ = [
-    "ring_allreduce_time", "allreduce_step_time", "speedup_with_allreduce", "peak_devices", "best_device_count",
+    "ALLREDUCE_ALGORITHMS", "ring_allreduce_time", "halving_doubling_allreduce_time", "allreduce_step_time",
+    "speedup_with_allreduce", "peak_devices", "best_device_count",
     "efficiency_knee", "copy_compute_pipeline", "copy_time", "matmul_offload_time", "offload_breakeven",
-    "row_block_intensity", "COLLECTIVES", "collective_time", "bus_bandwidth",
+    "row_block_intensity", "COLLECTIVES", "collective_time", "bus_bandwidth", "NVLINK_STEP_LATENCY",
+    "NETWORK_STEP_LATENCY",
 ]
+
+#: Latency per step of a ring collective between GPUs (seconds), the alpha of the alpha-beta model, as NCCL's own
+#: cost model charges it for the ring algorithm with the Simple protocol that large messages use (NVIDIA/nccl,
+#: src/graph/tuning.cc, ``hwLatencies``): 3.4 us per step over NVLink inside a node and 14 us per step over the
+#: network between nodes. The book uses these two values wherever a GPU link's latency is needed (chapter 8).
+NVLINK_STEP_LATENCY = 3.4e-6
+NETWORK_STEP_LATENCY = 14e-6
 
 
 def _out(arr: Any, **inputs: Any) -> Any:
@@ -71,6 +82,34 @@ def ring_allreduce_time(n_devices: Any, nbytes: Any, bandwidth: Any, latency: An
     with np.errstate(over="ignore"):
         return _out(2.0 * (n - 1.0) * a + 2.0 * (n - 1.0) / n * s / b, n_devices=n_devices, nbytes=nbytes,
                     bandwidth=bandwidth, latency=latency)
+
+
+def halving_doubling_allreduce_time(n_devices: Any, nbytes: Any, bandwidth: Any, latency: Any = 0.0) -> Any:
+    """Seconds for Rabenseifner's all-reduce: a reduce-scatter by recursive halving, then an all-gather by
+    recursive doubling (Thakur, Rabenseifner & Gropp 2005), ``2 ceil(log2 n) latency + 2 (n - 1) / n *
+    nbytes / bandwidth``: the ring's bytes in ``2 log2 n`` steps instead of ``2 (n - 1)``. Exact for ``n`` a
+    power of two; other counts are rounded up to the next power (real libraries add a step or two there).
+    Zero for one device. Arrays allowed.
+
+    >>> halving_doubling_allreduce_time(4, 1e9, 10e9)      # same bytes as the ring: 2 * 3/4 GB at 10 GB/s
+    0.15
+    >>> round(halving_doubling_allreduce_time(1024, 0.0, 10e9, 1e-3), 6)   # 2 * 10 steps of 1 ms
+    0.02
+
+    See also :func:`ring_allreduce_time` (``2 (n - 1)`` latency steps).
+    """
+    n = as_float_array("n_devices", n_devices, low=1.0, finite=True, integer=True)
+    s = as_float_array("nbytes", nbytes, low=0.0, finite=True)
+    b = as_float_array("bandwidth", bandwidth, low=0.0, low_open=True)
+    a = as_float_array("latency", latency, low=0.0, finite=True)
+    with np.errstate(over="ignore"):
+        steps = np.ceil(np.log2(n) - 1e-12)      # 1e-12: log2 of an exact power of two may land a hair above
+        return _out(2.0 * steps * a + 2.0 * (n - 1.0) / n * s / b, n_devices=n_devices, nbytes=nbytes,
+                    bandwidth=bandwidth, latency=latency)
+
+
+#: The all-reduce algorithms of :func:`allreduce_step_time`, by name.
+ALLREDUCE_ALGORITHMS = {"ring": ring_allreduce_time, "halving_doubling": halving_doubling_allreduce_time}
 
 
 #: The collectives of :func:`collective_time` and :func:`bus_bandwidth`.
@@ -137,10 +176,12 @@ def _step(compute_time: Any, grad_bytes: Any, bandwidth: Any, latency: Any) -> t
 
 
 def allreduce_step_time(p: Any, n_devices: Any, *, compute_time: float = 1.0, grad_bytes: float = 0.5e9,
-                        bandwidth: float = 25e9, latency: float = 20e-6) -> Any:
+                        bandwidth: float = 25e9, latency: float = 20e-6, algorithm: str = "ring") -> Any:
     """Seconds per data-parallel step on ``n_devices``: a serial share ``1 - p`` of the one-device step
-    ``compute_time``, the rest split over the devices, plus a ring all-reduce of ``grad_bytes`` (none on one
-    device): ``C (1 - p) + C p / N + ring_allreduce_time(N, G, B, alpha)``. Arrays allowed.
+    ``compute_time``, the rest split over the devices, plus an all-reduce of ``grad_bytes`` (none on one
+    device): ``C (1 - p) + C p / N + T_allreduce(N, G, B, alpha)``, the all-reduce named by ``algorithm``
+    (``"ring"``: :func:`ring_allreduce_time`; ``"halving_doubling"``: :func:`halving_doubling_allreduce_time`).
+    Arrays allowed.
 
     Defaults: a 1 s step, 0.5 GB of gradients, 25 GB/s and 20 us per hop (chapters 12 and 13).
 
@@ -154,13 +195,14 @@ def allreduce_step_time(p: Any, n_devices: Any, *, compute_time: float = 1.0, gr
     share = as_float_array("p", p, low=0.0, high=1.0)
     n = as_float_array("n_devices", n_devices, low=1.0, finite=True, integer=True)
     c, g, b, a = _step(compute_time, grad_bytes, bandwidth, latency)
+    allreduce = ALLREDUCE_ALGORITHMS[check_choice("algorithm", algorithm, ALLREDUCE_ALGORITHMS)]
     with np.errstate(over="ignore"):
-        total = c * (1.0 - share) + c * share / n + ring_allreduce_time(n, g, b, a)
+        total = c * (1.0 - share) + c * share / n + allreduce(n, g, b, a)
     return _out(total, p=p, n_devices=n_devices, compute_time=c, grad_bytes=g, bandwidth=b, latency=a)
 
 
 def speedup_with_allreduce(p: Any, n_devices: Any, *, compute_time: float = 1.0, grad_bytes: float = 0.5e9,
-                           bandwidth: float = 25e9, latency: float = 20e-6) -> Any:
+                           bandwidth: float = 25e9, latency: float = 20e-6, algorithm: str = "ring") -> Any:
     """Speed-up over one device, ``compute_time / allreduce_step_time(...)``; Amdahl's law when
     ``grad_bytes = latency = 0``. Arrays allowed.
 
@@ -169,22 +211,27 @@ def speedup_with_allreduce(p: Any, n_devices: Any, *, compute_time: float = 1.0,
     True
     >>> round(speedup_with_allreduce(0.95, 1024), 2)          # Amdahl would give 19.64
     7.59
+    >>> round(speedup_with_allreduce(0.95, 1024, algorithm="halving_doubling"), 2)   # 20 latency steps, not 2046
+    10.95
 
     See also :func:`best_device_count`, :func:`peak_devices`, :func:`efficiency_knee`.
     """
     step = allreduce_step_time(p, n_devices, compute_time=compute_time, grad_bytes=grad_bytes,
-                               bandwidth=bandwidth, latency=latency)
+                               bandwidth=bandwidth, latency=latency, algorithm=algorithm)
     return _out(compute_time / np.asarray(step), p=p, n_devices=n_devices)
 
 
 def peak_devices(p: float, *, compute_time: float = 1.0, grad_bytes: float = 0.5e9, bandwidth: float = 25e9,
-                 latency: float = 20e-6) -> float:
-    """Where :func:`speedup_with_allreduce` peaks, from ``dT/dN = 0``: ``sqrt((C p - 2 G / B) / (2 alpha))``,
-    continuous and at least 1 (when ``C p <= 2 G / B`` one device is already best). ``latency`` must be
-    positive: without it the speed-up never stops rising.
+                 latency: float = 20e-6, algorithm: str = "ring") -> float:
+    """Where :func:`speedup_with_allreduce` peaks, from ``dT/dN = 0`` with ``N`` continuous: for the ring
+    (latency ``2 (N - 1) alpha``) ``sqrt((C p - 2 G / B) / (2 alpha))``; for halving-doubling (latency
+    ``2 log2(N) alpha``) ``(C p - 2 G / B) ln 2 / (2 alpha)``. At least 1 (when ``C p <= 2 G / B`` one device is
+    already best). ``latency`` must be positive: without it the speed-up never stops rising.
 
     >>> round(peak_devices(0.95), 1)                 # sqrt((0.95 - 0.04) / 40e-6)
     150.8
+    >>> round(peak_devices(0.95, algorithm="halving_doubling"))     # (0.95 - 0.04) ln 2 / 40e-6
+    15769
 
     See also :func:`best_device_count` (the best whole count, by a scan).
     """
@@ -192,10 +239,15 @@ def peak_devices(p: float, *, compute_time: float = 1.0, grad_bytes: float = 0.5
     if not 0.0 <= share <= 1.0:
         raise ValueError(f"p must be in [0, 1], got {p!r}")
     c, g, b, a = _step(compute_time, grad_bytes, bandwidth, latency)
+    check_choice("algorithm", algorithm, ALLREDUCE_ALGORITHMS)
     if a == 0.0:
         raise ValueError("latency must be in (0, 1e+06] for a peak: without latency the speed-up never falls, got 0")
     gain = c * share - 2.0 * g / b
-    return max(1.0, math.sqrt(gain / (2.0 * a))) if gain > 0 else 1.0
+    if gain <= 0:
+        return 1.0
+    if algorithm == "ring":
+        return max(1.0, math.sqrt(gain / (2.0 * a)))
+    return max(1.0, gain * math.log(2.0) / (2.0 * a))
 
 
 def _counts(max_devices: Any) -> np.ndarray:

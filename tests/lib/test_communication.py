@@ -31,6 +31,44 @@ def test_ring_allreduce_by_hand():
         C.ring_allreduce_time(math.inf, 1.0, 1.0)       # (inf - 1) / inf was NaN
 
 
+def test_halving_doubling_sends_the_ring_bytes_in_log_steps():
+    # Rabenseifner: 2 log2 N latency steps; the bytes, 2 (N - 1) / N * G, as in the ring.
+    assert C.halving_doubling_allreduce_time(4, 1e9, 10e9) == pytest.approx(0.15)
+    assert C.halving_doubling_allreduce_time(1024, 0.0, 10e9, 1e-3) == pytest.approx(2 * 10 * 1e-3)
+    assert C.halving_doubling_allreduce_time(1, 1e9, 10e9, 1e-3) == 0
+    # a count between powers of two pays the next power's steps: 5 devices -> 3 rounds each way
+    assert C.halving_doubling_allreduce_time(5, 0.0, 1.0, 1.0) == pytest.approx(6.0)
+    n = np.array([2, 8, 64, 4096])
+    gap = C.ring_allreduce_time(n, 1e9, 10e9, 1e-3) - C.halving_doubling_allreduce_time(n, 1e9, 10e9, 1e-3)
+    assert np.allclose(gap, 2 * ((n - 1) - np.log2(n)) * 1e-3)     # only the latency steps differ
+
+
+def test_the_peak_moves_out_by_orders_of_magnitude_with_log_latency():
+    # Chapter 6: C = 64 s, p = 0.99, 1 GB at 10 GB/s, 1 ms per step. Ring: sqrt((63.36 - 0.2) / 0.002) = 177.7;
+    # halving-doubling: (63.36 - 0.2) ln 2 / 0.002 = 21,889.
+    ring = peak_devices(0.99, **CH6, latency=1e-3)
+    tree = peak_devices(0.99, **CH6, latency=1e-3, algorithm="halving_doubling")
+    assert ring == pytest.approx(math.sqrt(63.16 / 2e-3))
+    assert tree == pytest.approx(63.16 * math.log(2) / 2e-3)
+    powers = 2 ** np.arange(0, 17)
+    s = speedup_with_allreduce(0.99, powers, **CH6, latency=1e-3, algorithm="halving_doubling")
+    best = powers[np.argmax(s)]
+    assert tree / 2 <= best <= 2 * tree                 # the best power of two brackets the continuous optimum
+    # at 1024 devices: 64 / (0.64 + 63.36/1024 + 20 ms + 2 * 1023/1024 * 0.1 s)
+    by_hand = 64 / (0.64 + 63.36 / 1024 + 0.02 + 0.2 * 1023 / 1024)
+    assert s[10] == pytest.approx(by_hand)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: allreduce_step_time(0.9, 4, algorithm="tree"),
+    lambda: speedup_with_allreduce(0.9, 4, algorithm="Ring"),
+    lambda: peak_devices(0.9, algorithm="butterfly"),
+])
+def test_an_unknown_algorithm_is_refused_by_name(call):
+    with pytest.raises(ValueError, match="algorithm"):
+        call()
+
+
 def test_without_communication_it_is_amdahls_law():
     n = np.array([1, 2, 8, 64, 1024])
     assert np.allclose(speedup_with_allreduce(0.9, n, grad_bytes=0, latency=0), amdahl(0.9, n))

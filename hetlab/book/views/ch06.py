@@ -1,4 +1,5 @@
-"""Chapter 6 (sync and communication): Amdahl's law, waiting at a barrier, queueing for a lock."""
+"""Chapter 6 (sync and communication): copies overlapped with compute, waiting at a barrier, queueing for a
+lock, Amdahl's law, the ring all-reduce and where the speed-up peaks once the all-reduce is in the step."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,10 +8,15 @@ from hetlab import communication as C
 from hetlab import formulas as F
 from hetlab import plotting as P
 from hetlab.models import sync
+from hetlab.models.training import data_parallel_step
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 
 __all__ = ['amdahl_explorer', 'barrier_explorer', 'lock_explorer', 'comm_peak_explorer', 'comm_peak_figure',
-           'decimal_log_ticks']
+           'decimal_log_ticks', 'pipeline_figure', 'barrier_figure', 'lock_figure', 'ring_figure',
+           'overlap_figure']
+
+#: The all-reduce algorithms as the chapter names them (communication.ALLREDUCE_ALGORITHMS keys).
+ALGORITHMS = {"ring": ("环形", "ring"), "halving_doubling": ("递归减半加倍", "halving-doubling")}
 
 #: Chapter 6's data-parallel step: 64 s on one device, 1 GB of gradients over 10 GB/s links.
 STEP = {"compute_time": 64.0, "grad_bytes": 1e9, "bandwidth": 10e9}
@@ -61,19 +67,9 @@ def barrier_explorer() -> Explorer:
     """One barrier phase: each worker's compute time and its wait (max - own) stacked on top."""
     def draw(ax, workers: int, noise: float, seed: int) -> str:
         run = sync.barrier_run(workers, 20, noise=noise, seed=seed)
-        k = 0
-        x = np.arange(workers)
-        ax.bar(x, run.times[k], color="#4C72B0", label=P.label("计算", "compute"))
-        ax.bar(x, run.waits[k], bottom=run.times[k], color="#DD8452", hatch="//",
-               label=P.label("在屏障处等待 = max − 自己", "wait at barrier = max − own"))
-        ax.axhline(run.phase_times[k], color="black", lw=1, ls="--")
-        ax.set_xticks(x, [str(i) for i in x])
-        ax.set_xlabel(P.label("设备编号", "device"))
-        ax.set_ylabel(P.label("时间（时间单位）", "time (time units)"))
-        ax.set_ylim(0, max(2.5, run.phase_times[k] * 1.45))     # head-room: the legend sits above the bars
-        ax.legend(fontsize=8, loc="upper left", ncol=2)
-        ax.set_title(P.label(f"示例：第 1 个阶段（共 20 个），最慢者用时 {run.phase_times[k]:.2f}",
-                             f"example: phase 1 of 20, slowest takes {run.phase_times[k]:.2f}"))
+        _phase_bars(ax, run)
+        ax.set_title(P.label(f"示例：第 1 个阶段（共 20 个），最慢者用时 {run.phase_times[0]:.2f}",
+                             f"example: phase 1 of 20, slowest takes {run.phase_times[0]:.2f}"))
         return (f"20 个阶段共用时 {run.total:.2f}（若不需要屏障 {run.total_without_barriers:.2f}）；"
                 f"全部设备时间中 {run.idle_fraction:.1%} 花在等待上；"
                 f"公式预测（长期平均）{sync.predicted_idle_fraction(workers, noise):.1%}")
@@ -112,58 +108,242 @@ def lock_explorer() -> Explorer:
                            "noise": slider("耗时波动 σ", 0.0, 1.0, 0.05, 0.2)}, figsize=(7, 3.4), clear=False)
 
 
-def comm_peak_figure(p: float = 0.99, latencies_ms=(1.0, 10.0), ax=None):
-    """Plain Amdahl against Amdahl + ring all-reduce (C = 64 s, 1 GB, 10 GB/s) for each per-hop latency,
-    each curve's peak N* marked."""
-    import matplotlib.pyplot as plt
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
-    n = np.arange(1, 4097)
+def _algo(name: str) -> str:
+    return P.label(*ALGORITHMS[name])
+
+
+def _peak_curves(ax, p: float, curves) -> list[tuple[str, int, float]]:
+    """Plain Amdahl and, for each ``(algorithm, latency_s)``, Amdahl + that all-reduce, peaks marked.
+    Returns ``(algorithm, peak N, peak S)`` per curve."""
+    n = np.arange(1, 2 ** 16 + 1)
     ax.plot(n, F.amdahl(p, n), color="0.5", ls="--", label=P.label(f"Amdahl，p = {p:g}（不计通信）",
                                                                   f"Amdahl, p = {p:g} (no communication)"))
-    for ms in latencies_ms:
-        s = C.speedup_with_allreduce(p, n, **STEP, latency=ms * 1e-3)
+    peaks = []
+    for algorithm, alpha in curves:
+        s = C.speedup_with_allreduce(p, n, **STEP, latency=alpha, algorithm=algorithm)
         best = int(n[np.argmax(s)])
-        line, = ax.plot(n, s, label=P.label(f"+ 全归约，α = {ms:g} ms：峰值 N* = {best}",
-                                            f"+ all-reduce, alpha = {ms:g} ms: peak N* = {best}"))
+        line, = ax.plot(n, s, label=P.label(f"+ {_algo(algorithm)}全归约，α = {alpha * 1e3:g} ms：峰值在 N = {best:,}",
+                                            f"+ {_algo(algorithm)} all-reduce, alpha = {alpha * 1e3:g} ms: "
+                                            f"peak at N = {best:,}"))
         ax.plot([best], [s.max()], "o", color=line.get_color())
-    _speedup_axes(ax, P.label("把全归约放进 Amdahl：加速比先升后降", "Amdahl with the all-reduce: speed-up peaks"))
+        peaks.append((algorithm, best, float(s.max())))
+    return peaks
+
+
+def comm_peak_figure(p: float = 0.99, curves=(("ring", 1e-3), ("ring", 1e-2), ("halving_doubling", 1e-3)), ax=None):
+    """Plain Amdahl against Amdahl + an all-reduce (C = 64 s, 1 GB, 10 GB/s) for each ``(algorithm, latency in
+    seconds)`` of ``curves``, each curve's peak marked; 1 to 65,536 devices."""
+    ax = P.new_axes(ax, figsize=(7.5, 4))
+    _peak_curves(ax, p, curves)
+    _speedup_axes(ax, P.label("把全归约放进 Amdahl：峰值的位置取决于全归约算法",
+                              "Amdahl with the all-reduce: where it peaks depends on the algorithm"))
     return ax
 
 
 def _speedup_axes(ax, title: str) -> None:
-    """Log-log speed-up axes of the all-reduce figures (static and widget): 1-4096 devices, S up to 128."""
+    """Log-log speed-up axes of the all-reduce figures (static and widget): 1-65,536 devices, S up to 128."""
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.set_ylim(1, 128)
-    decimal_log_ticks(ax, top=4096)
+    ax.set_xlim(1, 2 ** 16)
+    decimal_log_ticks(ax, top=2 ** 16)
+    ax.tick_params(axis="x", labelsize=8)
     ax.set_xlabel(P.label("设备数 N", "devices N"))
     ax.set_ylabel(P.label("加速比 S", "speed-up S"))
-    ax.set_title(title)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7.5, loc="upper left")
 
 
 def comm_peak_explorer() -> Explorer:
-    """Amdahl with the ring all-reduce in the step time (:mod:`hetlab.communication`) against plain Amdahl,
-    with the peak device count N* marked; sliders for p and the per-hop latency alpha."""
-    def draw(ax, p: float, latency_ms: float) -> str:
-        n = np.arange(1, 4097)
+    """Amdahl with an all-reduce in the step time (:mod:`hetlab.communication`) against plain Amdahl, with the
+    peak device count marked; controls for p, the per-step latency alpha and the all-reduce algorithm."""
+    def draw(ax, p: float, latency_ms: float, algorithm: str) -> str:
         alpha = latency_ms * 1e-3
-        s = C.speedup_with_allreduce(p, n, **STEP, latency=alpha)
-        best = int(n[np.argmax(s)])
-        ax.plot(n, F.amdahl(p, n), color="0.5", ls="--",
-                label=P.label("Amdahl（不计通信）", "Amdahl (no communication)"))
-        ax.plot(n, s, label=P.label("Amdahl + 环形全归约", "Amdahl + ring all-reduce"))
-        ax.plot([best], [s.max()], "o", color="crimson",
-                label=P.label(f"峰值 N* = {best}，S = {s.max():.1f}", f"peak N* = {best}, S = {s.max():.1f}"))
-        _speedup_axes(ax, P.label(f"C = 64 s，梯度 1 GB，带宽 10 GB/s，每跳延迟 α = {latency_ms:g} ms",
-                                  f"C = 64 s, 1 GB gradients, 10 GB/s, alpha = {latency_ms:g} ms"))
-        return (f"峰值在 N = {best}（公式 √((Cp − 2G/B)/(2α)) = {C.peak_devices(p, **STEP, latency=alpha):.1f}），"
-                f"加速比 {s.max():.2f}；N = 4096 时 {s[-1]:.2f}，Amdahl 给 {F.amdahl(p, 4096):.2f}")
+        (_, best, top), = _peak_curves(ax, p, [(algorithm, alpha)])
+        _speedup_axes(ax, P.label(f"C = 64 s，梯度 1 GB，带宽 10 GB/s，{_algo(algorithm)}，α = {latency_ms:g} ms",
+                                  f"C = 64 s, 1 GB, 10 GB/s, {_algo(algorithm)}, alpha = {latency_ms:g} ms"))
+        formula = C.peak_devices(p, **STEP, latency=alpha, algorithm=algorithm)
+        at_1024 = C.speedup_with_allreduce(p, 1024, **STEP, latency=alpha, algorithm=algorithm)
+        return (f"峰值在 N = {best:,}（连续公式 {formula:,.1f}），加速比 {top:.2f}；"
+                f"N = 1024 时 {at_1024:.2f}，Amdahl 给 {F.amdahl(p, 1024):.2f}")
 
     alphas = [(f"{a:g}", a) for a in (0.1, 0.3, 1.0, 3.0, 10.0)]
     return Explorer(draw, {"p": slider("可并行比例 p", 0.9, 0.999, 0.001, 0.99, fmt=".3f"),
-                           "latency_ms": dropdown("每跳延迟 α（ms）", alphas, 1.0)}, figsize=(7, 3.6))
+                           "latency_ms": dropdown("每步延迟 α（ms）", alphas, 1.0),
+                           "algorithm": dropdown("全归约算法", [(zh, k) for k, (zh, _) in ALGORITHMS.items()],
+                                                 "ring")},
+                    figsize=(7.5, 4))
+
+
+def pipeline_figure(batches: int = 4, copy: float = 0.7e-3, compute: float = 2e-3, ax=None):
+    """Timeline of ``batches`` host-to-device copies and their computations, one after the other (top two
+    rows) and double-buffered on two streams (bottom two rows): the copy of batch i + 1 runs during the
+    compute of batch i. Times in seconds, drawn in ms; totals from :func:`communication.copy_compute_pipeline`."""
+    ax = P.new_axes(ax, figsize=(7.5, 2.8))
+    serial, piped = C.copy_compute_pipeline(batches, copy, compute)
+    ms = 1e3
+    rows = {"serial_copy": 3, "serial_comp": 2, "piped_copy": 1, "piped_comp": 0}
+    for i in range(batches):
+        start = i * (copy + compute)
+        ax.barh(rows["serial_copy"], copy * ms, left=start * ms, color="#DD8452", edgecolor="white")
+        ax.barh(rows["serial_comp"], compute * ms, left=(start + copy) * ms, color="#4C72B0", edgecolor="white")
+        # copy i + 1 starts as soon as copy i is done and batch i starts computing (its buffer is then free)
+        c0 = max(i * copy, (i - 1) * max(copy, compute) + copy) if i else 0.0
+        k0 = copy + i * max(copy, compute)
+        ax.barh(rows["piped_copy"], copy * ms, left=c0 * ms, color="#DD8452", edgecolor="white")
+        ax.barh(rows["piped_comp"], compute * ms, left=k0 * ms, color="#4C72B0", edgecolor="white")
+        for row, left, width in ((rows["serial_comp"], start + copy, compute), (rows["piped_comp"], k0, compute)):
+            ax.text((left + width / 2) * ms, row, str(i + 1), ha="center", va="center", color="white", fontsize=8)
+    for total, row in ((serial, 2), (piped, 0)):
+        ax.text(total * ms, row, f" {total * ms:.1f} ms", fontsize=8, va="center")
+    ax.set_yticks([3, 2, 1, 0], [P.label("顺序：拷贝", "serial: copy"), P.label("顺序：计算", "serial: compute"),
+                                 P.label("重叠：拷贝流", "overlap: copy stream"),
+                                 P.label("重叠：计算流", "overlap: compute stream")], fontsize=8)
+    ax.axhline(1.5, color="0.7", lw=0.8)
+    ax.set_xlabel(P.label("时间（ms）", "time (ms)"))
+    ax.set_xlim(0, serial * ms * 1.15)
+    ax.set_title(P.label(f"{batches} 个批次：拷贝（橙）与计算（蓝）",
+                         f"{batches} batches: copy (orange), compute (blue)"), fontsize=10)
+    return ax
+
+
+def barrier_figure(sigmas=(0.3, 1.0), counts=(2, 4, 8, 16, 32), phases: int = 20, seeds: int = 20):
+    """Two panels. Left: the barrier widget's default picture (8 devices, sigma 0.3, seed 0, the first phase).
+    Right: the share of device time spent waiting against the device count, the mean +- standard deviation of
+    ``seeds`` seeded runs of ``phases`` phases for each sigma, with the exact prediction (line) and the
+    one-line estimate (dashed)."""
+    import matplotlib.pyplot as plt
+    P.use_cjk_font()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained",
+                                      gridspec_kw={"width_ratios": [1, 1.2]})
+    _phase_bars(left, sync.barrier_run(8, phases, noise=0.3, seed=0))
+    grid = np.arange(2, max(counts) + 1)
+    for sigma, colour in zip(sigmas, ("#4C72B0", "#C44E52")):
+        stats = [sync.mean_idle_fraction(n, phases, noise=sigma, seeds=seeds) for n in counts]
+        right.errorbar(counts, [100 * m for m, _ in stats], yerr=[100 * sd for _, sd in stats], fmt="o", ms=4,
+                       capsize=3, color=colour,
+                       label=P.label(f"σ = {sigma:g}：{seeds} 个种子的均值 ± 标准差",
+                                     f"sigma = {sigma:g}: mean +- sd of {seeds} seeds"))
+        right.plot(grid, [100 * sync.predicted_idle_fraction(n, sigma) for n in grid], color=colour, lw=1.2,
+                   label=P.label("精确式", "exact") if sigma == sigmas[0] else None)
+        right.plot(grid, [100 * sync.predicted_idle_fraction(n, sigma, exact=False) for n in grid], color=colour,
+                   lw=1, ls="--", label=P.label("一行近似式", "one-line estimate") if sigma == sigmas[0] else None)
+    right.set_xscale("log", base=2)
+    right.set_xticks(counts, [str(n) for n in counts])
+    right.set_ylim(0, 100)
+    right.set_xlabel(P.label("设备数 N", "devices N"))
+    right.set_ylabel(P.label("等待占全部设备时间（%）", "waiting, % of device time"))
+    right.set_title(P.label("等待占比：模拟与公式", "waiting share: simulated and predicted"), fontsize=10)
+    right.legend(fontsize=7.5, loc="lower right")
+    return fig
+
+
+def _phase_bars(ax, run) -> None:
+    """The first phase of a barrier run: compute bars with the wait (max - own) stacked on top."""
+    x = np.arange(run.times.shape[1])
+    ax.bar(x, run.times[0], color="#4C72B0", label=P.label("计算", "compute"))
+    ax.bar(x, run.waits[0], bottom=run.times[0], color="#DD8452", hatch="//",
+           label=P.label("在屏障处等待 = max − 自己", "wait at barrier = max − own"))
+    ax.axhline(run.phase_times[0], color="black", lw=1, ls="--")
+    ax.set_xticks(x, [str(i) for i in x])
+    ax.set_xlabel(P.label("设备编号", "device"))
+    ax.set_ylabel(P.label("时间（时间单位）", "time (time units)"))
+    ax.set_ylim(0, max(2.5, run.phase_times[0] * 1.45))     # head-room: the legend sits above the bars
+    ax.legend(fontsize=8, loc="upper left", ncol=2)
+
+
+def lock_figure(shares=(0.1, 0.25), noise: float = 0.2, ax=None):
+    """Speed-up of 1..32 devices sharing one lock (weak scaling: 30 rounds per device, seed 0) for each critical
+    share h, with the ceiling 1/h (dotted) and Amdahl's law for the same 1 - p = h (dashed)."""
+    ax = P.new_axes(ax, figsize=(7, 3.4))
+    n = np.arange(1, 33)
+    for h, colour in zip(shares, ("#4C72B0", "#C44E52")):
+        s = sync.lock_speedups(32, iterations=30, compute=1.0 - h, critical=h, noise=noise)
+        ax.plot(n, s, "o-", ms=3, color=colour, label=P.label(f"锁模拟，h = {h:g}", f"lock, h = {h:g}"))
+        ax.axhline(1.0 / h, color=colour, ls=":", lw=1)
+        ax.plot(n, F.amdahl(1.0 - h, n), color=colour, ls="--", lw=0.9,
+                label=P.label(f"Amdahl，1 − p = {h:g}", f"Amdahl, 1 - p = {h:g}"))
+    ax.plot(n, n, color="0.6", lw=0.8, label=P.label("线性加速 S = N", "linear S = N"))
+    ax.set_xlim(1, 32)
+    ax.set_ylim(0, 16)
+    ax.set_xlabel(P.label("设备数 N", "devices N"))
+    ax.set_ylabel(P.label("加速比", "speed-up"))
+    ax.set_title(P.label("共用一把锁：点线是上限 1/h", "one shared lock: dotted lines are the ceilings 1/h"),
+                 fontsize=10)
+    ax.legend(fontsize=7.5, loc="upper left")
+    return ax
+
+
+def _ring_states(n: int) -> list[tuple[str, list[list[frozenset]]]]:
+    """Which devices' gradients each device holds for each chunk, at four moments of a ring all-reduce."""
+    held = [[frozenset([i]) for _ in range(n)] for i in range(n)]
+    states = [(P.label("开始：各有自己的梯度", "start: own gradients"), [row[:] for row in held])]
+    for step in range(n - 1):                      # reduce-scatter: add what arrives
+        sent = [(i, (i - step) % n, held[i][(i - step) % n]) for i in range(n)]
+        for i, j, part in sent:
+            held[(i + 1) % n][j] = held[(i + 1) % n][j] | part
+        if step == 0:
+            states.append((P.label("归约-散播第 1 步后", "after reduce-scatter step 1"), [r[:] for r in held]))
+    states.append((P.label(f"归约-散播 {n - 1} 步后", f"after {n - 1} reduce-scatter steps"), [r[:] for r in held]))
+    for step in range(n - 1):                      # all-gather: overwrite with the finished chunk
+        sent = [(i, (i + 1 - step) % n, held[i][(i + 1 - step) % n]) for i in range(n)]
+        for i, j, part in sent:
+            held[(i + 1) % n][j] = part
+    states.append((P.label(f"再全收集 {n - 1} 步后", f"after {n - 1} more all-gather steps"), [r[:] for r in held]))
+    return states
+
+
+def ring_figure(n: int = 4):
+    """Four panels of a ring all-reduce on ``n`` devices, each gradient cut into ``n`` chunks: a cell (device,
+    chunk) shows whose gradients that device holds summed for that chunk (darker: more of them)."""
+    import matplotlib.pyplot as plt
+    P.use_cjk_font()
+    states = _ring_states(n)
+    fig, axes = plt.subplots(1, len(states), figsize=(10, 3.3), layout="constrained")
+    for ax, (title, held) in zip(axes, states):
+        counts = np.array([[len(c) for c in row] for row in held])
+        ax.imshow(counts, cmap="Blues", vmin=0, vmax=n + 1)
+        for i in range(n):
+            for j in range(n):
+                text = "+".join(str(k) for k in sorted(held[i][j]))
+                ax.text(j, i, text, ha="center", va="center", fontsize=7 if len(held[i][j]) > 2 else 9,
+                        color="white" if counts[i, j] > n / 2 else "black")
+        ax.set_xticks(range(n), [str(j) for j in range(n)], fontsize=8)
+        ax.set_yticks(range(n), [str(i) for i in range(n)], fontsize=8)
+        ax.set_xlabel(P.label("梯度块编号", "chunk"), fontsize=8)
+        ax.set_title(title, fontsize=9)
+    axes[0].set_ylabel(P.label("设备编号（格子里：已加进来的设备）", "device (cell: devices summed in)"), fontsize=8)
+    return fig
+
+
+def overlap_figure(n_devices: int = 64, overlap: float = 0.8, backward_share: float = 2 / 3, computes=(64.0, 1.0)):
+    """One data-parallel step per one-device compute time ``C`` of ``computes`` (1 GB of gradients, 10 GB/s,
+    0.1 ms per ring step): the compute row (forward, then backward) and the all-reduce row, whose hidden part
+    ``min(o T_comm, beta C / N)`` runs under the end of the backward pass and whose rest sticks out after it."""
+    import matplotlib.pyplot as plt
+    P.use_cjk_font()
+    comm = C.ring_allreduce_time(n_devices, 1.0, 10.0, 1e-4)
+    fig, axes = plt.subplots(1, len(computes), figsize=(9, 2.5), layout="constrained")
+    for ax, c in zip(np.atleast_1d(axes), computes):
+        local = c / n_devices
+        forward, backward = (1 - backward_share) * local, backward_share * local
+        hidden = min(overlap * comm, backward)
+        start = forward + backward - hidden
+        step = data_parallel_step(c, n_devices, grad_size=1.0, bandwidth=10.0, latency=1e-4, overlap=overlap,
+                                  backward_share=backward_share)
+        ax.barh(1, forward, color="#8FAADC", label=P.label("前向", "forward"))
+        ax.barh(1, backward, left=forward, color="#4C72B0", label=P.label("反向", "backward"))
+        ax.barh(0, hidden, left=start, color="#F2B880", hatch="//", label=P.label("被反向遮住的通信", "hidden"))
+        ax.barh(0, comm - hidden, left=start + hidden, color="#C44E52", label=P.label("露在外面的通信", "exposed"))
+        ax.axvline(step, color="0.3", ls=":", lw=0.8)
+        ax.set_yticks([1, 0], [P.label("计算", "compute"), P.label("全归约", "all-reduce")], fontsize=8)
+        ax.set_xlim(0, step * 1.05)
+        ax.set_xlabel(P.label("时间（s）", "time (s)"), fontsize=8)
+        kind = P.label("计算受限", "compute-bound") if backward >= overlap * comm else P.label("通信受限", "comm-bound")
+        ax.set_title(P.label(f"{kind}：C = {c:g} s，每步 {step:.3f} s", f"{kind}: C = {c:g} s, step {step:.3f} s"),
+                     fontsize=9)
+    np.atleast_1d(axes)[-1].legend(fontsize=7, loc="lower right", ncol=2)
+    return fig
 
 
 #: (chapter, factory) for each widget of this module.

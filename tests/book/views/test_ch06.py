@@ -1,9 +1,73 @@
-"""Chapter 6's views (hetlab.book.views.ch06)."""
+"""Chapter 6's views (hetlab.book.views.ch06): the widgets' readouts and the static figures' geometry."""
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+
+from hetlab import communication as C  # noqa: E402
+from hetlab.book.views import ch06  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    import matplotlib.pyplot as plt
+    yield
+    plt.close("all")
 
 
 def test_barrier_view_readout_mentions_prediction():
-    import matplotlib
-    matplotlib.use("Agg")
-    from hetlab.book.views import ch06
     explorer = ch06.barrier_explorer()
-    assert explorer is not None
+    assert "公式预测" in explorer.update(workers=8, noise=0.3, seed=0)
+
+
+def test_comm_peak_readout_names_the_peak_of_each_algorithm():
+    explorer = ch06.comm_peak_explorer()
+    ring = explorer.update(p=0.99, latency_ms=1.0, algorithm="ring")
+    tree = explorer.update(p=0.99, latency_ms=1.0, algorithm="halving_doubling")
+    # ring: sqrt((63.36 - 0.2) / 0.002) = 177.7 -> 178; halving-doubling: the best power of two, 16,384
+    assert "N = 178" in ring and "177.7" in ring
+    assert "N = 16,384" in tree and "21,889.6" in tree
+
+
+def test_the_ring_states_end_with_every_device_holding_every_sum():
+    states = ch06._ring_states(5)
+    assert len(states) == 4
+    start, _, scattered, done = (held for _, held in states)
+    assert start[2][4] == {2}
+    # after n - 1 reduce-scatter steps device d holds the complete chunk d + 1
+    assert all(scattered[d][(d + 1) % 5] == set(range(5)) for d in range(5))
+    assert all(cell == set(range(5)) for row in done for cell in row)
+
+
+def test_the_pipeline_figure_draws_the_model_totals():
+    ax = ch06.pipeline_figure(4, 0.7e-3, 2e-3)
+    serial, piped = C.copy_compute_pipeline(4, 0.7e-3, 2e-3)
+    ends = {}
+    for bar in ax.patches:
+        row = round(bar.get_y() + bar.get_height() / 2)
+        ends[row] = max(ends.get(row, 0.0), bar.get_x() + bar.get_width())
+    assert ends[2] == pytest.approx(serial * 1e3) and ends[0] == pytest.approx(piped * 1e3)
+    # a copy never starts before the previous copy ends (one copy engine)
+    copies = sorted((b.get_x(), b.get_x() + b.get_width()) for b in ax.patches if round(b.get_y() + 0.4) == 1)
+    assert all(later[0] >= earlier[1] - 1e-12 for earlier, later in zip(copies, copies[1:]))
+
+
+def test_the_overlap_figure_hides_at_most_the_backward_pass():
+    fig = ch06.overlap_figure()
+    compute_bound, comm_bound = fig.axes
+    for ax, c in ((compute_bound, 64.0), (comm_bound, 1.0)):
+        hidden = [b for b in ax.patches if round(b.get_y() + b.get_height() / 2) == 0][0]
+        assert hidden.get_width() <= 2 / 3 * c / 64 + 1e-12
+    comm = C.ring_allreduce_time(64, 1.0, 10.0, 1e-4)
+    hidden = [b for b in compute_bound.patches if round(b.get_y() + b.get_height() / 2) == 0][0]
+    assert hidden.get_width() == pytest.approx(0.8 * comm)
+
+
+def test_the_static_figures_draw():
+    assert len(ch06.barrier_figure(counts=(2, 8), seeds=3).axes) == 2
+    assert len(ch06.lock_figure().lines) >= 5
+    assert len(ch06.ring_figure(4).axes) == 4
+    ax = ch06.comm_peak_figure()
+    marked = [line for line in ax.lines if line.get_marker() == "o"]
+    assert len(marked) == 3 and np.isclose(marked[0].get_xdata()[0], 178)
