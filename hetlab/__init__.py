@@ -36,7 +36,7 @@ _EXPORTS = {
                    "lower_bound", "POLICIES", "POLICY_LABELS"],
     "formulas": ["serial_time", "parallel_time", "total_time", "optimal_tasks", "derive_optimal_tasks", "speedup",
                  "amdahl", "amdahl_limit", "efficiency", "amdahl_efficiency", "gustafson", "karp_flatt",
-                 "pipeline_period", "pipeline_throughput", "gpipe_bubble_fraction", "imbalance"],
+                 "pipeline_period", "pipeline_throughput", "imbalance"],
     "communication": ["ring_allreduce_time", "matmul_offload_time"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}

@@ -2,7 +2,7 @@
 
 Here: serial and parallel time, the granularity model ``T(N) = N Os + W / N`` with its optimum
 ``N* = sqrt(W / Os)`` (and the sympy derivation of it), speed-up and efficiency, Amdahl and Gustafson and the
-conversion between their parallel fractions, the Karp-Flatt serial fraction, pipeline period and GPipe bubble,
+conversion between their parallel fractions, the Karp-Flatt serial fraction, pipeline period and throughput,
 load imbalance, and model FLOPs utilisation (MFU). The formulas with a data-movement term (ring all-reduce,
 Amdahl with the all-reduce and its best device count, copy/compute overlap, offloading to an accelerator) are
 in :mod:`hetlab.communication`; peak compute ``N_cores * f * FLOPs/cycle`` is
@@ -39,7 +39,7 @@ __all__ = [
     "serial_time", "parallel_time", "total_time", "optimal_tasks", "GranularityDerivation",
     "derive_optimal_tasks", "speedup", "amdahl", "amdahl_limit", "efficiency", "amdahl_efficiency",
     "gustafson", "gustafson_to_amdahl_fraction", "fraction_after_speedup", "karp_flatt", "pipeline_period",
-    "pipeline_throughput", "gpipe_bubble_fraction", "imbalance", "mfu",
+    "pipeline_throughput", "imbalance", "mfu",
 ]
 
 
@@ -371,20 +371,6 @@ def pipeline_throughput(stage_times: Any) -> float:
         raise ValueError(f"stage_times must include a stage that takes time, got a slowest stage of {period:g}")
     with np.errstate(over="ignore", divide="ignore"):
         return float(_out(np.asarray(1.0 / period), stage_times=period))
-
-
-def gpipe_bubble_fraction(stages: Any, micro_batches: Any) -> Any:
-    """Idle share of a GPipe step, ``(p - 1) / (m + p - 1)`` for p stages and m micro-batches
-    (Huang et al. 2019, GPipe), assuming equal stage times.
-
-    >>> round(gpipe_bubble_fraction(4, 8), 4)     # 3 idle stage-times in 11
-    0.2727
-
-    See also :func:`hetlab.models.training.bubble_fraction` (1F1B and interleaved schedules).
-    """
-    p = _arr("stages", stages, low=1.0, integer=True)
-    m = _arr("micro_batches", micro_batches, low=1.0, integer=True)
-    return _out((p - 1.0) / (m + p - 1.0), stages=stages, micro_batches=micro_batches)
 
 
 def imbalance(loads: Any) -> float:

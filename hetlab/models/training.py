@@ -9,6 +9,8 @@ One idea: what a data x tensor x pipeline parallel training job costs per device
 - :func:`ring_allreduce`: ring all-reduce as reduce-scatter + all-gather (Patarasuk & Yuan 2009), the phases of
   :func:`hetlab.communication.ring_allreduce_time`.
 - :func:`bubble_fraction`: idle share of a pipeline (GPipe, 1F1B, interleaved 1F1B; Narayanan et al. 2021).
+- :func:`zero_traffic`: bytes each device sends per step to synchronise its data-parallel group, by ZeRO stage and
+  micro-batch count; :data:`PIPELINE_ZERO_STAGES` the stages pipeline engines accept.
 - :func:`step_time`: one step of DP x TP x PP with the pipeline bubble, TP's all-reduces on the fast
   intra-node link and DP's gradient all-reduce overlapped with compute, checked for feasibility.
 - :func:`data_parallel_step`: the step time of plain data parallelism with a fixed global batch, the part of the
@@ -17,7 +19,8 @@ One idea: what a data x tensor x pipeline parallel training job costs per device
   (PyTorch DDP; Li et al. 2020): how much of it is left when the backward pass ends.
 
 Tensor parallelism splits attention heads and pipeline parallelism splits layers, so ``heads`` must be a
-multiple of ``tp`` and ``layers`` a multiple of ``pp`` (Megatron-LM refuses other splits); a ValueError says so.
+multiple of ``tp``, ``layers`` a multiple of ``pp`` and ``hidden`` a multiple of ``heads`` (Megatron-LM refuses
+other splits); a ValueError says so.
 
 Sizes are bytes, times seconds, bandwidths bytes per second. GB in the ZeRO paper means 1e9 bytes.
 
@@ -45,7 +48,7 @@ from hetlab.communication import ring_allreduce_time
 
 __all__ = ["memory_per_device", "activation_memory", "ring_allreduce", "bubble_fraction", "step_time",
            "micro_batch_options", "TrainingStep", "SCHEDULES", "RECOMPUTE", "LIMITS", "kernel_efficiency",
-           "data_parallel_step", "exposed_allreduce"]
+           "data_parallel_step", "exposed_allreduce", "zero_traffic", "PIPELINE_ZERO_STAGES"]
 
 #: Pipeline schedules understood by :func:`bubble_fraction` and :func:`step_time`.
 SCHEDULES = ("gpipe", "1f1b", "interleaved")
@@ -54,6 +57,12 @@ RECOMPUTE = ("none", "selective", "full")
 #: Why :func:`step_time` can find a configuration infeasible (:attr:`TrainingStep.limits`): the memory per
 #: device exceeds ``device_memory``, or tensor parallelism spans more GPUs than one node holds.
 LIMITS = ("memory", "tp_across_nodes")
+#: ZeRO stages that pipeline-parallel engines accept. A pipeline stage runs many micro-batches per step, so
+#: ZeRO-2 would reduce-scatter its gradients after every micro-batch and ZeRO-3 gather its parameters for every
+#: forward and backward pass (:func:`zero_traffic`). DeepSpeed's ``PipelineEngine`` asserts ``zero_stage < 2``
+#: ("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism", deepspeed/runtime/pipe/engine.py), and
+#: Megatron-LM pairs pipelines with its distributed optimizer, which shards the optimizer states only (ZeRO-1).
+PIPELINE_ZERO_STAGES = (0, 1)
 
 _MAX_PARAMS = 1e15      # a quadrillion parameters: beyond any model, rejects absurd sizes
 _MAX_DEVICES = 10 ** 7
@@ -107,6 +116,7 @@ def activation_memory(*, sequence: int, micro_batch: int, hidden: int, heads: in
     b = check_int("micro_batch", micro_batch, low=1, high=10 ** 6)
     h = check_int("hidden", hidden, low=1, high=10 ** 7)
     a = check_int("heads", heads, low=1, high=h)
+    _divides("hidden", h, "heads", a, "each attention head has hidden / heads dimensions")
     t = check_int("tp", tp, low=1, high=h)
     _divides("heads", a, "tp", t, "each tensor-parallel rank holds whole attention heads")
     if not isinstance(sequence_parallel, bool):
@@ -217,7 +227,9 @@ def bubble_fraction(stages: int, micro_batches: int, schedule: str = "1f1b", chu
     micro-batches in flight), and ``(p - 1) / v`` for the interleaved schedule with ``v`` model chunks per
     device; the step does ``m`` stage-times of useful work, so the idle share is
     ``(p - 1) / (v m + p - 1)`` (``v = 1`` for GPipe and 1F1B). Narayanan et al. quote the ratio of bubble to
-    useful time, ``(p - 1) / (v m)``.
+    useful time, ``(p - 1) / (v m)``. The interleaved schedule runs the micro-batches in groups of ``p``, so
+    ``micro_batches`` must be a multiple of ``stages`` there (Narayanan et al. 2021, section 2.2.2; Megatron-LM
+    refuses other counts with its default group size).
 
     >>> bubble_fraction(4, 8)
     0.2727272727272727
@@ -228,7 +240,53 @@ def bubble_fraction(stages: int, micro_batches: int, schedule: str = "1f1b", chu
     v = check_int("chunks", chunks, low=1, high=10 ** 6)
     if sched != "interleaved" and v != 1:
         raise ValueError(f"chunks must be 1 unless schedule='interleaved', got {v}")
+    if sched == "interleaved" and m % p:
+        raise ValueError(f"micro_batches must be a multiple of stages = {p} for the interleaved schedule, got {m}")
     return (p - 1) / (v * m + p - 1)
+
+
+def zero_traffic(params: float, *, dp: int, tp: int = 1, pp: int = 1, zero_stage: int = 0,
+                 micro_batches: int = 1, param_bytes: float = 2.0, grad_bytes: float = 2.0) -> float:
+    """Bytes each device sends per step to keep its data-parallel group in step (ring collectives).
+
+    The device's model slice holds ``params / (tp pp)`` parameters: ``G`` bytes of 16-bit gradients and ``W``
+    bytes of 16-bit parameters. A ring reduce-scatter or all-gather over ``dp`` devices sends ``(dp - 1) / dp`` of
+    the buffer from each device, an all-reduce twice that (Patarasuk & Yuan 2009). With ``m`` micro-batches
+    (gradient accumulation, or the micro-batches a pipeline needs) per step:
+
+    - ZeRO-0: one all-reduce of the accumulated gradients, ``2 (dp - 1) / dp G``;
+    - ZeRO-1: a reduce-scatter of the accumulated gradients, each device updates its shard, an all-gather of
+      the parameters: ``(dp - 1) / dp (G + W)``, the same bytes;
+    - ZeRO-2: only a gradient shard is kept, so the gradients are reduce-scattered after every micro-batch's
+      backward pass: ``(dp - 1) / dp (m G + W)``;
+    - ZeRO-3: the parameters are also gathered before every micro-batch's forward and backward pass (they are
+      not kept whole in between, which would give the memory back): ``(dp - 1) / dp (m G + 2 m W)``.
+
+    With ``m = 1`` stages 0-2 send what plain data parallelism sends and ZeRO-3 1.5 times that (Rajbhandari et
+    al. 2020, section 7); the ``m``-fold terms are why pipelines keep to stages 0 and 1
+    (:data:`PIPELINE_ZERO_STAGES`).
+
+    >>> zero_traffic(1e9, dp=2) / 1e9                       # all-reduce 2 GB of gradients over 2 devices
+    2.0
+    >>> [zero_traffic(1e9, dp=8, zero_stage=z) / zero_traffic(1e9, dp=8) for z in range(4)]   # ZeRO paper
+    [1.0, 1.0, 1.0, 1.5]
+    >>> zero_traffic(1e9, dp=8, zero_stage=2, micro_batches=16) / zero_traffic(1e9, dp=8, zero_stage=1)
+    8.5
+    """
+    psi = _params(params)
+    d = check_int("dp", dp, low=1, high=_MAX_DEVICES)
+    t = check_int("tp", tp, low=1, high=_MAX_DEVICES)
+    p = check_int("pp", pp, low=1, high=_MAX_DEVICES)
+    stage = check_int("zero_stage", zero_stage, low=0, high=3)
+    m = check_int("micro_batches", micro_batches, low=1, high=10 ** 9)
+    for name, value in (("param_bytes", param_bytes), ("grad_bytes", grad_bytes)):
+        check_nonnegative(name, value)
+        if value > 64:
+            raise ValueError(f"{name} must be in [0, 64], got {value!r}")
+    share = (d - 1) / d
+    g, w = float(grad_bytes) * psi / (t * p), float(param_bytes) * psi / (t * p)
+    sent = {0: 2.0 * g, 1: g + w, 2: m * g + w, 3: m * g + 2.0 * m * w}[stage]
+    return share * sent
 
 
 def micro_batch_options(global_batch: int, dp: int) -> list[int]:

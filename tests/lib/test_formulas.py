@@ -82,10 +82,8 @@ def test_karp_flatt_recovers_the_serial_fraction_of_an_amdahl_speedup(p, n):
     assert F.karp_flatt(F.amdahl(p, n), n) == pytest.approx(1 - p, rel=1e-6, abs=1e-9)
 
 
-def test_gustafson_and_bubble():
+def test_gustafson():
     assert F.gustafson(0.95, 1024) == pytest.approx(0.05 + 0.95 * 1024)
-    assert F.gpipe_bubble_fraction(4, 8) == pytest.approx(3 / 11)
-    assert F.gpipe_bubble_fraction(1, 8) == 0
 
 
 def test_pipeline_and_imbalance():
@@ -135,7 +133,6 @@ def test_amdahl_efficiency_at_infinitely_many_devices_is_the_limit():
     (lambda: F.total_time(math.inf, 100.0, 0.0), "N"),          # inf * 0 was NaN
     (lambda: F.total_time(4, math.inf, 1.0), "W"),
     (lambda: F.gustafson(0.0, math.inf), "N"),                  # 0 * inf was NaN
-    (lambda: F.gpipe_bubble_fraction(2.5, 8), "stages"),        # a pipeline has whole stages
     (lambda: F.speedup(1e300, 1e-300), "t_serial"),
     (lambda: F.pipeline_throughput([0.0, 0.0]), "stage_times"),  # was ZeroDivisionError
 ])

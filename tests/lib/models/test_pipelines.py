@@ -3,10 +3,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hetlab import formulas as F
 from hetlab import schedulers as S
 from hetlab.devices import Device, phone_soc
 from hetlab.models import pipelines as FR
+from hetlab.models import training as T
 from hetlab.tasks import Task, TaskGraph
 from hetlab.workloads import segmentation_model
 
@@ -58,7 +58,7 @@ def test_overlap_share():
 @given(st.integers(1, 6), st.integers(1, 12), st.sampled_from(["gpipe", "1f1b"]), st.sampled_from([0.0, 1.0, 2.0]))
 def test_simulated_bubble_equals_the_gpipe_formula_for_equal_stages(p, m, method, ratio):
     s = FR.pipeline_schedule([1.5] * p, m, method=method, backward_ratio=ratio).validate()
-    assert s.info["bubble_fraction"] == pytest.approx(F.gpipe_bubble_fraction(p, m), abs=1e-12)
+    assert s.info["bubble_fraction"] == pytest.approx(T.bubble_fraction(p, m), abs=1e-12)
     # The classic fill-drain time: (m + p - 1) slots of (forward + backward).
     assert s.makespan == pytest.approx((m + p - 1) * 1.5 * (1 + ratio))
 

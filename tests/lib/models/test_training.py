@@ -149,7 +149,7 @@ def test_training_step_record_checks_its_limits():
     (80, 40, 16, 1, ("heads = 40", "tp = 16")),           # 40 heads do not split over 16 ranks
 ])
 def test_tensor_and_pipeline_splits_must_divide_heads_and_layers(layers, heads, tp, pp, names):
-    shape = dict(layers=layers, hidden=8192, heads=heads, sequence=2048)
+    shape = dict(layers=layers, hidden=128 * heads, heads=heads, sequence=2048)      # head dimension 128
     calls = [lambda: T.memory_per_device(70e9, dp=1, tp=tp, pp=pp, **shape),
              lambda: T.step_time(70e9, devices=tp * pp, dp=1, tp=tp, pp=pp, global_batch=8, **shape)]
     for call in calls:
@@ -161,7 +161,69 @@ def test_tensor_and_pipeline_splits_must_divide_heads_and_layers(layers, heads, 
         assert all(n in str(info.value) for n in names)
     if heads % tp:
         with pytest.raises(ValueError, match="heads = 40 and tp = 16"):
-            T.activation_memory(sequence=2048, micro_batch=1, hidden=8192, heads=heads, tp=tp)
+            T.activation_memory(sequence=2048, micro_batch=1, hidden=128 * heads, heads=heads, tp=tp)
+
+
+def test_heads_must_split_the_hidden_size():
+    # 33 heads of 4096 / 33 = 124.1 dimensions: no such attention (the review's case)
+    with pytest.raises(ValueError, match="hidden = 4096 and heads = 33"):
+        T.activation_memory(sequence=2048, micro_batch=1, hidden=4096, heads=33)
+    with pytest.raises(ValueError, match="hidden"):
+        T.memory_per_device(7e9, layers=32, hidden=4100, heads=32, sequence=2048)
+
+
+def test_bubble_of_one_stage_and_whole_stages():
+    assert T.bubble_fraction(1, 8) == 0.0                   # no pipeline, no bubble
+    with pytest.raises(TypeError, match="stages"):
+        T.bubble_fraction(2.5, 8)
+
+
+def test_interleaved_schedule_needs_micro_batches_in_groups_of_p():
+    # Narayanan et al. 2021, 2.2.2: the interleaved schedule needs m to be a multiple of p
+    assert T.bubble_fraction(4, 12, "interleaved", chunks=2) == pytest.approx(3 / 27)
+    with pytest.raises(ValueError, match="micro_batches must be a multiple of stages = 4"):
+        T.bubble_fraction(4, 6, "interleaved", chunks=2)
+
+
+def _zero_walk(params, dp, tp, pp, stage, m):
+    """Bytes one device sends, walking the step collective by collective (ring: (d-1)/d of the buffer each)."""
+    g = w = 2.0 * params / (tp * pp)
+    share = (dp - 1) / dp
+    sent = 0.0
+    for _ in range(m):
+        if stage == 3:
+            sent += 2 * share * w          # gather the parameters for the forward and again for the backward
+        if stage >= 2:
+            sent += share * g              # reduce-scatter this micro-batch's gradients into the shard
+    if stage <= 1:
+        sent += share * g                  # reduce-scatter the accumulated gradients once
+        sent += share * (g if stage == 0 else w)   # all-gather: the summed gradients (all-reduce) or parameters
+    if stage == 2:
+        sent += share * w                  # all-gather the updated parameters
+    return sent
+
+
+@pytest.mark.parametrize("stage", range(4))
+@pytest.mark.parametrize("dp, tp, pp, m", [(8, 1, 16, 16), (64, 8, 1, 1), (2, 2, 4, 7), (1, 1, 1, 5)])
+def test_zero_traffic_matches_a_collective_by_collective_walk(stage, dp, tp, pp, m):
+    got = T.zero_traffic(70e9, dp=dp, tp=tp, pp=pp, zero_stage=stage, micro_batches=m)
+    assert got == pytest.approx(_zero_walk(70e9, dp, tp, pp, stage, m), rel=1e-12)
+
+
+def test_zero_traffic_by_hand_and_the_pipeline_rule():
+    # 70B over PP 16: 4.375e9 parameters per stage, 8.75 GB of gradients and of weights; DP 8 sends 7/8 of each
+    one = T.zero_traffic(70e9, dp=8, pp=16, zero_stage=1, micro_batches=16)
+    assert one == pytest.approx(7 / 8 * 17.5e9)
+    assert T.zero_traffic(70e9, dp=8, pp=16, zero_stage=2, micro_batches=16) == pytest.approx(7 / 8 * 17 * 8.75e9)
+    assert T.zero_traffic(70e9, dp=8, pp=16, zero_stage=3, micro_batches=16) == pytest.approx(7 / 8 * 48 * 8.75e9)
+    # ZeRO paper, section 7: stages 1 and 2 move what data parallelism moves, stage 3 1.5 times that
+    base = T.zero_traffic(7.5e9, dp=64)
+    assert [T.zero_traffic(7.5e9, dp=64, zero_stage=z) / base for z in range(4)] == pytest.approx([1, 1, 1, 1.5])
+    assert T.PIPELINE_ZERO_STAGES == (0, 1)          # DeepSpeed's PipelineEngine asserts zero_stage < 2
+    with pytest.raises(ValueError, match="zero_stage must be in \\[0, 3\\]"):
+        T.zero_traffic(1e9, dp=2, zero_stage=4)
+    with pytest.raises(ValueError, match="micro_batches"):
+        T.zero_traffic(1e9, dp=2, micro_batches=0)
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0, 0, None, "7e9", True, 1e20])
