@@ -3,6 +3,7 @@
 #   make test   set up .venv and run the whole test suite (unit, doctests, nbval, site, browser)
 # and a few more:
 #   make site                 the static website in _build/html (Jupyter Book 1, offline, from stored outputs)
+#   make pdf                  the whole book as one PDF, _build/hetlab-book.pdf (headless Chromium, offline)
 #   make test-lib PYTHON=...  a fresh venv with that interpreter, library tests only (no notebooks, no browser)
 #   make test-binder          binder/requirements.txt + binder/postBuild in a fresh venv, every chapter under nbval
 #   make pins                 regenerate binder/requirements.txt from constraints.txt
@@ -12,7 +13,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install -q --disable-pip-version-check -c constraints.txt
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test venv lint bench bench-saga-venv clean system-deps chapters site test-lib test-binder pins
+.PHONY: lab test venv lint bench bench-saga-venv clean system-deps chapters site pdf test-lib test-binder pins
 
 # Re-installs whenever pyproject.toml, constraints.txt or the Lab settings change (a fresh clone has no stamp).
 $(STAMP): pyproject.toml constraints.txt binder/overrides.json
@@ -28,7 +29,12 @@ venv: $(STAMP)
 system-deps:
 	@bash scripts/system-deps.sh
 
+# The learners' JupyterLab: the venv also holds nbgrader (make test needs it), whose English menu, Validate button
+# and side tab are instructor tools; binder/learner switches them off. Lab settings and workspaces stay in ~/.jupyter.
 lab: system-deps venv
+	JUPYTER_CONFIG_DIR="$(CURDIR)/binder/learner" \
+	JUPYTERLAB_SETTINGS_DIR="$${JUPYTERLAB_SETTINGS_DIR:-$$HOME/.jupyter/lab/user-settings}" \
+	JUPYTERLAB_WORKSPACES_DIR="$${JUPYTERLAB_WORKSPACES_DIR:-$$HOME/.jupyter/lab/workspaces}" \
 	$(VENV)/bin/jupyter lab chapters/01-visual-demo.ipynb $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 test: system-deps venv
@@ -37,6 +43,9 @@ test: system-deps venv
 
 site: venv
 	$(PY) scripts/build_site.py
+
+pdf: system-deps venv
+	$(PY) scripts/build_pdf.py
 
 # Library tests only, in a fresh venv of the given interpreter (e.g. PYTHON=~/.pyenv/versions/3.13.0/bin/python).
 test-lib:
