@@ -146,16 +146,21 @@ class Player:
         return self.html
 
 
+#: Inline SVG icons for the three buttons whose Unicode symbols (U+23EE, U+23F8, U+23ED) no installed font draws.
+_ICON = '<svg width="11" height="11" viewBox="0 0 16 16" aria-hidden="true" style="vertical-align:-1px">{}</svg>'
+_FIRST = _ICON.format('<path d="M2 2h2.5v12H2zM14 2v12L5 8z" fill="currentColor"/>')
+_PAUSE = _ICON.format('<path d="M3 2h3.5v12H3zm6.5 0H13v12H9.5z" fill="currentColor"/>')
+_LAST = _ICON.format('<path d="M11.5 2H14v12h-2.5zM2 2v12l9-6z" fill="currentColor"/>')
 #: The player's buttons: matplotlib's English tooltip -> (Unicode symbol + Chinese label, Chinese tooltip).
 #: Unicode text replaces the Font Awesome icons, whose stylesheet comes from a CDN (blank buttons offline).
 _BUTTONS = {"Decrease speed": ("－ 减速", "放慢播放"),
-            "First frame": ("⏮\ufe0e 首帧", "回到第一帧"),
+            "First frame": (f"{_FIRST} 首帧", "回到第一帧"),
             "Previous frame": ("◁ 上一帧", "后退一帧"),
             "Play backwards": ("◀\ufe0e 倒放", "倒着播放"),
-            "Pause": ("⏸\ufe0e 暂停", "暂停"),
+            "Pause": (f"{_PAUSE} 暂停", "暂停"),
             "Play": ("▶\ufe0e 播放", "播放"),
             "Next frame": ("▷ 下一帧", "前进一帧"),
-            "Last frame": ("⏭\ufe0e 末帧", "跳到最后一帧"),
+            "Last frame": (f"{_LAST} 末帧", "跳到最后一帧"),
             "Increase speed": ("＋ 加速", "加快播放")}
 #: The repetition-mode radio buttons.
 _MODES = {"Once": "播放一次", "Loop": "循环", "Reflect": "往返", "Repetition mode": "重复方式"}
