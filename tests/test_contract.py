@@ -460,6 +460,9 @@ OVERRIDES.update({
                                           "bandwidth": 50e9},
     "communication.collective_time": {"collective": "all_gather"},
     "communication.bus_bandwidth": {"collective": "all_reduce"},
+    "models.training.best_bucket_count": {"backward_time": 0.3, "grad_bytes": 3e9, "n_devices": 8,
+                                          "bandwidth": 50e9, "max_buckets": 500},
+    "models.hardware.GPUDatasheet": _fields_of(lambda: _mod("models.hardware").GPUS["H100 SXM"]),
 })
 
 

@@ -24,6 +24,9 @@ Sources (precision stated per entry):
   doubles every tensor-core figure.
 - Jouppi et al., "In-Datacenter Performance Analysis of a Tensor Processing Unit", ISCA 2017: a 256 x 256
   systolic array of 8-bit multiply-accumulate cells at 700 MHz, 92 TOPS.
+- NVIDIA H100 (2023) and H200 (2024) Tensor Core GPU datasheets, SXM: BF16 tensor cores 1,979 TFLOPS
+  with sparsity (989 dense), 80 GB HBM3 at 3.35 TB/s and 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s
+  (:data:`GPUS`, with the A100 80 GB SXM).
 
 >>> a100 = entry("A100", "FP64")
 >>> round(a100.peak / 1e12, 2), a100.datasheet / 1e12
@@ -42,7 +45,8 @@ from hetlab.devices import Device
 __all__ = ["ComputeEngine", "Memory", "ENGINES", "MEMORIES", "flops_per_cycle", "peak_flops", "entry",
            "memory", "systolic_peak", "systolic_utilisation", "specialised_kitchen", "VendorFigure",
            "NPU_PEAKS", "TPU_V1", "npu_peak", "offload_times", "A100_THREADS_PER_SM", "dram_bandwidth",
-           "PHONE_LPDDR5", "gpu_occupancy", "bytes_in_flight", "WarpDivergence", "warp_divergence"]
+           "PHONE_LPDDR5", "gpu_occupancy", "bytes_in_flight", "WarpDivergence", "warp_divergence",
+           "GPUDatasheet", "GPUS"]
 
 
 def _check_text(name: str, value) -> None:
@@ -249,6 +253,42 @@ def npu_peak(chip: str = "Apple A17 Pro Neural Engine") -> VendorFigure:
         if f.chip == chip:
             return f
     raise ValueError(f"chip must be one of {[f.chip for f in NPU_PEAKS]}, got {chip!r}")
+
+
+@dataclass(frozen=True)
+class GPUDatasheet:
+    """A data-centre GPU as its vendor datasheet prints it: the dense 16-bit (BF16/FP16) tensor-core peak in
+    FLOP/s, the memory in bytes, its bandwidth and the NVLink bandwidth per direction, in bytes/s (the datasheets
+    print tensor peaks *with* 2:4 sparsity and say the dense figure is half of it).
+
+    >>> h100 = GPUS["H100 SXM"]
+    >>> h100.bf16_flops / 1e12, round(h100.bf16_flops / h100.memory_bandwidth)   # FLOP per byte at the ridge
+    (989.0, 295)
+    """
+
+    name: str
+    bf16_flops: float
+    memory: float
+    memory_bandwidth: float
+    nvlink_bandwidth: float
+    source: str
+
+    def __post_init__(self) -> None:
+        for name in ("name", "source"):
+            _check_text(name, getattr(self, name))
+        for name in ("bf16_flops", "memory", "memory_bandwidth", "nvlink_bandwidth"):
+            check_positive(name, getattr(self, name), high=1e20)
+
+
+_SHEET = "NVIDIA {} Tensor Core GPU datasheet ({}), SXM: BF16 1,979 TFLOPS with sparsity, {}, NVLink 900 GB/s"
+#: Three generations of data-centre GPU by name (NVLink: 600 and 900 GB/s for both directions together). The
+#: A100's figures are those of :data:`ENGINES` and :data:`MEMORIES`.
+GPUS: dict[str, GPUDatasheet] = {g.name: g for g in (
+    GPUDatasheet("A100 80GB SXM", entry("A100", "FP16/BF16", "tensor").datasheet, memory("A100 80GB HBM2e").capacity,
+                 memory("A100 80GB HBM2e").bandwidth, 300e9, _A100 + "; NVLink 600 GB/s"),
+    GPUDatasheet("H100 SXM", 989e12, 80e9, 3.35e12, 450e9, _SHEET.format("H100", 2023, "80 GB HBM3 at 3.35 TB/s")),
+    GPUDatasheet("H200 SXM", 989e12, 141e9, 4.8e12, 450e9, _SHEET.format("H200", 2024, "141 GB HBM3e at 4.8 TB/s")),
+)}
 
 
 def offload_times(n_elements: int, *, bytes_per_element: float = 12.0, flops_per_element: float = 1.0,

@@ -16,7 +16,8 @@ One idea: what a data x tensor x pipeline parallel training job costs per device
 - :func:`data_parallel_step`: the step time of plain data parallelism with a fixed global batch, the part of the
   gradient all-reduce hidden behind the backward pass (accepts arrays, for curves).
 - :func:`exposed_allreduce`: the gradient all-reduce split into buckets that start while the backward pass runs
-  (PyTorch DDP; Li et al. 2020): how much of it is left when the backward pass ends.
+  (PyTorch DDP; Li et al. 2020): how much of it is left when the backward pass ends; :func:`best_bucket_count`
+  the bucket count that leaves least.
 
 Tensor parallelism splits attention heads and pipeline parallelism splits layers, so ``heads`` must be a
 multiple of ``tp``, ``layers`` a multiple of ``pp`` and ``hidden`` a multiple of ``heads`` (Megatron-LM refuses
@@ -48,7 +49,7 @@ from hetlab.communication import ring_allreduce_time
 
 __all__ = ["memory_per_device", "activation_memory", "ring_allreduce", "bubble_fraction", "step_time",
            "micro_batch_options", "TrainingStep", "SCHEDULES", "RECOMPUTE", "LIMITS", "kernel_efficiency",
-           "data_parallel_step", "exposed_allreduce", "zero_traffic", "PIPELINE_ZERO_STAGES"]
+           "data_parallel_step", "exposed_allreduce", "zero_traffic", "PIPELINE_ZERO_STAGES", "best_bucket_count"]
 
 #: Pipeline schedules understood by :func:`bubble_fraction` and :func:`step_time`.
 SCHEDULES = ("gpipe", "1f1b", "interleaved")
@@ -520,3 +521,20 @@ def exposed_allreduce(buckets: Any, *, backward_time: float, grad_bytes: float, 
         left = np.maximum(each, tb / k + k * each - tb)
     check_finite_result(left, buckets=buckets, grad_bytes=g, bandwidth=b, latency=a)
     return float(left) if left.ndim == 0 else left
+
+
+def best_bucket_count(*, backward_time: float, grad_bytes: float, n_devices: int, bandwidth: float,
+                      latency: float = 0.0, max_buckets: int = 100_000) -> int:
+    """The bucket count in ``[1, max_buckets]`` that leaves the least all-reduce after the backward pass
+    (:func:`exposed_allreduce`; the smallest count on ties). While the link keeps up, more buckets shrink the last
+    one; past ``k = (T_b - c) / (2 (n - 1) latency)``, with ``c`` the ring's bandwidth term for all the gradients,
+    the latencies add up to more than the backward pass and the exposed time climbs again.
+
+    >>> best_bucket_count(backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9, latency=10e-6)
+    144
+    """
+    top = check_int("max_buckets", max_buckets, low=1, high=10 ** 7)
+    counts = np.arange(1, top + 1)
+    left = exposed_allreduce(counts, backward_time=backward_time, grad_bytes=grad_bytes, n_devices=n_devices,
+                             bandwidth=bandwidth, latency=latency)
+    return int(counts[np.argmin(np.atleast_1d(left))])

@@ -160,3 +160,23 @@ def test_warp_divergence_record_rejects_inconsistent_fields():
         WarpDivergence(8, 32, 1.0, 1.0, 2.0, 0.9)
     with pytest.raises(ValueError, match="width"):
         WarpDivergence(8, 0, 1.0, 1.0, 2.0, 0.5)
+
+
+def test_gpu_datasheets_agree_with_the_sm_layout_and_the_a100_entries():
+    # H100 SXM: 132 SMs x 4 tensor cores x 512 dense FP16 FMA per clock x 2 FLOP at 1.83 GHz (H100 whitepaper, 2022)
+    assert H.GPUS["H100 SXM"].bf16_flops == pytest.approx(132 * 4 * 512 * 2 * 1.83e9, rel=1e-3)
+    # the datasheets print 1,979 TFLOPS with 2:4 sparsity; dense is half
+    assert H.GPUS["H200 SXM"].bf16_flops == pytest.approx(1979e12 / 2, rel=1e-3)
+    a100 = H.GPUS["A100 80GB SXM"]
+    assert a100.bf16_flops == H.entry("A100", "FP16/BF16", "tensor").datasheet == 312e12
+    assert a100.memory_bandwidth == H.memory("A100 80GB HBM2e").bandwidth == 2.039e12
+    # ridge points in FLOP per byte: 312 / 2.039, 989 / 3.35, 989 / 4.8
+    assert [round(g.bf16_flops / g.memory_bandwidth) for g in H.GPUS.values()] == [153, 295, 206]
+
+
+def test_gpu_datasheet_refuses_a_missing_figure():
+    fields = dict(name="X", bf16_flops=1e15, memory=8e10, memory_bandwidth=3e12, nvlink_bandwidth=4.5e11, source="s")
+    with pytest.raises(ValueError, match="memory_bandwidth"):
+        H.GPUDatasheet(**{**fields, "memory_bandwidth": 0.0})
+    with pytest.raises(TypeError, match="source"):
+        H.GPUDatasheet(**{**fields, "source": ""})

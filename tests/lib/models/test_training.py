@@ -338,3 +338,19 @@ def test_exposed_allreduce_rejects_bad_inputs(kwargs, match):
     args = {"buckets": 4, "backward_time": 0.3, "grad_bytes": 3e9, "n_devices": 8, "bandwidth": 50e9, **kwargs}
     with pytest.raises((ValueError, TypeError), match=match):
         T.exposed_allreduce(args.pop("buckets"), **args)
+
+
+def test_best_bucket_count_sits_where_the_link_stops_keeping_up():
+    # c = 2 * 63/64 * 3 GB / 50 GB/s = 0.118125 s, a = 2 * 63 * 10 us = 1.26 ms: (0.3 - c) / a = 144.3 buckets
+    args = dict(backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9, latency=10e-6)
+    assert T.best_bucket_count(**args) == 144
+    walk = [_bucket_pipeline(k, 0.3, 3e9, 64, 50e9, 10e-6) for k in range(1, 401)]
+    assert T.best_bucket_count(**args, max_buckets=400) == 1 + walk.index(min(walk))
+    # the backward pass shorter than the bandwidth term: nothing keeps up, and the best count balances the
+    # per-bucket latency against the backward pass, k = sqrt(T_b / a) (chapter 4's sqrt(W / Os) again)
+    short = dict(args, backward_time=0.05)
+    assert T.best_bucket_count(**short) in (math.floor(math.sqrt(0.05 / 1.26e-3)), math.ceil(math.sqrt(0.05 / 1.26e-3)))
+    # no latency: the smaller the buckets the better, up to the cap
+    assert T.best_bucket_count(**dict(args, latency=0.0), max_buckets=50) == 50
+    with pytest.raises(ValueError, match="max_buckets"):
+        T.best_bucket_count(**args, max_buckets=0)
