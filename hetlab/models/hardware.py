@@ -46,6 +46,7 @@ __all__ = ["ComputeEngine", "Memory", "ENGINES", "MEMORIES", "flops_per_cycle", 
            "memory", "systolic_peak", "systolic_utilisation", "specialised_kitchen", "VendorFigure",
            "NPU_PEAKS", "TPU_V1", "npu_peak", "offload_times", "A100_THREADS_PER_SM", "dram_bandwidth",
            "PHONE_LPDDR5", "gpu_occupancy", "bytes_in_flight", "WarpDivergence", "warp_divergence",
+           "H200_FP64", "H200_FP64_TENSOR", "PCIE5_X16",
            "GPUDatasheet", "GPUS"]
 
 
@@ -247,6 +248,18 @@ TPU_V1 = VendorFigure("Google TPU v1", "TOPS", 92e12, "INT8",
                       "Jouppi et al., 'In-Datacenter Performance Analysis of a Tensor Processing Unit', ISCA 2017")
 
 
+#: A newer GPU, as its datasheet prints it (dense figures): the H200 SXM of the stored readings in
+#: ``hetlab/data/readings/h200-2026-12-04``. The NVL card prints 30 and 60 TFLOPS FP64 instead. Kept out of
+#: ``ENGINES``: these are the vendor's numbers, not computed from an SM layout here.
+_H200 = "NVIDIA H200 Tensor Core GPU datasheet (2024), H200 SXM"
+H200_FP64 = VendorFigure("NVIDIA H200 SXM", "FLOP/s", 34e12, "FP64 (vector units)", _H200)
+H200_FP64_TENSOR = VendorFigure("NVIDIA H200 SXM", "FLOP/s", 67e12, "FP64 (tensor cores)", _H200)
+#: (Its memory is ``GPUS["H200 SXM"]``.) The PCIe 5.0 x16 link to the host: 32 GT/s x 16 lanes / 8 =
+#: 64 GB/s per direction (before line encoding, the convention of the PCIe 4.0 entry of ``MEMORIES``).
+PCIE5_X16 = Memory("PCIe 5.0 x16", "link", "PCIe Gen5", 0.0, 64e9,
+                   "PCI-SIG PCIe 5.0 specification (2019), per direction")
+
+
 def npu_peak(chip: str = "Apple A17 Pro Neural Engine") -> VendorFigure:
     """The vendor-stated NPU peak of ``chip`` (one of ``NPU_PEAKS``)."""
     for f in NPU_PEAKS:
@@ -293,17 +306,22 @@ GPUS: dict[str, GPUDatasheet] = {g.name: g for g in (
 
 def offload_times(n_elements: int, *, bytes_per_element: float = 12.0, flops_per_element: float = 1.0,
                   device: str = "A100 40GB HBM2", precision: str = "FP32",
-                  link: str = "PCIe 4.0 x16") -> dict[str, float]:
+                  link: str = "PCIe 4.0 x16", latency: float = 0.0) -> dict[str, float]:
     """Seconds to run an elementwise kernel on the A100 from its own memory (roofline time) against the
-    seconds to move the same bytes over ``link`` at its theoretical rate (no overlap, no latency: a
-    :func:`hetlab.communication.copy_time` with ``latency=0``).
+    seconds to move the same bytes over ``link`` at its theoretical rate, plus a fixed ``latency`` (seconds
+    per offload: copy and launch set-up, independent of the bytes; default none), without overlap: a
+    :func:`hetlab.communication.copy_time`.
 
     Defaults are ``c = a + b`` in FP32: 12 bytes and 1 FLOP per element. Returns ``kernel``, ``copy``,
-    ``ratio`` (copy / kernel) and ``bytes``.
+    ``ratio`` (copy / kernel) and ``bytes``. Without ``latency`` every term is proportional to
+    ``n_elements``, so whether offloading pays does not depend on the size; the latency makes small
+    kernels pay a cost of their own.
 
     >>> t = offload_times(2**20)
     >>> round(t["kernel"] * 1e6, 1), round(t["copy"] * 1e6)
     (8.1, 393)
+    >>> round(offload_times(2**20, latency=30e-6)["copy"] * 1e6)
+    423
     """
     from hetlab.communication import copy_time
     from hetlab.models.roofline import kernel_time
@@ -321,7 +339,7 @@ def offload_times(n_elements: int, *, bytes_per_element: float = 12.0, flops_per
         raise ValueError(f"precision must be one of ['FP64', 'FP32'], got {precision!r}")
     mem, wire = memory(device), memory(link)
     kernel = kernel_time(n * f, n * b, entry("A100", precision).peak, mem.bandwidth)
-    copy = copy_time(n * b, wire.bandwidth, latency=0.0)
+    copy = copy_time(n * b, wire.bandwidth, latency=latency)
     return {"kernel": kernel, "copy": copy, "ratio": copy / kernel, "bytes": n * b}
 
 

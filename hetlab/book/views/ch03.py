@@ -1,16 +1,21 @@
-"""Chapter 3 (hardware): peak compute at one precision, and the roofline model."""
+"""Chapter 3 (hardware): peak compute at one precision, the roofline model, the offload break-even and a
+measured point of the reader's machine beside the stored H200 machine."""
 from __future__ import annotations
 
 import numpy as np
 
 from hetlab import plotting as P
+from hetlab._validate import check_positive
 from hetlab.models import hardware as H
 from hetlab.models import roofline as R
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 
-__all__ = ['peak_compute_explorer', 'roofline_explorer', 'peak_table', 'roofline_figure', 'peak_bars_figure']
+__all__ = ['peak_compute_explorer', 'roofline_explorer', 'peak_table', 'roofline_figure', 'peak_bars_figure',
+           'offload_figure', 'measured_roofline_figure', 'h200_one_core_matmul']
 
 _DECADES = [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0]
+#: One colour per engine in every figure and widget of the chapter.
+_EPYC, _A100, _TENSOR, _YOURS = "#C44E52", "#4C72B0", "#8172B2", "#DD8452"
 
 
 def peak_table() -> str:
@@ -31,50 +36,42 @@ def peak_table() -> str:
     return "\n".join("  ".join(P.pad(c, w, right=r) for c, w, r in zip(row, widths, right)) for row in [head] + rows)
 
 
-def _reference(precision: str) -> list[tuple[str, float]]:
-    """Datasheet chips at one precision (tensor cores listed separately: FP64 ones, or FP16/BF16 next to FP32)."""
-    tensor = "FP64" if precision == "FP64" else "FP16/BF16"
-    return [("EPYC 7763", H.entry("EPYC 7763", precision).peak),
-            (P.label("A100 向量单元", "A100 vector units"), H.entry("A100", precision).peak),
-            (P.label("A100 张量核心", "A100 tensor cores"), H.entry("A100", tensor, "tensor").peak)]
-
-
 def peak_compute_explorer() -> Explorer:
-    """P = N_cores x f x FLOPs/cycle, FLOPs/cycle = FMA units x SIMD lanes x 2, against datasheet chips
-    at the chosen precision (bars updated in place)."""
+    """P = N_cores x f x FLOPs/cycle, FLOPs/cycle = FMA units x SIMD lanes x 2, as a bar next to the vector
+    units of the EPYC 7763 and the A100 at the same precision (linear axis, bars updated in place); the
+    readout gives the ratios to both."""
     art: dict = {}
+    names = ["EPYC 7763", P.label("A100 向量单元", "A100 vector units"), P.label("你的芯片", "yours")]
 
     def draw(ax, cores: int, ghz: float, fma: int, lanes: int, precision: str) -> str:
         per_cycle = H.flops_per_cycle(fma, lanes)
         mine = H.peak_flops(cores, ghz * 1e9, per_cycle)
-        rows = _reference(precision)
-        names = [n for n, _ in rows] + [P.label("你的芯片", "yours")]
-        values = [v / 1e12 for _, v in rows] + [mine / 1e12]
+        epyc, a100 = H.entry("EPYC 7763", precision).peak, H.entry("A100", precision).peak
+        values = [epyc / 1e12, a100 / 1e12, mine / 1e12]
         if not art:
-            art["bars"] = ax.barh(range(4), values, color=["#4C72B0", "#55A868", "#8172B2", "#C44E52"])
-            ax.set_xscale("log")
-            ax.set_xlim(1e-3, 1e3)
-            ax.minorticks_off()          # log axes' minor tick labels dominate redraw time
-            ax.set_xticks(_DECADES, [f"{v:g}" for v in _DECADES])   # plain labels: no mathtext to render
+            art["bars"] = ax.barh(range(3), values, color=[_EPYC, _A100, _YOURS], height=0.6)
             ax.invert_yaxis()
-            ax.set_xlabel(P.label("峰值（TFLOP/s，对数轴）", "peak (TFLOP/s, log axis)"))
-            ax.set_yticks(range(4), names)
-            art["labels"] = [ax.text(1.2e-3, k, "", va="center", fontsize=8, color="white") for k in range(4)]
-        tensor = "FP64" if precision == "FP64" else "FP16/BF16"
-        ax.set_title(P.label(f"{precision} 峰值（张量核心为 {tensor}）：P = 核心数 × 频率 × 每周期浮点运算数",
-                             f"{precision} peaks (tensor cores {tensor}): P = cores x f x FLOPs/cycle"), fontsize=10)
+            ax.set_yticks(range(3), names)
+            ax.set_xlabel(P.label("理论峰值（TFLOP/s，线性轴）", "peak (TFLOP/s, linear axis)"))
+            art["labels"] = [ax.text(0, k, "", va="center", fontsize=8) for k in range(3)]
+        top = max(values)
+        ax.set_xlim(0, 1.25 * top)
+        ax.set_title(P.label(f"{precision} 峰值：P = 核心数 × 频率 × 每周期浮点运算数",
+                             f"{precision} peaks: P = cores x f x FLOPs/cycle"), fontsize=10)
         for bar, text, v in zip(art["bars"], art["labels"], values):
             bar.set_width(v)
+            text.set_x(v + 0.01 * top)
             text.set_text(f"{v:.3g}")
-        return (f"每周期浮点运算数 = {fma} 个 FMA 单元 × {lanes} 条 SIMD 通道 × 2 = {per_cycle}；"
-                f"P = {cores} 核 × {ghz:g} GHz × {per_cycle} = {mine / 1e12:.3g} TFLOP/s")
+        return (f"每周期浮点运算数 = {fma} × {lanes} × 2 = {per_cycle}；P = {cores} 核 × {ghz:.2f} GHz × "
+                f"{per_cycle} = {mine / 1e12:.3g} TFLOP/s，是 EPYC 的 {mine / epyc:.2f} 倍、"
+                f"A100 向量单元的 {mine / a100:.2f} 倍")
 
     return Explorer(draw, {"cores": int_slider("核心数", 1, 256, 64),
-                           "ghz": slider("频率 GHz", 0.5, 5.0, 0.05, 2.45),
+                           "ghz": slider("频率 GHz", 0.5, 5.0, 0.01, 2.45),
                            "fma": int_slider("每核 FMA 单元", 1, 4, 2),
                            "lanes": int_slider("SIMD 通道数", 1, 64, 4),
                            "precision": dropdown("精度", ["FP64", "FP32"])},
-                    figsize=(7.5, 2.8), clear=False)
+                    figsize=(7.5, 2.4), clear=False)
 
 
 #: Kernels placed on the roofline: (label zh, label en, intensity in FLOP/byte).
@@ -113,7 +110,7 @@ def roofline_explorer() -> Explorer:
                                         xytext=(-4 if last else 4, -12), ha="right" if last else "left", fontsize=7)
                             for last, k, p in zip([False, False, True], KERNELS, points)]
             art["mine"], = ax.plot([i], [mine], "o", mfc="none", mec="crimson", mew=2, ms=11,
-                                   label=P.label("你的算子", "your kernel"))
+                                   label=P.label("你的核函数", "your kernel"))
             ax.set_xlabel(P.label("算术强度 I（FLOP/字节，对数轴）", "arithmetic intensity I (FLOP/byte, log)"))
             ax.set_ylabel(P.label("可达性能（TFLOP/s）", "attainable (TFLOP/s)"))
             ax.set_title(P.label("屋顶线模型：可达 = min(峰值, I × 带宽)", "roofline: min(peak, I x bandwidth)"))
@@ -143,9 +140,9 @@ def roofline_figure(ax=None):
     ax = P.new_axes(ax, figsize=(7.5, 4.2))
     grid = np.logspace(-2, 3, 300)
     chips = [("A100 40GB", "A100 40GB", H.entry("A100", "FP32").peak, H.memory("A100 40GB HBM2").bandwidth,
-              "#4C72B0"),
+              _A100),
              ("EPYC 7763", "EPYC 7763", H.entry("EPYC 7763", "FP32").peak, H.memory("EPYC 7763 DDR4").bandwidth,
-              "#C44E52")]
+              _EPYC)]
     markers = ["o", "s", "^"]
     for zh, en, peak, bw, colour in chips:
         ridge = R.ridge_point(peak, bw)
@@ -172,30 +169,144 @@ def roofline_figure(ax=None):
     return ax
 
 
-def peak_bars_figure(ax=None):
-    """Static horizontal bars of the datasheet engines grouped by precision (FP64, FP32 next to the tensor
-    formats), vector units and tensor cores coloured apart, log axis in TFLOP/s (TOPS for INT8)."""
+def peak_bars_figure():
+    """Static bars of the datasheet engines, one panel per comparison that is allowed: FP64 (both chips'
+    vector units and the A100's FP64 tensor cores), FP32 vector units, and the tensor cores' low-precision
+    formats (matrix products only, not to be compared with the panels above). Linear axes, so a bar twice
+    as long is twice the peak. Returns the three Axes."""
+    import matplotlib.pyplot as plt
+
+    P.use_cjk_font()
+    unit = {"vector": ("向量单元", "vector"), "tensor": ("张量核心", "tensor cores")}
+    colour = {"vector": {"EPYC 7763": _EPYC, "A100": _A100}, "tensor": {"A100": _TENSOR}}
+    groups = [(P.label("FP64：同一精度，可以直接比", "FP64: one precision, comparable"),
+               [("EPYC 7763", "FP64", "vector"), ("A100", "FP64", "vector"), ("A100", "FP64", "tensor")]),
+              (P.label("FP32：同一精度，可以直接比", "FP32: one precision, comparable"),
+               [("EPYC 7763", "FP32", "vector"), ("A100", "FP32", "vector")]),
+              (P.label("张量核心的低精度格式：只做矩阵乘，不与上面两组比",
+                       "tensor-core low precisions: matmul only, not comparable with the panels above"),
+               [("A100", "TF32", "tensor"), ("A100", "FP16/BF16", "tensor"), ("A100", "INT8", "tensor")])]
+    fig, axes = plt.subplots(3, 1, figsize=(7.5, 5.0), layout="constrained", height_ratios=[3, 2, 3])
+    for ax, (title, rows) in zip(axes, groups):
+        values = [H.entry(*row).peak / 1e12 for row in rows]
+        ax.barh(range(len(rows)), values, height=0.6, color=[colour[e][c] for c, _, e in rows])
+        ax.set_yticks(range(len(rows)), [P.label(f"{c} {p} {unit[e][0]}", f"{c} {p} {unit[e][1]}")
+                                         for c, p, e in rows], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1.2 * max(values))
+        for k, (v, (_c, p, _e)) in enumerate(zip(values, rows)):
+            ax.text(v + 0.01 * max(values), k, f"{v:.3g}" + (" TOPS" if p == "INT8" else ""), va="center",
+                    fontsize=8)
+        ax.set_title(title, fontsize=9, loc="left")
+        ax.tick_params(axis="x", labelsize=8)
+    axes[-1].set_xlabel(P.label("稠密峰值（TFLOP/s，INT8 为 TOPS；每组线性轴）",
+                                "dense peak (TFLOP/s; TOPS for INT8; linear axis per panel)"))
+    for ax in axes[:-1]:
+        ax.set_xlabel("TFLOP/s", fontsize=8)
+    fig.suptitle(P.label("同一精度才可比：EPYC 7763 与 A100 的理论峰值",
+                         "compare at one precision: EPYC 7763 and A100"), fontsize=10)
+    return axes
+
+
+def offload_figure(ax=None, latency: float = 30e-6):
+    """Static figure: time to offload ``c = a + b``-shaped work (12 bytes per element over PCIe 4.0 x16, then
+    the A100's FP32 roofline time, plus a fixed ``latency`` per offload) over the EPYC 7763's FP32 roofline time
+    on its DDR4, against FLOP per element, one curve per size. Without the fixed cost every size gives the
+    same curve, crossing 1 at the break-even intensity; the fixed cost moves small sizes' crossings right."""
     ax = P.new_axes(ax, figsize=(7.5, 3.8))
-    rows = [("EPYC 7763", "FP64", "vector"), ("A100", "FP64", "vector"), ("A100", "FP64", "tensor"),
-            ("EPYC 7763", "FP32", "vector"), ("A100", "FP32", "vector"), ("A100", "TF32", "tensor"),
-            ("A100", "FP16/BF16", "tensor"), ("A100", "INT8", "tensor")]
-    colours = {("EPYC 7763", "vector"): "#C44E52", ("A100", "vector"): "#4C72B0", ("A100", "tensor"): "#8172B2"}
-    unit = {"vector": ("向量单元", "vector"), "tensor": ("张量核心", "tensor")}
-    values = [H.entry(c, p, e).peak / 1e12 for c, p, e in rows]
-    y = np.arange(len(rows)) + np.array([0, 0, 0, 0.5, 0.5, 0.5, 0.5, 0.5])
-    ax.barh(y, values, color=[colours[(c, e)] for c, _, e in rows])
-    names = [P.label(f"{c} {p} {unit[e][0]}", f"{c} {p} {unit[e][1]}") for c, p, e in rows]
-    ax.set_yticks(y, names, fontsize=8)
-    for yy, v, (_c, p, _e) in zip(y, values, rows):
-        ax.text(v * 1.08, yy, f"{v:.3g}" + (" TOPS" if p == "INT8" else ""), va="center", fontsize=8)
-    ax.axhline(2.75, color="0.6", lw=0.8)
+    flops = np.logspace(0, 5.5, 240)
+    cpu_p, cpu_b = H.entry("EPYC 7763", "FP32").peak, H.memory("EPYC 7763 DDR4").bandwidth
+
+    def ratio(n: int, fixed: float) -> list[float]:
+        times = [H.offload_times(n, flops_per_element=f, latency=fixed) for f in flops]
+        return [(t["copy"] + t["kernel"]) / R.kernel_time(n * f, 12 * n, cpu_p, cpu_b)
+                for f, t in zip(flops, times)]
+
+    ax.plot(flops, ratio(2**20, 0.0), color="black", lw=2.5,
+            label=P.label("不计固定开销：任何规模都是这一条", "no fixed cost: every size"))
+    for n, colour in ((2**12, "#DD8452"), (2**16, "#55A868"), (2**20, "#4C72B0")):
+        ax.plot(flops, ratio(n, latency), color=colour, lw=1.5, ls="--",
+                label=P.label(f"固定开销 {latency * 1e6:.0f} µs，n = 2^{n.bit_length() - 1}",
+                              f"fixed {latency * 1e6:.0f} us, n = 2^{n.bit_length() - 1}"))
+    ax.axhline(1.0, color="0.5", lw=0.8)
+    ax.text(1.2, 1.15, P.label("线上方：留在 CPU 更快", "above: CPU faster"), fontsize=8, color="0.35")
+    ax.text(1.2, 0.6, P.label("线下方：卸载更快", "below: offload faster"), fontsize=8, color="0.35")
     ax.set_xscale("log")
-    ax.set_xlim(1, 3000)
-    ax.invert_yaxis()
-    ax.set_xlabel(P.label("稠密峰值（TFLOP/s，INT8 为 TOPS；对数轴）", "dense peak (TFLOP/s; TOPS for INT8; log)"))
-    ax.set_title(P.label("同一精度才可比：上组 FP64，下组 FP32 及张量核心的低精度格式",
-                         "compare at one precision: FP64 above, FP32 and tensor formats below"), fontsize=10)
+    ax.set_yscale("log")
+    ax.set_xlim(flops[0], flops[-1])
+    ax.set_xlabel(P.label("每个元素的运算次数（FLOP/元素，对数轴；每个元素搬 12 字节）",
+                          "FLOP per element (log; 12 bytes moved per element)"))
+    ax.set_ylabel(P.label("卸载用时 ÷ CPU 用时", "offload time / CPU time"))
+    ax.set_title(P.label("卸载划不划算看强度：EPYC 7763 对 A100（FP32，经 PCIe 4.0）",
+                         "offloading pays by intensity: EPYC 7763 vs A100 (FP32, PCIe 4.0)"), fontsize=10)
+    ax.legend(fontsize=7.5, loc="upper right", frameon=False)
     return ax
+
+
+def _h200_fp64_matmuls(smallest: int = 128) -> list[dict]:
+    """The stored H200 machine's FP64 matmul rows from ``n = smallest`` (smaller ones include first-call costs)."""
+    from hetlab.real.readings import reading
+
+    return [r for r in reading("h200")["matmul"]["rows"] if r["dtype"] == "float64" and r["n"] >= smallest]
+
+
+def h200_one_core_matmul() -> float:
+    """FLOP/s of one CPU core of the stored H200 machine on a 512 x 512 x 512 FP64 product: the GEMM tile of its
+    tiled Cholesky (``2 b**3`` FLOP, b = 512), timed on one thread (``cpu1_s``)."""
+    from hetlab.real.readings import reading
+
+    section = reading("h200")["cholesky"]["n4096_b512"]
+    return 2 * 512**3 / section["op_costs"]["gemm"]["cpu1_s"]
+
+
+def measured_roofline_figure(matmul: float, bandwidth: float, add: float, *, n: int = 512):
+    """Two panels. Left: one CPU core's roofline built from two measurements, ``matmul`` (FLOP/s of an
+    ``n x n`` FP64 product on one thread: the flat roof) and ``bandwidth`` (bytes/s of a STREAM-like kernel:
+    the slope), with the measured ``add`` (FLOP/s of an FP64 ``c = a + b``, 1/24 FLOP per byte) and one core of
+    the stored H200 machine on the same product. Right: the H200's FP64 datasheet roofline with the machine's
+    measured FP64 matmuls (2026-12-04). Returns the two Axes."""
+    import matplotlib.pyplot as plt
+
+    for name, value in (("matmul", matmul), ("bandwidth", bandwidth), ("add", add)):
+        check_positive(name, value)
+    P.use_cjk_font()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9.5, 3.8), layout="constrained")
+    grid = np.logspace(-2, 3, 200)
+    left.plot(grid, R.attainable(grid, matmul, bandwidth) / 1e9, color=_YOURS, lw=2,
+              label=P.label("你的屋顶：min(矩阵乘实测, I × 带宽实测)", "yours: min(matmul, I x bandwidth)"))
+    left.plot([1 / 24], [add / 1e9], "o", color=_YOURS, mec="black", ms=8,
+              label=P.label("逐元素加法（实测）", "elementwise add (measured)"))
+    left.plot([n / 12], [matmul / 1e9], "s", color=_YOURS, mec="black", ms=8,
+              label=P.label(f"矩阵乘 n = {n}（实测）", f"matmul n = {n} (measured)"))
+    stored = h200_one_core_matmul() / 1e9
+    left.plot([512 / 12], [stored], "D", color="0.6", mec="black", ms=7,
+              label=P.label("H200 机器的一个 CPU 核，同样的矩阵乘", "one core of the H200 machine, same matmul"))
+    low = min(add, grid[0] * bandwidth) / 1e9
+    left.set_ylim(low / 2, 30 * max(matmul / 1e9, stored))       # head room for the legend
+    left.set_title(P.label("你的机器的一个 CPU 核（FP64）", "one core of your machine (FP64)"), fontsize=10)
+    left.set_ylabel(P.label("可达性能（GFLOP/s，对数轴）", "attainable (GFLOP/s, log)"))
+    peak, hbm = H.H200_FP64_TENSOR.value, H.GPUS["H200 SXM"].memory_bandwidth
+    right.plot(grid, R.attainable(grid, peak, hbm) / 1e12, color=_A100, lw=2,
+               label=P.label("数据手册：FP64 张量核心 67、HBM3e 4.8 TB/s", "datasheet: FP64 TC 67, 4.8 TB/s"))
+    right.axhline(H.H200_FP64.value / 1e12, color=_A100, lw=1, ls=":",
+                  label=P.label("FP64 向量单元 34", "FP64 vector units 34"))
+    rows = _h200_fp64_matmuls()
+    right.plot([r["n"] / 12 for r in rows], [r["gpu_tflops"] for r in rows], "s-", color=_TENSOR, mec="black",
+               ms=6, label=P.label("实测矩阵乘（FP64）", "measured matmul (FP64)"))
+    for r in rows:
+        right.annotate(f"n={r['n']}", (r["n"] / 12, r["gpu_tflops"]), textcoords="offset points",
+                       xytext=(4, -9), fontsize=7)
+    right.set_title(P.label("H200 + 16 核 CPU 的机器（2026-12-04 实测）", "H200 machine (measured 2026-12-04)"),
+                    fontsize=10)
+    right.set_ylabel(P.label("可达性能（TFLOP/s，对数轴）", "attainable (TFLOP/s, log)"))
+    right.set_ylim(0.03, 2000)
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(grid[0], grid[-1])
+        ax.set_xlabel(P.label("算术强度 I（FLOP/字节，对数轴）", "arithmetic intensity I (FLOP/byte, log)"))
+        ax.legend(fontsize=7, loc="upper left", frameon=False)
+    return left, right
 
 
 #: (chapter, factory) for each widget of this module.

@@ -94,6 +94,39 @@ def test_offload_times_small_elementwise_kernel():
         H.offload_times(10, link="A100 40GB HBM2")
 
 
+def test_offload_latency_is_a_fixed_cost_so_only_small_kernels_feel_it():
+    # copy = L + 12 n / 32 GB/s: the fixed 30 us adds 7.6% at 2^20 elements and 0.03% at 2^30
+    for n in (2**12, 2**20, 2**30):
+        plain, fixed = H.offload_times(n), H.offload_times(n, latency=30e-6)
+        assert fixed["copy"] == pytest.approx(plain["copy"] + 30e-6)
+        assert fixed["kernel"] == plain["kernel"]
+    assert H.offload_times(2**12, latency=30e-6)["copy"] > 20 * H.offload_times(2**12)["copy"]
+    with pytest.raises(ValueError, match="latency"):
+        H.offload_times(10, latency=-1e-6)
+
+
+def test_offload_breakeven_is_an_intensity_without_latency():
+    # GPU wins when f (1/P_cpu - 1/P_gpu) > b / beta_link (both sides compute-bound there): for c = a + b's
+    # 12 bytes per element, f* = 12 / 32e9 / (1/5.0176e12 - 1/19.4918e12) = 2533.6, whatever n is
+    from hetlab.models.roofline import kernel_time
+
+    cpu_p, cpu_b = H.entry("EPYC 7763", "FP32").peak, H.memory("EPYC 7763 DDR4").bandwidth
+
+    def gpu_wins(n, f):
+        t = H.offload_times(n, flops_per_element=f)
+        return t["copy"] + t["kernel"] < kernel_time(n * f, 12 * n, cpu_p, cpu_b)
+
+    for n in (2**10, 2**20, 2**30):
+        assert not gpu_wins(n, 2533) and gpu_wins(n, 2534)
+
+
+def test_h200_datasheet_figures():
+    # NVIDIA H200 datasheet (SXM, dense): FP64 34, FP64 Tensor Core 67 TFLOPS
+    assert (H.H200_FP64.value, H.H200_FP64_TENSOR.value) == (34e12, 67e12)
+    assert H.H200_FP64.precision.startswith("FP64") and H.H200_FP64_TENSOR.precision.startswith("FP64")
+    assert H.PCIE5_X16.bandwidth == 2 * H.memory("PCIe 4.0 x16").bandwidth     # twice the lane rate of Gen4
+
+
 def test_tpu_v1_paper_figure_is_the_formula_rounded():
     assert H.systolic_peak(256, 256, 0.7e9) == pytest.approx(H.TPU_V1.value, rel=0.01)
     assert H.TPU_V1.precision == "INT8"
