@@ -19,6 +19,11 @@ from pathlib import Path
 
 from hetlab.book import _codec, _isolation
 
+
+class GradingError(ValueError):
+    """The submission or the key is malformed (raised here and in :mod:`hetlab.book.grading`)."""
+
+
 MAX_MESSAGE = 16 * 2**20          # bytes per ZMQ message from the kernel; a larger one drops the connection
 MAX_RESTARTS = 5
 MAX_CELL_OUTPUT = 2**20           # characters a cell may print before the rest is dropped in the kernel
@@ -102,7 +107,6 @@ def run_plan(plan: list, needs: dict, *, timeout: float, deadline: float, bank: 
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from nbformat.v4 import new_code_cell, new_notebook
 
-    from hetlab.book.grading import GradingError
 
     Client = _client_class()
     prefix = _isolation.namespace_prefix()

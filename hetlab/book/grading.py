@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hetlab._validate import check_choice, check_int, check_nonnegative, check_positive, check_str, describe
+from hetlab.book._kernel import GradingError
 from hetlab.book.edition import (
     MAX_KEY_BYTES,
     chapter_of,
@@ -34,10 +35,6 @@ __all__ = ["grade", "GradeReport", "GradeItem", "GradingError"]
 
 MAX_TIMEOUT = 86_400.0
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-class GradingError(ValueError):
-    """The submission or the key is malformed."""
 
 
 def clean(text: str, limit: int = 300) -> str:
