@@ -41,7 +41,8 @@ out["gil"] = {"serial": g.serial.parallelism, "threads": g.thread_pool.paralleli
               "processes": g.process_pool.parallelism, "cores": min(g.processes, g.cpus),
               "wait_ratio": g.wait_serial.wall / g.wait_threads.wall, "text": R12.gil_lines(g)}
 t = split_matmul_timing(n=400, pieces=(1, 2, 16, 400), repeat=3)
-out["split"] = {"kernel": t.kernel, "dispatch": t.dispatch, "text": R12.split_lines(t)}
+out["split"] = {"kernel": t.kernel, "dispatch": t.dispatch, "pool": t.pool, "pieces": t.pieces, "workers": t.workers,
+                "text": R12.split_lines(t)}
 plan, _ = a1.demo_plan()
 runs = X.plan_runs(plan, 0.02, repeat=1)
 cores, bound = RA.plan_prediction(plan, 0.02, measure.cpu_count())
@@ -121,6 +122,11 @@ def test_finer_splits_slow_the_computation(reading):
     extra = kernel[-1] - kernel[0]
     assert ("主要来自计算本身变慢" in s["text"]) == (extra > dispatch[-1])
     assert f"是 N = 1 的 {kernel[-1] / kernel[0]:.2f} 倍" in s["text"]
+    if s["workers"] == 1:
+        assert "只有 1 个可用 CPU" in s["text"]
+    elif s["workers"] in s["pieces"]:
+        faster = s["pool"][0] > s["pool"][s["pieces"].index(s["workers"])]
+        assert ("毫秒，快 " in s["text"]) == faster and ("没有更快" in s["text"]) == (not faster)
     w = reading["sweep"]
     at = dict(zip(w["counts"], w["seconds"]))
     p = w["workers"]

@@ -123,6 +123,13 @@ def split_lines(timing: SplitTiming, reference: Reference | None = None, h200: R
     lines.append(f"N = {top} 时纯计算是 N = {first} 的 {ratio:.2f} 倍（多 {extra * ms:.1f} 毫秒），派发共 "
                  f"{dispatch * ms:.1f} 毫秒" + ("：切细的代价主要来自计算本身变慢，而不是派发" if extra > dispatch
                                             else "：这次派发比计算的增量还大"))
+    if p == 1:
+        lines.append("本机只有 1 个可用 CPU：线程池只有一个线程，N 再大也没有第二个核可用")
+    elif first == 1 and p in timing.pieces:
+        a, b = timing.pool[0], timing.at(p)[0]
+        lines.append(f"N = 1 → {p}：线程池 {a * ms:.1f} → {b * ms:.1f} 毫秒，"
+                     + (f"快 {a / b:.2f} 倍" if a > b else f"没有更快（{a / b:.2f} 倍）")
+                     + f"；{p} 个空闲的核上理想是 {p} 倍")
     gap = timing.pool[-1] - pred[-1]
     lines.append(f"N = {top}：线程池实测 {timing.pool[-1] * ms:.1f} 毫秒，预测 {pred[-1] * ms:.1f} 毫秒，实测"
                  f"{'多' if gap > 0 else '少'} {abs(gap) * ms:.1f} 毫秒"

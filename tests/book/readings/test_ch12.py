@@ -65,6 +65,11 @@ def test_split_lines_compare_the_computations_growth_with_the_dispatch():
     assert "主要来自计算本身变慢" in text
     assert "线程池实测 2000.0 毫秒，预测 510.0 毫秒，实测多 1490.0 毫秒" in text
     assert text.count("参照 · ") == 2 and "倍）——每多一份约 15 µs" in text
+    assert "N = 1 → 2：线程池 1000.0 → 600.0 毫秒，快 1.67 倍" in text
+    flat = SplitTiming(10, 2, 1, (1, 2, 10), (1.0, 1.1, 2.0), (1.0, 1.1, 4.0), (0.01, 0.02, 0.5), w0=1.0, os0=1e-3)
+    assert "没有更快（0.91 倍）" in R.split_lines(flat)
+    one = SplitTiming(10, 1, 1, (1, 10), (1.0, 2.0), (1.0, 4.0), (0.01, 0.5), w0=1.0, os0=1e-3)
+    assert "只有 1 个可用 CPU" in R.split_lines(one) and "N = 1 →" not in R.split_lines(one)
     dispatch_bound = R.split_lines(split(kernel_last=1.2, dispatch_last=0.5))
     assert "这次派发比计算的增量还大" in dispatch_bound and "主要来自计算本身" not in dispatch_bound
     with pytest.raises(TypeError, match="timing"):
