@@ -235,7 +235,7 @@ class Explorer:
             if self.play:
                 target = self.controls[self.play]
                 button = w.Play(min=target.min, max=target.max, step=target.step, interval=self.interval,
-                                value=target.value, description="play")
+                                value=target.value, description="播放")
                 w.jslink((button, "value"), (target, "value"))
                 top = [button] + top
             rows = [w.HBox(top[k:k + 2]) for k in range(0, len(top), 2)]

@@ -18,8 +18,8 @@ from hetlab.tasks import cost_matrix
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 from hetlab.workloads import article_tasks, skewed_tasks
 
-__all__ = ['orchestration', 'orchestration_player', 'kitchen_schedule', 'serial_vs_parallel', 'parallelism_combo',
-           'serial_vs_parallel_figure', 'parallelism_figure']
+__all__ = ['orchestration_explorer', 'orchestration_player', 'kitchen_schedule', 'serial_vs_parallel_explorer',
+           'parallelism_combo_explorer', 'serial_vs_parallel_figure', 'parallelism_figure', 'CARD_GIB']
 
 #: Dropdown labels for the policies; only the article's demo policy is taught in chapter 1.
 POLICY_LABELS = {"article_demo": ("演示调度（最早空闲）", "demo (earliest free)"),
@@ -106,7 +106,7 @@ class _Chart:
         self.ax.set_title(self.title(step))
 
 
-def orchestration() -> Explorer:
+def orchestration_explorer() -> Explorer:
     """Decompose, assign, orchestrate: the demo's dishes appear on the Gantt chart one by one (Play button).
 
     The chart of a policy is drawn once; moving the step slider only updates artists in place.
@@ -302,7 +302,7 @@ def _serial_parallel_draw(ax, tasks: int, spread: float) -> str:
             f"加速比 {parallel.speedup(serial):.2f} 倍（{tasks} 位师傅）")
 
 
-def serial_vs_parallel() -> Explorer:
+def serial_vs_parallel_explorer() -> Explorer:
     """Serial sum against parallel max for n tasks on n identical cooks (the 4x of chapter 1)."""
     return Explorer(_serial_parallel_draw, {"tasks": int_slider("菜的数量（= 师傅数）", 1, 8, 4),
                                             "spread": slider("大小差异 σ", 0.0, 1.0, 0.1, 0.0)},
@@ -323,10 +323,32 @@ def serial_vs_parallel_figure(tasks: int = 4, spread: float = 0.5, ax=None):
     return ax
 
 
-def _combo_draw(ax, data: int, tensor: int, pipeline: int) -> str:
+#: Memory of the card the chapter's training case uses: an A100 80 GB has 80 GiB of HBM2e (NVIDIA A100 datasheet).
+CARD_GIB = 80
+#: The models the widget offers: (label, parameters).
+MODELS = [("130 亿参数", 13e9), ("700 亿参数", 70e9)]
+
+
+def _model_states_gib(params: float, data: int, tensor: int, pipeline: int) -> float:
+    """Parameters, gradients and Adam's states per card (16 bytes a parameter, no ZeRO), in GiB."""
+    from hetlab.models.training import memory_per_device
+
+    states = memory_per_device(params, dp=data, tp=tensor, pp=pipeline, activations=False)["model_states"]
+    return states / 2**30
+
+
+def _combo_draw(ax, data: int, tensor: int, pipeline: int, params: float = 70e9) -> str:
     """:func:`plotting.parallelism_grid` with stages and replicas numbered from 1, the tensor-parallel
-    ways named, and no empty band above and below the grid; returns the readout."""
+    ways named, and every card greyed out when the model states do not fit in :data:`CARD_GIB`;
+    returns the readout."""
     P.parallelism_grid(data, tensor, pipeline, ax)
+    gib = _model_states_gib(params, data, tensor, pipeline)
+    fits = gib <= CARD_GIB
+    if not fits:                                # an infeasible configuration: every card greyed out
+        for patch in ax.patches:
+            patch.set_facecolor("0.85")
+            patch.set_edgecolor("0.55")
+            patch.set_hatch("//")
     ax.set_aspect("auto")                       # fill the figure: no empty band above and below
     ax.set_yticks([pipeline - 1 - s + 0.42 for s in range(pipeline)],
                   [P.label(f"第 {s + 1} 段", f"stage {s + 1}") for s in range(pipeline)])
@@ -337,28 +359,39 @@ def _combo_draw(ax, data: int, tensor: int, pipeline: int) -> str:
                           f"within a replica, the {tensor} squares side by side = {tensor} tensor-parallel devices"),
                   fontsize=9)
     total = data * tensor * pipeline
-    return f"设备数 = 数据并行 {data} × 张量并行 {tensor} × 流水线 {pipeline} 段 = {total}"
+    billions = params / 1e8
+    verdict = (P.label("放得下（未计激活）", "fits (no activations)") if fits
+               else P.label("放不下（灰色）", "does not fit (grey)"))
+    ax.set_title(P.label(f"{total} 张卡；每张卡的模型状态 {gib:.1f} GiB {'≤' if fits else '>'} {CARD_GIB} GiB：",
+                         f"{total} cards; model states per card {gib:.1f} GiB {'<=' if fits else '>'} "
+                         f"{CARD_GIB} GiB: ") + verdict, fontsize=10)
+    return (f"设备数 = 数据并行 {data} × 张量并行 {tensor} × 流水线 {pipeline} 段 = {total}\n"
+            f"每张卡的参数、梯度和优化器状态 = 16 字节 × {billions:g} 亿 ÷ ({tensor} × {pipeline}) = {gib:.1f} GiB，"
+            + (f"不超过 {CARD_GIB} GiB，放得下（还没算激活）" if fits else f"超过 {CARD_GIB} GiB，放不下"))
 
 
-def parallelism_combo() -> Explorer:
-    """Data x tensor x pipeline parallelism: how many devices a combination uses."""
+def parallelism_combo_explorer() -> Explorer:
+    """Data x tensor x pipeline parallelism: how many devices a combination uses, and whether the model's
+    parameters, gradients and optimizer states fit on each card (infeasible combinations greyed out)."""
     return Explorer(_combo_draw, {"data": int_slider("数据并行路数", 1, 8, 2),
                                   "tensor": int_slider("张量并行路数", 1, 4, 2),
-                                  "pipeline": int_slider("流水线段数", 1, 4, 4)}, figsize=(8, 2.8))
+                                  "pipeline": int_slider("流水线段数", 1, 4, 4),
+                                  "params": dropdown("模型大小", MODELS, 13e9)}, figsize=(8, 3.0))
 
 
-def parallelism_figure(data: int = 8, tensor: int = 4, pipeline: int = 4, ax=None):
+def parallelism_figure(data: int = 8, tensor: int = 4, pipeline: int = 4, params: float = 70e9, ax=None):
     """The widget's grid as a static figure (for readers of the HTML or PDF). Returns the axes."""
-    from hetlab._validate import check_int
+    from hetlab._validate import check_int, check_positive
 
     data = check_int("data", data, low=1, high=8)
     tensor = check_int("tensor", tensor, low=1, high=4)
     pipeline = check_int("pipeline", pipeline, low=1, high=4)
+    params = check_positive("params", params, high=1e13)
     P.use_cjk_font()
-    ax = P.new_axes(ax, figsize=(8, 2.8))
-    _combo_draw(ax, data, tensor, pipeline)
+    ax = P.new_axes(ax, figsize=(8, 3.0))
+    _combo_draw(ax, data, tensor, pipeline, params)
     return ax
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(1, orchestration), (1, serial_vs_parallel), (1, parallelism_combo)]
+VIEWS = [(1, orchestration_explorer), (1, serial_vs_parallel_explorer), (1, parallelism_combo_explorer)]
