@@ -1,15 +1,18 @@
-"""Chapter 8 (data, tensor and pipeline parallelism): pipeline timelines and memory per device."""
+"""Chapter 8 (data, tensor and pipeline parallelism): pipeline timelines, memory per device, the tensor-parallel
+split and the ring all-reduce's two terms."""
 from __future__ import annotations
 
 import numpy as np
 
 from hetlab import plotting as P
+from hetlab.book.readings.ch08 import memory_verdict
+from hetlab.communication import NETWORK_STEP_LATENCY
 from hetlab.models import pipelines as PL
 from hetlab.models import training as T
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 
 __all__ = ['pipeline_explorer', 'memory_explorer', 'pipeline_figure', 'pipeline_pair_figure', 'allreduce_figure',
-           'memory_figure', 'MODELS']
+           'memory_figure', 'tp_split_figure', 'MODELS']
 
 #: Reference transformer shapes (parameters, layers, hidden size, attention heads): LLaMA 7B/13B/70B
 #: (Touvron et al. 2023) and GPT-3 175B (Brown et al. 2020).
@@ -61,7 +64,7 @@ def pipeline_pair_figure(stages: int = 4, micro_batches: int = 6):
     return fig
 
 
-def allreduce_figure(bandwidth: float = 25e9, latency: float = 1e-5, sizes=(1e9, 1e7)):
+def allreduce_figure(bandwidth: float = 25e9, latency: float = NETWORK_STEP_LATENCY, sizes=(1e9, 1e7)):
     """Bandwidth and latency terms of a ring all-reduce against the number of devices, with their crossovers."""
     ax = P.new_axes(figsize=(7.5, 3.6))
     n = np.unique(np.logspace(1, 14, 300, base=2).astype(int))
@@ -110,6 +113,52 @@ def memory_figure(configs=((512, 1, 1), (64, 8, 1), (32, 1, 16), (4, 8, 16)), mo
     return ax.figure
 
 
+def tp_split_figure():
+    """Megatron-LM's feed-forward block on 2 GPUs: ``A`` split by columns, ``B`` by rows, so each GPU computes
+    ``GeLU(X A_i) B_i`` alone and one all-reduce sums the two partial results (Shoeybi et al. 2019, Figure 3a)."""
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    ax = P.new_axes(figsize=(9.5, 3.6))
+    blue, orange, green = "#4C72B0", "#DD8452", "#55A868"
+
+    def box(x, y, w, h, colour, text, alpha=0.85):
+        ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, edgecolor="black", lw=0.8, alpha=alpha))
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=9, color="white")
+
+    def arrow(x0, y0, x1, y1, text=""):
+        ax.add_patch(FancyArrowPatch((x0, y0), (x1, y1), arrowstyle="-|>", mutation_scale=10, lw=1, color="black"))
+        if text:
+            ax.text((x0 + x1) / 2, (y0 + y1) / 2 + 0.22, text, ha="center", fontsize=8)
+
+    for gpu, y in ((0, 3.2), (1, 0.4)):
+        i = gpu + 1
+        ax.text(-0.2, y + 0.6, P.label(f"GPU {gpu}", f"GPU {gpu}"), ha="right", va="center", fontsize=9)
+        box(0.0, y, 1.6, 1.2, "gray", P.label("$X$（整份）", "$X$ (whole)"))
+        box(2.4, y - 0.2, 0.8, 1.6, blue, f"$A_{i}$")
+        arrow(3.3, y + 0.6, 4.3, y + 0.6, "GeLU")
+        box(4.4, y, 0.8, 1.2, blue, f"$Y_{i}$")
+        box(6.0, y + 0.2, 1.6, 0.8, orange, f"$B_{i}$")
+        arrow(7.7, y + 0.6, 8.6, y + 0.6)
+        box(8.7, y, 1.6, 1.2, orange, f"$Y_{i}B_{i}$", alpha=0.6)
+        arrow(10.4, y + 0.6, 11.4, 2.4)
+        for x in (2.0, 5.6):
+            ax.text(x, y + 0.6, "×", ha="center", va="center", fontsize=12)
+    ax.add_patch(Rectangle((11.5, 1.8), 1.2, 1.2, facecolor="white", edgecolor="crimson", lw=1.5))
+    ax.text(12.1, 2.4, P.label("全归约\nΣ", "all-\nreduce"), ha="center", va="center", fontsize=9, color="crimson")
+    arrow(12.8, 2.4, 13.6, 2.4)
+    box(13.7, 1.8, 1.6, 1.2, green, "$Z$")
+    ax.text(2.8, 5.05, P.label("A 按列切：各算各的", "A split by columns"), ha="center", fontsize=8.5, color=blue)
+    ax.text(6.8, 5.05, P.label("B 按行切：得到部分和", "B split by rows"), ha="center", fontsize=8.5, color=orange)
+    ax.text(12.1, 3.3, P.label("唯一一次通信", "the only communication"), ha="center", fontsize=8.5, color="crimson")
+    ax.set_xlim(-1.3, 15.6)
+    ax.set_ylim(0.0, 5.5)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    ax.set_title(P.label("张量并行的前馈层 Z = GeLU(XA)·B，切到 2 张 GPU 上", "tensor-parallel MLP on 2 GPUs"),
+                 fontsize=10)
+    return ax.figure
+
+
 def pipeline_explorer() -> Explorer:
     """Pipeline parallel timeline: stages, micro-batches, GPipe or 1F1B, and one slow stage."""
     def draw(ax, stages: int, micro_batches: int, method: str, slow: float) -> str:
@@ -128,7 +177,8 @@ def pipeline_explorer() -> Explorer:
 
 
 def memory_explorer() -> Explorer:
-    """Bytes per GPU of a transformer under DP x TP x PP and ZeRO 0-3, against an 80 GB A100."""
+    """Bytes per GPU of a transformer under DP x TP x PP and ZeRO 0-3, against an 80 GB A100; with a pipeline,
+    ZeRO-2/3 are drawn hatched and never offered (:data:`hetlab.models.training.PIPELINE_ZERO_STAGES`)."""
     colours = ["#4C72B0", "#DD8452", "#55A868", "#C44E52"]
     parts = [("params", "参数", "params"), ("grads", "梯度", "grads"), ("optimizer", "优化器状态", "optimizer"),
              ("activations", "激活", "activations")]
@@ -143,23 +193,29 @@ def memory_explorer() -> Explorer:
         rows = [T.memory_per_device(psi, dp=dp, tp=tp, pp=pp, zero_stage=z, layers=layers, hidden=hidden,
                                     heads=heads, sequence=2048, micro_batch=micro_batch,
                                     recompute=_RECOMPUTE[recompute]) for z in range(4)]
+        # With a pipeline, ZeRO-2/3 would need a collective per micro-batch and the engines refuse them:
+        # their bars are hatched and their labels starred (training.PIPELINE_ZERO_STAGES).
+        barred = [z for z in range(4) if pp > 1 and z not in T.PIPELINE_ZERO_STAGES]
         left = np.zeros(4)
         for (key, zh, en), colour in zip(parts, colours):
             values = np.array([r[key] for r in rows]) / 1e9
-            ax.barh(range(4), values, left=left, color=colour, label=P.label(zh, en))
+            bars = ax.barh(range(4), values, left=left, color=colour, label=P.label(zh, en))
+            for z in barred:
+                bars[z].set_alpha(0.35)
+                bars[z].set_hatch("//")
             left += values
+        for z in barred:
+            ax.text(left[z] + 1.5, z, P.label("流水线下不支持", "not with PP"), va="center", fontsize=8,
+                    color="dimgray")
         ax.axvline(80, color="crimson", ls="--", lw=1, label=P.label("A100 显存 80 GB", "A100 80 GB"))
-        ax.set_yticks(range(4), [f"ZeRO-{z}" for z in range(4)])
+        ax.set_yticks(range(4), [f"ZeRO-{z}{'*' if z in barred else ''}" for z in range(4)])
         ax.invert_yaxis()
-        ax.set_xlim(0, max(100.0, float(left.max()) * 1.05))
+        ax.set_xlim(0, max(100.0, float(left.max()) * (1.3 if barred else 1.05)))
         ax.set_xlabel(P.label("每张 GPU 的显存（GB，1 GB = 1e9 字节）", "memory per GPU (GB)"))
         ax.set_title(P.label(f"{model} 模型：DP {dp} × TP {tp} × PP {pp} = {dp * tp * pp} 张 GPU，序列 2048",
                              f"{model}: DP {dp} x TP {tp} x PP {pp}"))
         ax.legend(loc="lower right", fontsize=8)
-        fits = [z for z in range(4) if rows[z]["total"] <= 80e9]
-        verdict = f"能放下 80 GB 的 ZeRO 阶段：{', '.join(map(str, fits))}" if fits else "任何 ZeRO 阶段都放不下 80 GB"
-        totals = "，".join(f"ZeRO-{z} {r['total'] / 1e9:.1f}" for z, r in enumerate(rows))
-        return f"每卡合计（GB）：{totals}；其中激活 {rows[0]['activations'] / 1e9:.1f} GB；{verdict}"
+        return memory_verdict([r["total"] for r in rows], rows[0]["activations"], pp=pp)
 
     return Explorer(draw, {"model": dropdown("模型", list(MODELS), "70B"),
                            "dp": dropdown("数据并行 DP", [1, 2, 4, 8, 16, 32, 64], 8),

@@ -1,9 +1,9 @@
-"""Chapter 8's views (hetlab.book.views.ch08): the static figures and the memory widget's refusals."""
+"""Chapter 8's views (hetlab.book.views.ch08): the static figures and the memory widget's refusals and marks."""
 from hetlab.book.views import ch08
 
 
 def test_static_figures_draw():
-    for fig in [ch08.pipeline_pair_figure(4, 6), ch08.allreduce_figure(), ch08.memory_figure()]:
+    for fig in [ch08.pipeline_pair_figure(4, 6), ch08.allreduce_figure(), ch08.memory_figure(), ch08.tp_split_figure()]:
         assert fig.axes
 
 
@@ -12,3 +12,15 @@ def test_memory_widget_says_when_layers_or_heads_do_not_split():
     text = explorer.update(model="13B", tp=1, pp=16)          # 40 layers over 16 stages
     assert "40 层" in text and "PP 16" in text and not explorer.axes.patches
     assert "ZeRO-0" in explorer.update(model="70B", pp=16)    # 80 layers: 5 per stage
+
+
+def test_memory_widget_marks_zero_2_and_3_under_a_pipeline():
+    explorer = ch08.memory_explorer()
+    text = explorer.update(model="70B", dp=8, tp=1, pp=16)
+    hatched = {round(p.get_y() + p.get_height() / 2) for p in explorer.axes.patches if p.get_hatch()}
+    assert hatched == {2, 3}                                     # the ZeRO-2 and ZeRO-3 rows, all four parts
+    assert "可选阶段：ZeRO-1。" in text and "DeepSpeed" in text
+    labels = [t.get_text() for t in explorer.axes.get_yticklabels()]
+    assert labels == ["ZeRO-0", "ZeRO-1", "ZeRO-2*", "ZeRO-3*"]
+    explorer.update(pp=1)                                        # no pipeline: nothing is marked
+    assert not any(p.get_hatch() for p in explorer.axes.patches)
