@@ -341,6 +341,8 @@ OVERRIDES.update({
                                       "steal_latency": 0.0},
     "models.dynamics.ForkJoinWins": {"trees": 4, "stealing_beats_static": 3, "central_beats_static": 2,
                                    "stealing_beats_central": 1},
+    "models.dynamics.SlacknessCurve": {"work": 8.0, "span": 2.0, "counts": lambda: (1, 2),
+                                     "stealing": lambda: (1.0, 1.8), "central": lambda: (1.0, 2.0)},
     "real.experiments.GilReading": _fields_of(lambda: _gil_reading()),
     "real.experiments.SweepReading": {"workers": 2, "total": 0.2, "counts": (1, 2, 3, 4),
                                       "seconds": (0.2, 0.1, 0.13, 0.1)},

@@ -40,14 +40,14 @@ from hetlab._validate import (
     check_sequence,
     check_str,
 )
-from hetlab.devices import Device, check_devices
+from hetlab.devices import Device, check_devices, identical
 from hetlab.schedule import Schedule
-from hetlab.tasks import Task, TaskGraph, _as_graph, cost_matrix
+from hetlab.tasks import Task, TaskGraph, _as_graph, cost_matrix, critical_path
 from hetlab.workloads import fork_join, skewed_tasks
 
 __all__ = ["actual_graph", "largest_first", "VarianceRun", "compare_under_variance", "LateOrdersRun",
            "late_orders", "speed_rule", "ForkJoinWins", "fork_join_wins", "StealingVsEft",
-           "stealing_vs_eft"]
+           "stealing_vs_eft", "SlacknessCurve", "slackness_curve"]
 
 #: Most fork-join trees one :func:`fork_join_wins` call may compare.
 MAX_TREES = 1_000
@@ -63,6 +63,13 @@ def _noise(noise) -> float:
     return check_nonnegative("noise", noise, high=3.0)
 
 
+def _slowdown(slowdown) -> float:
+    slowdown = check_positive("slowdown", slowdown, high=1000.0)
+    if slowdown < 1:
+        raise ValueError(f"slowdown must be in [1, 1000], got {slowdown!r}")
+    return slowdown
+
+
 def actual_graph(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, noise: float = 0.3,
                  seed: int = 0, straggler: str | None = None, slowdown: float = 1.0) -> TaskGraph:
     """The same tasks with explicit *actual* run times per device (``Task.times``).
@@ -74,9 +81,7 @@ def actual_graph(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *
     devs = check_devices(devices)
     noise = _noise(noise)
     seed = check_seed("seed", seed)
-    slowdown = check_positive("slowdown", slowdown, high=1000.0)
-    if slowdown < 1:
-        raise ValueError(f"slowdown must be in [1, 1000], got {slowdown!r}")
+    slowdown = _slowdown(slowdown)
     names = [d.name for d in devs]
     if straggler is not None and (not isinstance(straggler, str) or straggler not in names):
         raise ValueError(f"straggler must be one of {names} or None, got {straggler!r}")
@@ -172,7 +177,8 @@ def speed_rule(devices: Sequence[Device], count: int = 4) -> list[str]:
 
 def late_orders(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, count: int = 4,
                 work: float | None = None, at: float = 1.0, rule: str = "round-robin",
-                prefix: str = "late") -> LateOrdersRun:
+                prefix: str = "late", noise: float = 0.0, seed: int = 0, straggler: str | None = None,
+                slowdown: float = 1.0) -> LateOrdersRun:
     """Plan ``graph`` with LPT, then add ``count`` dishes of ``work`` (default: the median work of
     ``graph``) named ``{prefix}1``, ``{prefix}2``, ... and ordered at time ``at``; run the static rule
     and the dynamic queue (module docstring). Chapter 5 names them ``加1`` ... (``prefix="加"``).
@@ -180,6 +186,10 @@ def late_orders(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
     ``rule`` is the static kitchen's rule, fixed before the run: ``"round-robin"`` appends the extra
     dishes to the cooks' lists in turn; ``"by-speed"`` appends them by :func:`speed_rule` (in
     proportion to nominal speed). Neither looks at run-time state.
+
+    ``noise``, ``seed``, ``straggler`` and ``slowdown`` make the actual durations of all dishes (the late ones
+    included) differ from the estimates as in :func:`actual_graph`; the plan, the static rule and the order of
+    the dynamic queue still use the estimates. By default the estimates are exact.
 
     >>> from hetlab.devices import identical
     >>> from hetlab.tasks import independent_tasks
@@ -216,9 +226,15 @@ def late_orders(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
     for j, name in zip(targets, extra_names):
         queues[j].append(full.index[name])
     plan = {d.name: [full.tasks[i].name for i in queue] for d, queue in zip(devs, queues)}
-    static = S.execute_plan(full, devs, plan, policy="static plan + extra orders",
+    exact = _noise(noise) == 0 and straggler is None
+    actual = full if exact else actual_graph(full, devs, noise=noise, seed=seed, straggler=straggler,
+                                             slowdown=slowdown)
+    if exact:   # validated here too, so that a bad seed or slowdown is refused even when nothing varies
+        check_seed("seed", seed)
+        _slowdown(slowdown)
+    static = S.execute_plan(actual, devs, plan, policy="static plan + extra orders",
                             release=dict.fromkeys(extra_names, at))
-    dynamic = S.central_queue(full, devs, order=largest_first(full, devs), release=dict.fromkeys(extra_names, at),
+    dynamic = S.central_queue(actual, devs, order=largest_first(full, devs), release=dict.fromkeys(extra_names, at),
                               policy="dynamic queue + extra orders")
     return LateOrdersRun(planned, static, dynamic, rule)
 
@@ -240,13 +256,14 @@ class ForkJoinWins:
 
 
 def fork_join_wins(seeds: Iterable[int], devices: Sequence[Device], *, depth: int = 5, work: float = 64.0,
-                   skew: float = 0.6, steal_latency: float = 0.05) -> ForkJoinWins:
+                   skew: float = 0.6, steal_latency: float = 0.05, steal_seeds: int = 1) -> ForkJoinWins:
     """On :func:`hetlab.workloads.fork_join` trees (one per seed), compare a static EFT plan made on the
-    estimates and executed on the actual tree, work stealing (all work starts on the first device, steal
-    seed 0) and the central ready queue (:func:`~hetlab.schedulers.list_scheduling.central_queue`,
-    ``ready="fifo"``), all on the actual tree."""
+    estimates and executed on the actual tree, work stealing (all work starts on the first device; its
+    makespan is the mean over victim-choice seeds ``0 .. steal_seeds-1``) and the central ready queue
+    (:func:`~hetlab.schedulers.list_scheduling.central_queue`, ``ready="fifo"``), all on the actual tree."""
     devs = check_devices(devices)
     steal_latency = check_nonnegative("steal_latency", steal_latency, high=1e6)
+    steal_seeds = check_int("steal_seeds", steal_seeds, low=1, high=MAX_STEAL_SEEDS)
     seeds = [check_seed("seeds", seed) for seed in check_sequence("seeds", seeds, empty=True, limit=MAX_TREES)]
     if not seeds:
         raise ValueError("seeds must name at least one tree, got an empty sequence")
@@ -255,7 +272,8 @@ def fork_join_wins(seeds: Iterable[int], devices: Sequence[Device], *, depth: in
         est, act = fork_join(depth, work=work, skew=skew, seed=seed)
         plan = S.eft(est, devs)
         static = S.execute_plan(act, devs, {d.name: plan.tasks_on(d.name) for d in devs}).makespan
-        stealing = S.work_stealing(act, devs, steal_latency=steal_latency, initial="first", seed=0).makespan
+        stealing = float(np.mean([S.work_stealing(act, devs, steal_latency=steal_latency, initial="first",
+                                                  seed=k).makespan for k in range(steal_seeds)]))
         central = S.central_queue(act, devs, ready="fifo").makespan
         ws_st += stealing < static
         cq_st += central < static
@@ -348,3 +366,77 @@ def stealing_vs_eft(devices: Sequence[Device], *, menus: Iterable[int] = range(2
         eft.append(float(S.eft(tasks, devs).makespan))
         lpt.append(float(S.lpt(tasks, devs).makespan))
     return StealingVsEft(tuple(menus), tuple(stealing), tuple(eft), tuple(lpt), steal_seeds, steal_latency)
+
+
+@dataclass(frozen=True)
+class SlacknessCurve:
+    """Speed-ups ``work / makespan`` of one task graph on ``counts[k]`` identical unit-speed devices.
+
+    ``work`` is T1 (the sum of run times) and ``span`` T-infinity (the critical path); ``stealing[k]`` is work
+    stealing's mean speed-up over its victim-choice seeds, ``central[k]`` the central ready queue's (FIFO).
+    """
+
+    work: float
+    span: float
+    counts: tuple[int, ...]
+    stealing: tuple[float, ...]
+    central: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        check_positive("work", self.work)
+        check_positive("span", self.span)
+        counts = check_sequence("counts", self.counts, limit=MAX_COUNTS)
+        for c in counts:
+            check_int("counts", c, low=1, high=MAX_DEVICES)
+        for name in ("stealing", "central"):
+            values = check_sequence(name, getattr(self, name), limit=MAX_COUNTS)
+            if len(values) != len(counts):
+                raise ValueError(f"{name} must have one value per device count ({len(counts)}), got {len(values)}")
+            for v in values:
+                check_positive(name, v)
+
+    @property
+    def parallelism(self) -> float:
+        """T1 / T-infinity: no schedule on any number of devices gets a larger speed-up."""
+        return self.work / self.span
+
+
+#: Most device counts one :func:`slackness_curve` may try, and the largest.
+MAX_COUNTS = 16
+MAX_DEVICES = 256
+
+
+def slackness_curve(graph: TaskGraph | Sequence[Task], counts: Iterable[int] = (1, 2, 4, 8, 16, 32), *,
+                    steal_latency: float = 0.05, steal_seeds: int = 5) -> SlacknessCurve:
+    """Work stealing (all work starts on the first device, mean over victim-choice seeds ``0 .. steal_seeds-1``)
+    and the central ready queue (``ready="fifo"``) on ``P`` identical unit-speed devices for each ``P`` in
+    ``counts``. Neither speed-up can exceed ``min(P, T1/T-infinity)`` (Blumofe & Leiserson 1999: near-linear
+    speed-up needs parallel slackness, ``T1/T-infinity`` well above ``P``).
+
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> chain = TaskGraph([Task("a", 1.0), Task("b", 1.0), Task("c", 1.0)], [("a", "b"), ("b", "c")])
+    >>> curve = slackness_curve(chain, (1, 2), steal_seeds=1)
+    >>> curve.parallelism, curve.central                # a chain has no parallelism to use
+    (1.0, (1.0, 1.0))
+    """
+    g = _as_graph(graph, "graph")
+    if not g.tasks:
+        raise ValueError("graph must hold at least one task")
+    counts = [check_int("counts", c, low=1, high=MAX_DEVICES)
+              for c in check_sequence("counts", counts, limit=MAX_COUNTS)]
+    if not counts:
+        raise ValueError("counts must name at least one device count, got an empty sequence")
+    steal_latency = check_nonnegative("steal_latency", steal_latency, high=1e6)
+    steal_seeds = check_int("steal_seeds", steal_seeds, low=1, high=MAX_STEAL_SEEDS)
+    one = identical(1, speed=1.0)
+    work = float(cost_matrix(g, one).sum())
+    span = float(critical_path(g, one)[0])
+    stealing, central = [], []
+    for p in counts:
+        devs = identical(p, speed=1.0)
+        runs = [S.work_stealing(g, devs, steal_latency=steal_latency, initial="first", seed=k).makespan
+                for k in range(steal_seeds)]
+        stealing.append(work / float(np.mean(runs)))
+        central.append(work / S.central_queue(g, devs, ready="fifo").makespan)
+    return SlacknessCurve(work, span, tuple(counts), tuple(stealing), tuple(central))

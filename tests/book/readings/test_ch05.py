@@ -1,4 +1,4 @@
-"""hetlab.book.readings.ch05: the lines that read the static plan against the dynamic queue."""
+"""hetlab.book.readings.ch05: the lines that read the static plan against the central queue."""
 import pytest
 
 from hetlab.book.readings import ch05 as readings
@@ -10,7 +10,7 @@ from hetlab.workloads import skewed_tasks
 def test_variance_summary_lists_the_four_schedules():
     run = R.compare_under_variance(skewed_tasks(24, spread=0.8, seed=7), kitchen(), noise=0.3, seed=0)
     lines = readings.variance_summary(run).splitlines()
-    heads = ["静态计划（按估计，预期）", "静态计划（实际执行）", "动态队列（实际执行）", "先知"]
+    heads = ["静态计划（按估计，预期）", "静态计划（实际执行）", "中央队列（实际执行）", "先知"]
     assert [line.split()[0] for line in lines] == heads
     assert lines[2].endswith(f"{run.dynamic.makespan:6.2f}")
 

@@ -4,7 +4,7 @@ import pytest
 from hetlab import schedulers as S
 from hetlab.devices import identical, kitchen
 from hetlab.models import dynamics as R
-from hetlab.tasks import independent_tasks
+from hetlab.tasks import Task, TaskGraph, independent_tasks
 from hetlab.workloads import fork_join, skewed_tasks
 
 
@@ -110,9 +110,35 @@ def test_speed_rule_is_proportional_to_speed_and_beats_round_robin():
         R.late_orders(orders, devices, rule="random")
 
 
+def test_late_orders_with_a_straggler_by_hand():
+    # Plan: D0 runs T0 (4), D1 runs T1 (4); late1 and late2 (2 each) ordered at 1, dealt D0, D1.
+    # D0 runs twice as slow as planned. Static: D0 does T0 (8) then late1 (4) -> 12; D1 ends at 6.
+    # Dynamic (list T0, T1, late1, late2): D0 takes T0 (0-8), D1 T1 (0-4), late1 (4-6), late2 (6-8) -> 8.
+    run = R.late_orders(independent_tasks([4.0, 4.0]), identical(2), count=2, work=2.0, at=1.0,
+                        straggler="D0", slowdown=2.0)
+    assert run.planned.makespan == pytest.approx(4.0)
+    assert run.static.makespan == pytest.approx(12.0)
+    assert run.dynamic.makespan == pytest.approx(8.0)
+
+
+def test_late_orders_under_noise_run_every_dish_for_its_actual_time():
+    orders, devices = skewed_tasks(12, seed=5), kitchen()
+    run = R.late_orders(orders, devices, count=3, at=1.0, noise=0.4, seed=2, prefix="加")
+    full = TaskGraph([Task(t.name, t.work) for t in run.static.graph.tasks])   # the estimates of all dishes
+    actual = R.actual_graph(full, devices, noise=0.4, seed=2)
+    for s in (run.static, run.dynamic):
+        s.validate()
+        for i, t in enumerate(full.tasks):
+            device = devices[s.device_of[i]].name
+            assert s.end[i] - s.start[i] == pytest.approx(actual.task(t.name).times[device])
+    assert run.planned.makespan == R.late_orders(orders, devices, count=3, at=1.0, prefix="加").planned.makespan
+
+
 @pytest.mark.parametrize("kwargs, message", [({"count": 0}, "count"), ({"work": -1.0}, "work"),
                                              ({"at": float("nan")}, "at"), ({"prefix": ""}, "prefix"),
-                                             ({"prefix": "T"}, "already has tasks named")])
+                                             ({"prefix": "T"}, "already has tasks named"),
+                                             ({"noise": -0.1}, "noise"), ({"seed": -1}, "seed"),
+                                             ({"slowdown": 0.5}, "slowdown"), ({"straggler": "TPU"}, "straggler")])
 def test_late_orders_bad_input(kwargs, message):
     with pytest.raises((ValueError, TypeError), match=message):
         R.late_orders(skewed_tasks(3), kitchen(), **kwargs)
@@ -139,6 +165,47 @@ def test_fork_join_wins_counts():
     assert 0 <= wins.stealing_beats_central <= 3 and wins.central_beats_static == 3
     with pytest.raises(ValueError):
         R.fork_join_wins([], four)
+
+
+def test_fork_join_wins_averages_the_steal_seeds():
+    four = identical(4, speed=1.0)
+    est, act = fork_join(4, work=32.0, skew=0.6, seed=1)
+    runs = [S.work_stealing(act, four, steal_latency=0.05, initial="first", seed=k).makespan for k in range(3)]
+    central = S.central_queue(act, four, ready="fifo").makespan
+    wins = R.fork_join_wins([1], four, depth=4, work=32.0, steal_seeds=3)
+    assert wins.stealing_beats_central == int(sum(runs) / 3 < central)
+    with pytest.raises(ValueError, match="steal_seeds"):
+        R.fork_join_wins([1], four, steal_seeds=0)
+
+
+def test_slackness_curve_on_equal_independent_tasks():
+    # Eight unit tasks: T1 = 8, span 1. The central queue keeps every device busy: speed-up exactly P.
+    # Work stealing can only lose time to steals, and nothing beats min(P, T1 / span).
+    curve = R.slackness_curve(independent_tasks([1.0] * 8), (1, 2, 4, 8), steal_latency=0.0, steal_seeds=3)
+    assert (curve.work, curve.span, curve.parallelism) == (8.0, 1.0, 8.0)
+    assert curve.central == pytest.approx((1.0, 2.0, 4.0, 8.0))
+    for p, s in zip(curve.counts, curve.stealing):
+        assert 1.0 - 1e-12 <= s <= min(p, curve.parallelism) + 1e-12
+
+
+def test_slackness_curve_is_capped_by_the_parallelism():
+    _, act = fork_join(4, work=32.0, skew=0.6, seed=3)
+    curve = R.slackness_curve(act, (2, 16, 64), steal_seeds=2)
+    for p, s, c in zip(curve.counts, curve.stealing, curve.central):
+        assert s <= min(p, curve.parallelism) + 1e-9 and c <= min(p, curve.parallelism) + 1e-9
+    # Greedy (the central queue on identical devices): T_P <= T1 / P + span (Graham 1969, Brent 1974).
+    for p, c in zip(curve.counts, curve.central):
+        assert curve.work / c <= curve.work / p + curve.span + 1e-9
+
+
+@pytest.mark.parametrize("kwargs, name", [({"counts": []}, "counts"), ({"counts": [0]}, "counts"),
+                                          ({"counts": [1.5]}, "counts"), ({"steal_seeds": 0}, "steal_seeds"),
+                                          ({"steal_latency": -1.0}, "steal_latency")])
+def test_slackness_curve_rejects_bad_input(kwargs, name):
+    with pytest.raises((ValueError, TypeError), match=name):
+        R.slackness_curve(independent_tasks([1.0, 2.0]), **kwargs)
+    with pytest.raises(ValueError, match="stealing"):
+        R.SlacknessCurve(2.0, 1.0, (1, 2), (1.0,), (1.0, 2.0))
 
 
 def test_stealing_vs_eft_counts_and_gaps():
