@@ -11,7 +11,7 @@ from hetlab.models import pipelines as PL
 from hetlab.models import training as T
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 
-__all__ = ['pipeline_explorer', 'memory_explorer', 'pipeline_figure', 'pipeline_pair_figure', 'allreduce_figure',
+__all__ = ['pipeline_explorer', 'memory_explorer', 'pipeline_pair_figure', 'allreduce_figure',
            'memory_figure', 'tp_split_figure', 'MODELS']
 
 #: Reference transformer shapes (parameters, layers, hidden size, attention heads): LLaMA 7B/13B/70B
@@ -22,7 +22,7 @@ _RECOMPUTE = {"不重计算": "none", "选择性重计算": "selective", "完全
 _SCHEDULE = {"GPipe": "gpipe", "1F1B": "1f1b"}
 
 
-def pipeline_figure(schedule, ax=None, title: str | None = None):
+def _timeline(schedule, ax=None, title: str | None = None):
     """A pipeline schedule's timeline without box labels (they overflow small boxes), Chinese legend."""
     from matplotlib.patches import Patch
 
@@ -49,7 +49,7 @@ def pipeline_pair_figure(stages: int = 4, micro_batches: int = 6):
     fig, axes = plt.subplots(2, 1, figsize=(9.5, 4.8), layout="constrained", sharex=True)
     for ax, method in zip(axes, ["gpipe", "1f1b"]):
         s = PL.pipeline_schedule(np.ones(stages), micro_batches, method=method).validate()
-        pipeline_figure(s, ax)
+        _timeline(s, ax)
         for i, task in enumerate(s.graph.tasks):          # "F3@S0": micro-batch 3 on stage 0
             kind, mb = task.name[0], task.name[1:].split("@")[0]
             ax.text((s.start[i] + s.end[i]) / 2, stages - 1 - int(s.device_of[i]), f"{kind}{mb}",
@@ -165,7 +165,7 @@ def pipeline_explorer() -> Explorer:
         times = np.ones(stages)
         times[stages // 2] *= slow
         s = PL.pipeline_schedule(times, micro_batches, method=_SCHEDULE[method]).validate()
-        pipeline_figure(s, ax)
+        _timeline(s, ax)
         formula = T.bubble_fraction(stages, micro_batches)
         return (f"周期 max t_i = {times.max():.2f}，模拟气泡 {s.info['bubble_fraction']:.3f}"
                 f"（等长阶段公式 (p-1)/(m+p-1) = {formula:.3f}），各段峰值激活份数 {s.info['peak_activations']}")
