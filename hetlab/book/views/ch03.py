@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from hetlab import plotting as P
-from hetlab._validate import check_positive
+from hetlab._validate import check_int, check_positive
 from hetlab.models import hardware as H
 from hetlab.models import roofline as R
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
@@ -250,16 +250,21 @@ def _h200_fp64_matmuls(smallest: int = 128) -> list[dict]:
     return [r for r in reading("h200")["matmul"]["rows"] if r["dtype"] == "float64" and r["n"] >= smallest]
 
 
-def h200_one_core_matmul() -> float:
-    """FLOP/s of one CPU core of the stored H200 machine on a 512 x 512 x 512 FP64 product: the GEMM tile of its
-    tiled Cholesky (``2 b**3`` FLOP, b = 512), timed on one thread (``cpu1_s``)."""
+def h200_one_core_matmul(n: int = 256) -> float:
+    """FLOP/s of one CPU core of the stored H200 machine on an ``n x n x n`` FP64 product: the GEMM tile of its
+    tiled Cholesky with tile size ``n`` (``2 n**3`` FLOP), timed on one thread (``cpu1_s``). ``n`` is a stored
+    tile size (256 or 512)."""
     from hetlab.real.readings import reading
 
-    section = reading("h200")["cholesky"]["n4096_b512"]
-    return 2 * 512**3 / section["op_costs"]["gemm"]["cpu1_s"]
+    sections = reading("h200")["cholesky"]
+    sizes = {int(key.rsplit("_b", 1)[1]): key for key in sections}
+    n = check_int("n", n, low=1, high=10**6)
+    if n not in sizes:
+        raise ValueError(f"n must be a stored tile size {sorted(sizes)}, got {n}")
+    return 2 * n**3 / sections[sizes[n]]["op_costs"]["gemm"]["cpu1_s"]
 
 
-def measured_roofline_figure(matmul: float, bandwidth: float, add: float, *, n: int = 512):
+def measured_roofline_figure(matmul: float, bandwidth: float, add: float, *, n: int = 256):
     """Two panels. Left: one CPU core's roofline built from two measurements, ``matmul`` (FLOP/s of an
     ``n x n`` FP64 product on one thread: the flat roof) and ``bandwidth`` (bytes/s of a STREAM-like kernel:
     the slope), with the measured ``add`` (FLOP/s of an FP64 ``c = a + b``, 1/24 FLOP per byte) and one core of
@@ -278,8 +283,8 @@ def measured_roofline_figure(matmul: float, bandwidth: float, add: float, *, n: 
               label=P.label("逐元素加法（实测）", "elementwise add (measured)"))
     left.plot([n / 12], [matmul / 1e9], "s", color=_YOURS, mec="black", ms=8,
               label=P.label(f"矩阵乘 n = {n}（实测）", f"matmul n = {n} (measured)"))
-    stored = h200_one_core_matmul() / 1e9
-    left.plot([512 / 12], [stored], "D", color="0.6", mec="black", ms=7,
+    stored = h200_one_core_matmul(n) / 1e9
+    left.plot([n / 12], [stored], "D", color="0.6", mec="black", ms=7,
               label=P.label("H200 机器的一个 CPU 核，同样的矩阵乘", "one core of the H200 machine, same matmul"))
     low = min(add, grid[0] * bandwidth) / 1e9
     left.set_ylim(low / 2, 30 * max(matmul / 1e9, stored))       # head room for the legend

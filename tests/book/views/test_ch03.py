@@ -53,16 +53,20 @@ def test_offload_figure_crosses_one_at_the_breakeven_intensity():
         assert (small.get_ydata() >= large.get_ydata()).all()
 
 
-def test_h200_one_core_matmul_from_the_stored_gemm_tile():
-    # 2 x 512^3 FLOP in the stored single-thread GEMM time of the b = 512 Cholesky
-    seconds = reading("h200")["cholesky"]["n4096_b512"]["op_costs"]["gemm"]["cpu1_s"]
-    assert ch03.h200_one_core_matmul() == pytest.approx(268_435_456 / seconds)
-    assert 60e9 < ch03.h200_one_core_matmul() < 70e9
+def test_h200_one_core_matmul_from_the_stored_gemm_tiles():
+    # 2 n^3 FLOP in the stored single-thread GEMM time of the Cholesky with n x n tiles
+    cholesky = reading("h200")["cholesky"]
+    for n, key in ((256, "n3072_b256"), (512, "n4096_b512")):
+        seconds = cholesky[key]["op_costs"]["gemm"]["cpu1_s"]
+        assert ch03.h200_one_core_matmul(n) == pytest.approx(2 * n**3 / seconds)
+    assert 40e9 < ch03.h200_one_core_matmul(256) < ch03.h200_one_core_matmul(512) < 70e9
+    with pytest.raises(ValueError, match="tile size"):
+        ch03.h200_one_core_matmul(300)
 
 
 def test_measured_roofline_figure_places_the_readers_point_and_the_stored_machine():
     plotting.setup_notebook()
-    left, right = ch03.measured_roofline_figure(30e9, 20e9, 0.8e9, n=512)
+    left, right = ch03.measured_roofline_figure(30e9, 20e9, 0.8e9, n=256)
     roof = left.get_lines()[0]
     assert roof.get_ydata().max() == pytest.approx(30.0)       # GFLOP/s: the measured matmul is the flat roof
     add = left.get_lines()[1]
