@@ -467,6 +467,7 @@ OVERRIDES.update({
     "models.training.best_bucket_count": {"backward_time": 0.3, "grad_bytes": 3e9, "n_devices": 8,
                                           "bandwidth": 50e9, "max_buckets": 500},
     "models.hardware.GPUDatasheet": _fields_of(lambda: _mod("models.hardware").GPUS["H100 SXM"]),
+    "book.readings.ch13.bucket_readout": {"bucket_mb": 25.0, "n_devices": 64},
 })
 
 

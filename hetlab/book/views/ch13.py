@@ -1,132 +1,126 @@
-"""Chapter 13 (interview questions): the whiteboard question "why does adding devices stop helping?"."""
+"""Chapter 13 (interview questions): the whiteboard on gradient buckets, and prefill and decode on a roofline."""
 from __future__ import annotations
 
 import numpy as np
 
 from hetlab import plotting as P
-from hetlab._validate import check_nonnegative, check_positive, check_real, check_sequence
-from hetlab.communication import best_device_count, efficiency_knee, speedup_with_allreduce
-from hetlab.formulas import amdahl, amdahl_limit
-from hetlab.widgets import Explorer, slider
+from hetlab._validate import check_int, check_nonnegative, check_positive, check_sequence
+from hetlab.book.readings.ch13 import bucket_readout
+from hetlab.models import hardware as H
+from hetlab.models.roofline import attainable, dense_layer_intensity
+from hetlab.models.training import best_bucket_count, exposed_allreduce
+from hetlab.widgets import Explorer, dropdown, slider
 
-__all__ = ['scaling_whiteboard', 'scaling_readout', 'whiteboard_figure']
+__all__ = ['bucket_whiteboard', 'bucket_figure', 'serving_roofline_figure']
 
-_N = np.unique(np.geomspace(1, 1024, 120).round().astype(int))
-
-
-def _link(grad_gb: float, bandwidth_gbs: float, latency_us: float) -> dict:
-    return {"grad_bytes": grad_gb * 1e9, "bandwidth": bandwidth_gbs * 1e9, "latency": latency_us * 1e-6}
-
-
-def scaling_readout(p: float, grad_gb: float, bandwidth_gbs: float, latency_us: float = 20.0,
-                    max_devices: int = 1024) -> str:
-    """The widget's readout: Amdahl's ceiling, the device count with the highest speed-up (and that
-    speed-up) when a one-second step ends with a ring all-reduce of ``grad_gb`` GB over
-    ``bandwidth_gbs`` GB/s links with ``latency_us`` microseconds per hop (see
-    :mod:`hetlab.communication`), the largest count that still has parallel efficiency >= 50 %, and
-    the speed-up at ``max_devices``. At the range edges it says so: when the best count is the cap,
-    more devices would still help; when it is 1, the communication outweighs the parallel part."""
-    link = _link(grad_gb, bandwidth_gbs, latency_us)
-    best = best_device_count(p, max_devices=max_devices, **link)
-    top = speedup_with_allreduce(p, best, **link)
-    knee = efficiency_knee(p, min_efficiency=0.5, max_devices=max_devices, **link)
-    head = (f"p = {p:.3f}：Amdahl 上限 {amdahl_limit(p):.1f}x；梯度 {grad_gb:g} GB、带宽 {bandwidth_gbs:g} GB/s、"
-            f"每跳延迟 {latency_us:g} µs 时，")
-    if best == max_devices:
-        return (head + f"最佳设备数 ≥ {max_devices}（已到滑块上限，再加卡仍会变快），{max_devices} 台时加速比 "
-                f"{top:.2f}x；效率不低于 50% 的最多 {knee} 台")
-    if best == 1:
-        return (head + f"最佳设备数 1：通信比省下的计算时间还长，加卡只会更慢（{max_devices} 台只有 "
-                f"{speedup_with_allreduce(p, max_devices, **link):.2f}x）")
-    return (head + f"最佳设备数 {best}，加速比 {top:.2f}x（效率 {top / best:.0%}）；效率不低于 50% 的最多 "
-            f"{knee} 台（{speedup_with_allreduce(p, knee, **link):.2f}x）；用 {max_devices} 台只有 "
-            f"{speedup_with_allreduce(p, max_devices, **link):.2f}x")
+#: The whiteboard's fixed numbers: 3 GB of 16-bit gradients (a 1.5B-parameter model), 10 us per ring hop.
+GRAD_GB, LATENCY_US = 3.0, 10.0
+BUCKETS_MB = (1.0, 5.0, 12.5, 25.0, 50.0, 100.0, 300.0, 1000.0, 3000.0)
 
 
-def scaling_whiteboard() -> Explorer:
-    """Amdahl's curve beside the same curve with a ring all-reduce per step (one-second step on one
-    device); the dot marks the best device count."""
-    def draw(ax, p: float, grad_gb: float, bandwidth_gbs: float, latency_us: float) -> str:
-        link = _link(grad_gb, bandwidth_gbs, latency_us)
-        ax.plot(_N, amdahl(p, _N), color="#4C72B0", label=P.label("Amdahl（无通信）", "Amdahl (no communication)"))
-        ax.plot(_N, speedup_with_allreduce(p, _N, **link), color="#C44E52",
-                label=P.label("加上环形全归约", "with ring all-reduce"))
-        ceiling = amdahl_limit(p)
-        ax.axhline(ceiling, color="#4C72B0", lw=0.8, ls=":")
-        ax.annotate(P.label(f"上限 1/(1-p) = {ceiling:.3g}x", f"ceiling 1/(1-p) = {ceiling:.3g}x"),
-                    (1024, ceiling), xytext=(0, 3), textcoords="offset points", fontsize=8, color="#4C72B0",
-                    ha="right")
-        best = best_device_count(p, max_devices=1024, **link)
-        top = float(speedup_with_allreduce(p, best, **link))
-        end = float(speedup_with_allreduce(p, 1024, **link))
-        ax.plot([best], [top], "o", color="#C44E52")
-        left = best < 16  # near the left edge the label goes to the right of the dot
-        ax.annotate(P.label(f"N* = {best}，{top:.2f}x", f"N* = {best}, {top:.2f}x"), (best, top),
-                    xytext=(8 if left else -10, 8), textcoords="offset points", fontsize=8, color="#C44E52",
-                    ha="left" if left else "right")
-        ax.plot([1024], [end], "s", color="#C44E52", ms=4)
-        ax.annotate(f"{end:.2f}x", (1024, end), xytext=(5, -3), textcoords="offset points", fontsize=8,
-                    color="#C44E52", ha="left")
-        ax.set_xscale("log", base=2)
-        ax.set_xlim(1, 1024 * 1.6)
-        ax.set_xticks([1, 4, 16, 64, 256, 1024], ['1', '4', '16', '64', '256', '1024'])
-        ax.set_ylim(0, max(2.0, min(ceiling, 1024) * 1.12))
-        ax.set_xlabel(P.label("设备数 N（对数刻度）", "devices N (log scale)"))
-        ax.set_ylabel(P.label("加速比（相对单卡）", "speed-up over one device"))
-        ax.set_title(P.label("加卡为什么会停止变快", "why adding devices stops helping"))
-        ax.legend(loc="upper left", fontsize=8)
-        return scaling_readout(p, grad_gb, bandwidth_gbs, latency_us)
-
-    return Explorer(draw, {"p": slider("可并行比例 p", 0.5, 0.999, 0.001, 0.95, fmt=".3f"),
-                           "grad_gb": slider("梯度大小 GB", 0.0, 4.0, 0.1, 0.5, fmt=".1f"),
-                           "bandwidth_gbs": slider("带宽 GB/s", 5.0, 100.0, 5.0, 25.0, fmt=".0f"),
-                           "latency_us": slider("每跳延迟 µs", 0.0, 100.0, 5.0, 20.0, fmt=".0f")},
-                    figsize=(7, 3.2))
+def _curve(ax, *, n_devices: int, bandwidth_gbs: float, backward_s: float, colour: str, label: str) -> int:
+    """Exposed all-reduce (ms) against bucket size (MB) for every bucket count of 1 MB or more; marks the best."""
+    grad = GRAD_GB * 1e9
+    link = dict(backward_time=backward_s, grad_bytes=grad, n_devices=n_devices, bandwidth=bandwidth_gbs * 1e9,
+                latency=LATENCY_US * 1e-6)
+    counts = np.arange(1, int(grad / 1e6) + 1)
+    ax.plot(grad / counts / 1e6, exposed_allreduce(counts, **link) * 1e3, color=colour, label=label)
+    best = best_bucket_count(**link, max_buckets=int(counts[-1]))
+    ax.plot([grad / best / 1e6], [exposed_allreduce(best, **link) * 1e3], "*", color=colour, ms=11)
+    return best
 
 
-def whiteboard_figure(p: float = 0.95, grad_gb: float = 0.5, bandwidth_gbs: float = 25.0,
-                   latencies_us=(20.0, 80.0), ax=None):
-    """A static, annotated copy of the whiteboard result: Amdahl's curve and, for each per-hop
-    latency in ``latencies_us``, the curve with a ring all-reduce; each curve's best device count
-    and its speed-up at 1024 devices are marked. Returns the axes."""
-    p = check_real("p", p)
-    if not 0.0 <= p < 1.0:
-        raise ValueError(f"p must be a parallel fraction in [0, 1), got {p!r}")
-    check_nonnegative("grad_gb", grad_gb)
-    check_positive("bandwidth_gbs", bandwidth_gbs)
-    latencies = [check_nonnegative("latencies_us", a) for a in check_sequence("latencies_us", latencies_us)]
+def _axes(ax, title: tuple[str, str]) -> None:
+    ax.axvline(25, color="grey", lw=0.8, ls=":")
+    ax.annotate(P.label("PyTorch DDP 默认 25 MB", "PyTorch DDP default 25 MB"), (25, 1.0), xytext=(4, 4),
+                textcoords="offset points", fontsize=8, color="grey")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(0.8, GRAD_GB * 1e3 * 1.3)
+    ax.set_ylim(0.5, 1e4)
+    ax.set_xlabel(P.label("每个桶的大小（MB，对数刻度）", "bucket size (MB, log scale)"))
+    ax.set_ylabel(P.label("反向结束后露出的通信（ms）", "communication left after backward (ms)"))
+    ax.set_title(P.label(*title))
+    ax.legend(loc="upper center", fontsize=8)
+
+
+def bucket_whiteboard() -> Explorer:
+    """Exposed gradient all-reduce against bucket size, with the chosen bucket and the best one marked."""
+    def draw(ax, bucket_mb: float, n_devices: int, bandwidth_gbs: float, backward_s: float) -> str:
+        _curve(ax, n_devices=n_devices, bandwidth_gbs=bandwidth_gbs, backward_s=backward_s, colour="#C44E52",
+               label=P.label("露出的通信（★ 最好的桶）", "exposed communication (★ best bucket)"))
+        k = max(1, round(GRAD_GB * 1e3 / bucket_mb))
+        link = dict(backward_time=backward_s, grad_bytes=GRAD_GB * 1e9, n_devices=n_devices,
+                    bandwidth=bandwidth_gbs * 1e9, latency=LATENCY_US * 1e-6)
+        ax.plot([GRAD_GB * 1e3 / k], [exposed_allreduce(k, **link) * 1e3], "o", color="black", ms=6)
+        _axes(ax, (f"梯度 {GRAD_GB:g} GB，{n_devices} 张卡，{bandwidth_gbs:g} GB/s，反向 {backward_s:g} s",
+                   f"{GRAD_GB:g} GB gradients, {n_devices} GPUs, {bandwidth_gbs:g} GB/s, backward {backward_s:g} s"))
+        return bucket_readout(bucket_mb, grad_gb=GRAD_GB, n_devices=n_devices, bandwidth_gbs=bandwidth_gbs,
+                              latency_us=LATENCY_US, backward_s=backward_s)
+
+    return Explorer(draw, {"bucket_mb": dropdown("桶大小（MB）", list(BUCKETS_MB), 25.0),
+                           "n_devices": dropdown("卡数", [8, 16, 32, 64, 128, 256], 64),
+                           "bandwidth_gbs": slider("每卡带宽 GB/s", 10.0, 100.0, 5.0, 50.0, fmt=".0f"),
+                           "backward_s": slider("每步反向 s", 0.05, 1.0, 0.05, 0.3, fmt=".2f")},
+                    figsize=(7, 3.4))
+
+
+def bucket_figure(bandwidths_gbs=(50.0, 25.0), *, n_devices: int = 64, backward_s: float = 0.3, ax=None):
+    """Static copy of the whiteboard: one curve of exposed all-reduce against bucket size per bandwidth, the best
+    bucket of each starred and PyTorch DDP's default 25 MB dotted. Returns the axes."""
+    widths = [check_positive("bandwidths_gbs", b, high=1e4) for b in check_sequence("bandwidths_gbs", bandwidths_gbs)]
+    check_int("n_devices", n_devices, low=2, high=100_000)
+    check_nonnegative("backward_s", backward_s, high=1e4)
     ax = P.new_axes(ax, figsize=(7.5, 3.6))
-    ax.plot(_N, amdahl(p, _N), color="#4C72B0", label=P.label("Amdahl（无通信）", "Amdahl (no communication)"))
-    ax.axhline(amdahl_limit(p), color="#4C72B0", lw=0.8, ls=":")
-    ax.annotate(P.label(f"上限 1/(1-p) = {amdahl_limit(p):.0f}x", f"ceiling 1/(1-p) = {amdahl_limit(p):.0f}x"),
-                (1.2, amdahl_limit(p)), xytext=(0, -11), textcoords="offset points", fontsize=8, color="#4C72B0")
-    colours = ["#C44E52", "#DD8452", "#55A868", "#8172B3"]
-    for k, alpha in enumerate(latencies):
-        link = _link(grad_gb, bandwidth_gbs, alpha)
-        colour = colours[k % len(colours)]
-        ax.plot(_N, speedup_with_allreduce(p, _N, **link), color=colour,
-                label=P.label(f"全归约，每跳 {alpha:g} µs", f"all-reduce, {alpha:g} µs per hop"))
-        best = best_device_count(p, max_devices=1024, **link)
-        top = float(speedup_with_allreduce(p, best, **link))
-        end = float(speedup_with_allreduce(p, 1024, **link))
-        ax.plot([best], [top], "o", color=colour)
-        ax.annotate(P.label(f"N* = {best}，{top:.2f}x", f"N* = {best}, {top:.2f}x"), (best, top),
-                    xytext=(-10, 8), textcoords="offset points", fontsize=8, color=colour, ha="right")
-        ax.plot([1024], [end], "s", color=colour, ms=4)
-        ax.annotate(f"{end:.2f}x", (1024, end), xytext=(5, -3), textcoords="offset points", fontsize=8,
-                    color=colour, ha="left")
-    ax.set_xscale("log", base=2)
-    ax.set_xlim(1, 1024 * 1.6)
-    ax.set_xticks([1, 4, 16, 64, 256, 1024], ['1', '4', '16', '64', '256', '1024'])
-    ax.set_ylim(0, amdahl_limit(p) * 1.12)
-    ax.set_xlabel(P.label("设备数 N（对数刻度）", "devices N (log scale)"))
-    ax.set_ylabel(P.label("加速比（相对单卡）", "speed-up over one device"))
-    ax.set_title(P.label(f"p = {p:g}，梯度 {grad_gb:g} GB，带宽 {bandwidth_gbs:g} GB/s：加卡何时停止变快",
-                         f"p = {p:g}, {grad_gb:g} GB gradients, {bandwidth_gbs:g} GB/s: "
-                         "when adding devices stops helping"))
-    ax.legend(loc="center left", fontsize=8)
+    colours = ["#C44E52", "#4C72B0", "#55A868", "#8172B3"]
+    for i, width in enumerate(widths):
+        best = best_bucket_count(backward_time=backward_s, grad_bytes=GRAD_GB * 1e9, n_devices=n_devices,
+                                 bandwidth=width * 1e9, latency=LATENCY_US * 1e-6, max_buckets=int(GRAD_GB * 1e3))
+        _curve(ax, n_devices=n_devices, bandwidth_gbs=width, backward_s=backward_s, colour=colours[i % len(colours)],
+               label=P.label(f"每卡 {width:g} GB/s（最好的桶 {GRAD_GB * 1e3 / best:.3g} MB）",
+                             f"{width:g} GB/s per GPU (best bucket {GRAD_GB * 1e3 / best:.3g} MB)"))
+    _axes(ax, (f"梯度 {GRAD_GB:g} GB，{n_devices} 张卡，反向 {backward_s:g} s：桶太小付延迟，太大露出最后一桶",
+               f"{GRAD_GB:g} GB gradients, {n_devices} GPUs, backward {backward_s:g} s"))
+    return ax
+
+
+def serving_roofline_figure(hidden: int = 8192, prefill_tokens: int = 4096, decode_batches=(1, 64), ax=None):
+    """The BF16 rooflines of the H100 and H200 SXM (datasheets, :data:`hetlab.models.hardware.GPUS`) with a
+    ``hidden x hidden`` weight matrix placed on them: decoding ``decode_batches`` sequences (one token each) and
+    prefilling ``prefill_tokens`` tokens. Returns the axes."""
+    h = check_int("hidden", hidden, low=1, high=10 ** 6)
+    tokens = check_int("prefill_tokens", prefill_tokens, low=1, high=10 ** 7)
+    batches = [check_int("decode_batches", b, low=1, high=10 ** 7) for b in check_sequence("decode_batches",
+                                                                                            decode_batches)]
+    ax = P.new_axes(ax, figsize=(7.5, 3.6))
+    grid = np.logspace(-0.5, 4, 200)
+    for name, style in (("H100 SXM", "-"), ("H200 SXM", "--")):
+        g = H.GPUS[name]
+        ax.plot(grid, attainable(grid, g.bf16_flops, g.memory_bandwidth) / 1e12, style, color="black", lw=1.5,
+                label=P.label(f"{name}：峰值 {g.bf16_flops / 1e12:.0f} TFLOP/s，{g.memory_bandwidth / 1e12:g} TB/s",
+                              f"{name}: {g.bf16_flops / 1e12:.0f} TFLOP/s, {g.memory_bandwidth / 1e12:g} TB/s"))
+    h100 = H.GPUS["H100 SXM"]
+    points = [(P.label(f"解码，批 {b}", f"decode, batch {b}"), b, "#C44E52") for b in batches]
+    points.append((P.label(f"预填充 {tokens} 词元", f"prefill {tokens} tokens"), tokens, "#4C72B0"))
+    for text, rows, colour in points:
+        i = dense_layer_intensity(h, h, rows, 2.0)
+        y = float(attainable(i, h100.bf16_flops, h100.memory_bandwidth)) / 1e12
+        ax.plot([i], [y], "o", color=colour)
+        right = rows > 1000      # the prefill point sits near the right edge: its label goes to the left
+        ax.annotate(f"{text}\n{i:.0f} FLOP/B", (i, y), xytext=(-8 if right else 8, -26),
+                    textcoords="offset points", fontsize=8, color=colour, ha="right" if right else "left")
+    ridge = h100.bf16_flops / h100.memory_bandwidth
+    ax.axvline(ridge, color="grey", lw=0.8, ls=":")
+    ax.annotate(P.label(f"H100 拐点 {ridge:.0f}", f"H100 ridge {ridge:.0f}"), (ridge, 1.2), xytext=(4, 0),
+                textcoords="offset points", fontsize=8, color="grey")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(P.label("算术强度（FLOP/字节，对数刻度）", "arithmetic intensity (FLOP/byte, log scale)"))
+    ax.set_ylabel(P.label("可达算力（TFLOP/s）", "attainable (TFLOP/s)"))
+    ax.set_title(P.label(f"BF16 屋顶线上的一个 {h}×{h} 权重矩阵", f"one {h}x{h} weight matrix on BF16 rooflines"))
+    ax.legend(loc="upper left", fontsize=8)
     return ax
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(13, scaling_whiteboard)]
+VIEWS = [(13, bucket_whiteboard)]
