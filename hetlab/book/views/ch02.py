@@ -10,7 +10,7 @@ from hetlab.schedulers.list_scheduling import earliest_free
 from hetlab.tasks import Task, TaskGraph, critical_path, independent_tasks, random_dag
 from hetlab.widgets import Explorer, dropdown, int_slider
 
-__all__ = ['tasks_vs_devices', 'scaling_figure', 'example_graph', 'dish_graph', 'dish_figure', 'draw_dag',
+__all__ = ['tasks_vs_devices_explorer', 'scaling_figure', 'example_graph', 'dish_graph', 'dish_figure', 'draw_dag',
            'transformer_figure']
 
 SPEED = 10.0
@@ -105,7 +105,7 @@ def dish_figure(devices: tuple[int, ...] = (2, 3)):
         s = earliest_free(graph, _numbered(p, "师傅")).validate()
         P.gantt(s, ax, xmax=horizon, title=P.label(f"{p} 位师傅：贪心完工时间 {s.makespan:g}",
                                                    f"{p} cooks: greedy makespan {s.makespan:g}"),
-                critical=True, show_deps=True)
+                critical=True, show_deps="critical")
         for text in ax.texts:
             text.set_fontsize(9)
         b = WS.bounds(graph, p)
@@ -149,7 +149,7 @@ def example_graph(shape: str, tasks: int):
     raise ValueError(f"shape must be 'independent' or 'dag', got {shape!r}")
 
 
-def tasks_vs_devices() -> Explorer:
+def tasks_vs_devices_explorer() -> Explorer:
     """n tasks on P identical devices under greedy list scheduling, against max(W/P, D) and W/P + D."""
     def draw(ax, tasks: int, devices: int, shape: str) -> str:
         from matplotlib.lines import Line2D
@@ -207,4 +207,4 @@ def scaling_figure(shape: str = "dag", tasks: int = 16, p_max: int = 8, ax=None)
 
 
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(2, tasks_vs_devices)]
+VIEWS = [(2, tasks_vs_devices_explorer)]

@@ -1,0 +1,62 @@
+"""Claims of chapter 2 (02-concepts) that rest on random graphs or on the stream model, checked beyond the one
+case shown."""
+import math
+from math import inf
+
+import pytest
+
+from hetlab import schedulers as S
+from hetlab.devices import identical
+from hetlab.schedulers import bounds as WS
+from hetlab.tasks import random_dag
+from hetlab.workloads.opgraphs import transformer_layer
+
+
+def list_schedule(durations, edges, P):
+    """The chapter's function, as printed in section 2.5."""
+    preds = {t: [u for u, v in edges if v == t] for t in durations}
+    done, free, todo = {}, [0.0] * P, list(durations)
+    while todo:
+        j = free.index(min(free))
+        ready = [t for t in todo if all(done.get(u, inf) <= free[j] for u in preds[t])]
+        if ready:
+            todo.remove(ready[0])
+            done[ready[0]] = free[j] = free[j] + durations[ready[0]]
+        else:
+            free[j] = min(f for f in done.values() if f > free[j])
+    return max(done.values(), default=0.0)
+
+
+@pytest.mark.parametrize("mean_degree", [0.0, 1.0, 3.0])
+def test_the_chapters_list_schedule_is_the_engine_and_keeps_grahams_bound(mean_degree):
+    """(W - D)/P + D is Graham's bound for greedy list scheduling (an idle moment still has the remaining
+    critical path running), so every one of these graphs must satisfy it."""
+    for seed in range(40):
+        g, P = random_dag(25, mean_degree=mean_degree, seed=seed), 1 + seed % 7
+        T = list_schedule({t.name: t.work for t in g.tasks}, g.edges, P)
+        W, D = WS.work(g), WS.span(g)
+        assert max(W / P, D) - 1e-9 <= T <= (W - D) / P + D + 1e-9
+        assert T == pytest.approx(S.central_queue(g, identical(P), ready="list").makespan, abs=1e-9)
+
+
+def test_peak_width_devices_always_reach_the_span_on_twenty_graphs():
+    """Section 2.4: with at least peak-width devices every task starts at its earliest time, so T_P = D; at
+    ceil(W/D) devices the text says only that some graphs have not reached D yet (14 of these 20)."""
+    above = 0
+    for seed in range(20):
+        g = random_dag(16, mean_degree=1.5, work=(5.0, 30.0), seed=seed)
+        D = WS.span(g)
+        assert S.earliest_free(g, identical(WS.peak_width(g))).makespan == pytest.approx(D)
+        above += S.earliest_free(g, identical(math.ceil(WS.parallelism(g)))).makespan > D + 1e-9
+    assert 0 < above < 20
+
+
+def test_streams_on_one_gpu_do_not_act_like_two_gpus():
+    """Two GPUs reach the span; one GPU shared by two streams of GPU-filling kernels takes the whole work;
+    kernels that fill half the GPU on two streams take twice the span (two half-speed devices)."""
+    layer = transformer_layer(tflops=312.0, bandwidth_tbs=2.039)
+    W, D = WS.work(layer), WS.span(layer)
+    assert S.earliest_free(layer, identical(2)).makespan == pytest.approx(D)
+    assert S.serial(layer, identical(1)).makespan == pytest.approx(W)
+    assert S.earliest_free(layer, identical(2, speed=0.5)).makespan == pytest.approx(2 * D)
+    assert 1 - D / W == pytest.approx(0.13, abs=0.005)
