@@ -38,7 +38,8 @@ from hetlab._validate import (
 __all__ = [
     "serial_time", "parallel_time", "total_time", "optimal_tasks", "GranularityDerivation",
     "derive_optimal_tasks", "speedup", "amdahl", "amdahl_limit", "efficiency", "amdahl_efficiency",
-    "gustafson", "gustafson_to_amdahl_fraction", "fraction_after_speedup", "karp_flatt", "pipeline_period",
+    "gustafson", "gustafson_to_amdahl_fraction", "fraction_after_speedup", "karp_flatt", "overhead_time",
+    "isoefficiency_work", "pipeline_period",
     "pipeline_throughput", "imbalance", "mfu",
 ]
 
@@ -349,6 +350,42 @@ def karp_flatt(S: Any, N: Any) -> Any:
     n = _arr("N", N, low=1.0, low_open=True)
     with np.errstate(over="ignore", divide="ignore"):
         return _out((1.0 / s - 1.0 / n) / (1.0 - 1.0 / n), S=S, N=N)
+
+
+def overhead_time(t_serial: Any, t_parallel: Any, N: Any) -> Any:
+    """Total overhead of a parallel run (Grama et al., ch. 5): ``T_o = N T_N - T_1``, the device time the ``N``
+    devices spend beyond the serial work ``T_1`` (idling, communicating, synchronising, extra work; negative
+    when the run is superlinear, e.g. the pieces now fit in cache). Then
+    ``E = T_1 / (N T_N) = 1 / (1 + T_o / T_1)``, and the Karp-Flatt fraction is ``T_o / ((N - 1) T_1)``.
+
+    >>> overhead_time(100.0, 30.0, 4)        # 4 x 30 device-seconds for 100 of work
+    20.0
+
+    See also :func:`karp_flatt`, :func:`isoefficiency_work`.
+    """
+    t1 = _arr("t_serial", t_serial, low=0.0, low_open=True)
+    tn = _arr("t_parallel", t_parallel, low=0.0, low_open=True)
+    n = _arr("N", N, low=1.0, integer=True)
+    with np.errstate(over="ignore"):
+        return _out(n * tn - t1, t_serial=t_serial, t_parallel=t_parallel, N=N)
+
+
+def isoefficiency_work(efficiency: Any, overhead: Any) -> Any:
+    """The serial work ``W`` that holds efficiency ``E`` when the run's total overhead is ``T_o``:
+    ``W = E / (1 - E) * T_o`` (from ``E = 1 / (1 + T_o / W)``; Grama, Gupta & Kumar 1993). When ``T_o`` grows
+    with the device count, how fast ``W`` must grow with it is the isoefficiency function.
+
+    >>> isoefficiency_work(0.5, 10.0)        # E = 0.5: as much useful work as overhead
+    10.0
+
+    See also :func:`overhead_time`.
+    """
+    e = _arr("efficiency", efficiency, low=0.0, high=1.0, low_open=True)
+    if np.any(e >= 1.0):        # E = 1 needs an infinite W unless there is no overhead at all
+        raise ValueError(f"efficiency must be in (0, 1), got {efficiency!r}")
+    t_o = _arr("overhead", overhead, low=0.0)
+    with np.errstate(over="ignore"):
+        return _out(e / (1.0 - e) * t_o, efficiency=efficiency, overhead=overhead)
 
 
 def pipeline_period(stage_times: Any) -> float:

@@ -84,7 +84,7 @@ WRITERS_DRIVEN = {"book.edition.check_edition_paths"}   # checks the paths, writ
 INF_OK = {"formulas.amdahl_limit"}
 #: Functions whose documented result may be negative (a signed error, a serial fraction below zero when the
 #: measured speed-up is superlinear).
-SIGNED_OK = {"formulas.karp_flatt"}
+SIGNED_OK = {"formulas.karp_flatt", "formulas.overhead_time"}
 #: Parameters where a negative number is meaningful: (callable, parameter).
 NEGATIVE_OK = {("widgets.slider", "lo"), ("widgets.slider", "hi"), ("widgets.slider", "value"),
                ("widgets.int_slider", "lo"), ("widgets.int_slider", "hi"), ("widgets.int_slider", "value")}
@@ -468,6 +468,18 @@ OVERRIDES.update({
                                           "bandwidth": 50e9, "max_buckets": 500},
     "models.hardware.GPUDatasheet": _fields_of(lambda: _mod("models.hardware").GPUS["H100 SXM"]),
     "book.readings.ch13.bucket_readout": {"bucket_mb": 25.0, "n_devices": 64},
+})
+
+#: Chapter 7's queueing and isoefficiency (a stable queue needs arrival_rate < service_rate).
+OVERRIDES.update({
+    "formulas.isoefficiency_work": {"efficiency": 0.8, "overhead": 10.0},
+    "formulas.overhead_time": {"t_serial": 10.0, "t_parallel": 3.0, "N": 4},
+    "models.queueing.mm1_latency": {"arrival_rate": 0.5, "service_rate": 1.0},
+    "models.queueing.mm1_latency_quantile": {"arrival_rate": 0.5, "service_rate": 1.0, "q": 0.99},
+    "models.queueing.single_server": {"arrival_rate": 0.5, "service_rate": 1.0, "requests": 200},
+    "models.queueing.QueueRun": {"arrivals": lambda: [0.0, 1.0], "departures": lambda: [2.0, 3.0],
+                                 "services": lambda: [2.0, 1.0]},
+    "models.queueing.QueueRun.percentile": {"q": 99.0},
 })
 
 

@@ -220,3 +220,28 @@ def test_mfu_rejects_bad_inputs(kwargs, match):
     args = {"tokens_per_s": 1e4, "params": 1e9, "peak_flops": 1e14, **kwargs}
     with pytest.raises((ValueError, TypeError), match=match):
         F.mfu(**args)
+
+
+def test_overhead_time_is_the_device_time_beyond_the_serial_work():
+    # Amdahl, p = 0.9, 8 devices, T_1 = 1: T_8 = 0.1 + 0.9/8 = 0.2125; T_o = 8 x 0.2125 - 1 = 0.7 = (N - 1)(1 - p)
+    t8 = 0.1 + 0.9 / 8
+    assert F.overhead_time(1.0, t8, 8) == pytest.approx(0.7)
+    # E = 1 / (1 + T_o / T_1) and the Karp-Flatt fraction is T_o / ((N - 1) T_1)
+    assert 1 / (1 + F.overhead_time(1.0, t8, 8)) == pytest.approx(F.amdahl_efficiency(0.9, 8))
+    assert F.overhead_time(1.0, t8, 8) / 7 == pytest.approx(F.karp_flatt(1 / t8, 8))
+    assert np.allclose(F.overhead_time(10.0, np.array([10.0, 5.0]), np.array([1, 2])), [0.0, 0.0])
+    with pytest.raises(ValueError, match="t_parallel"):
+        F.overhead_time(1.0, 0.0, 2)
+
+
+def test_isoefficiency_work_holds_the_efficiency_it_was_asked_for():
+    # W = E / (1 - E) T_o: with that W, E = W / (W + T_o) is back to E
+    for e in (0.2, 0.5, 0.8, 0.95):
+        w = F.isoefficiency_work(e, 3.0)
+        assert w / (w + 3.0) == pytest.approx(e)
+    assert F.isoefficiency_work(0.8, 0.0) == 0.0
+    for bad in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError, match="efficiency"):
+            F.isoefficiency_work(bad, 1.0)
+    with pytest.raises(ValueError, match="overhead"):
+        F.isoefficiency_work(0.5, -1.0)

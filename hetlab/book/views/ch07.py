@@ -1,18 +1,30 @@
-"""Chapter 7 (metrics): efficiency, throughput against utilisation as devices are added, load imbalance."""
+"""Chapter 7 (metrics): efficiency, throughput against utilisation as devices are added, load imbalance,
+latency at one server (M/M/1), and isoefficiency (how fast the work must grow to hold an efficiency)."""
 from __future__ import annotations
 
 import numpy as np
 
+from hetlab import communication as C
 from hetlab import formulas as F
 from hetlab import plotting as P
 from hetlab import schedulers as S
 from hetlab.devices import identical
 from hetlab.metrics import device_sweep
+from hetlab.models import queueing as Q
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 from hetlab.workloads import skewed_tasks
 
 __all__ = ['efficiency_explorer', 'metrics_explorer', 'imbalance_explorer', 'throughput_utilisation_figure',
-           'split_figure', 'efficiency_figure', 'sweep_table']
+           'split_figure', 'efficiency_figure', 'sweep_table', 'latency_figure', 'isoefficiency_overhead',
+           'isoefficiency_figure', 'isoefficiency_explorer']
+
+#: Chapter 7's data-parallel overhead model (chapter 6's numbers): a serial 0.64 s per step that does not shrink
+#: with N, 1 GB of gradients over 10 GB/s links, 1 ms per all-reduce step.
+ISO = {"t_serial": 0.64, "grad_bytes": 1e9, "bandwidth": 10e9, "latency": 1e-3}
+#: The overhead models of the isoefficiency figure: key -> (Chinese label, English label).
+ISO_MODELS = {"serial": ("只有固定串行时间", "fixed serial time only"),
+              "ring": ("+ 环形全归约", "+ ring all-reduce"),
+              "halving_doubling": ("+ 递归减半加倍全归约", "+ halving-doubling all-reduce")}
 
 COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 
@@ -168,7 +180,7 @@ def efficiency_figure(p_values=(0.5, 0.9, 0.99), n_max: int = 4096, ax=None):
 
 
 def imbalance_explorer() -> Explorer:
-    """Per-device loads of a policy, with W_max, W_avg and the imbalance."""
+    """Per-device busy times B_j of a policy, with B_max, B_avg and the imbalance (chapter 5's notation)."""
     names = [("分块", "block"), ("轮转", "round_robin"), ("最早空闲", "earliest_free"), ("LPT", "lpt")]
 
     def draw(ax, policy: str, tasks: int, spread: float) -> str:
@@ -177,14 +189,14 @@ def imbalance_explorer() -> Explorer:
         s = S.POLICIES[policy](graph, devices).validate()
         zh = dict((v, k) for k, v in names)[policy]
         ax.bar([d.name for d in devices], s.busy, color="#4C72B0")
-        ax.axhline(s.busy.mean(), color="black", ls="--", lw=1, label=P.label("平均负载 W_avg", "W_avg"))
-        ax.axhline(s.busy.max(), color="crimson", ls=":", lw=1, label=P.label("最大负载 W_max", "W_max"))
+        ax.axhline(s.busy.mean(), color="black", ls="--", lw=1, label=P.label("平均忙碌时间 B_avg", "B_avg"))
+        ax.axhline(s.busy.max(), color="crimson", ls=":", lw=1, label=P.label("最大忙碌时间 B_max", "B_max"))
         ax.set_ylabel(P.label("忙碌时间", "busy time"))
         ax.legend(fontsize=8)
         ax.set_title(P.label(f"{zh}：负载不均衡度 {s.imbalance:.3f}",
                              f"{S.POLICY_LABELS[policy]}: imbalance {s.imbalance:.3f}"))
         big = graph.work.max() / graph.work.sum()
-        return (f"W_max = {s.busy.max():.2f}，W_avg = {s.busy.mean():.2f}，不均衡度 = {s.imbalance:.3f}；"
+        return (f"B_max = {s.busy.max():.2f}，B_avg = {s.busy.mean():.2f}，不均衡度 = {s.imbalance:.3f}；"
                 f"最大的任务占总工作量 {big:.0%}")
 
     return Explorer(draw, {"policy": dropdown("策略", names, "block"),
@@ -192,5 +204,92 @@ def imbalance_explorer() -> Explorer:
                            "spread": slider("任务大小差异", 0.0, 1.5, 0.1, 0.8)}, figsize=(6, 3))
 
 
+def latency_figure(utilisations=(0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9), seeds: int = 20, requests: int = 20_000):
+    """Mean and 99th-percentile latency of an M/M/1 server against its utilisation, in units of the mean
+    service time: the closed forms 1/(1 - rho) and ln(100)/(1 - rho) as lines, the mean +- standard deviation
+    of ``seeds`` seeded runs of ``requests`` requests as points."""
+    ax = P.new_axes(None, figsize=(7, 3.6))
+    grid = np.linspace(0.05, 0.92, 200)
+    ax.plot(grid, [Q.mm1_latency(r, 1.0) for r in grid], color="#4C72B0",
+            label=P.label("平均延迟 1/(1−ρ)", "mean 1/(1-rho)"))
+    ax.plot(grid, [Q.mm1_latency_quantile(r, 1.0, 0.99) for r in grid], color="#C44E52",
+            label=P.label("P99 延迟 ln100/(1−ρ)", "P99 ln100/(1-rho)"))
+    runs = [[Q.single_server(r, 1.0, requests=requests, seed=s) for s in range(seeds)] for r in utilisations]
+    for stat, colour in ((lambda run: run.mean_latency, "#4C72B0"), (lambda run: run.percentile(99), "#C44E52")):
+        values = np.array([[stat(run) for run in row] for row in runs])
+        ax.errorbar(utilisations, values.mean(axis=1), yerr=values.std(axis=1, ddof=1), fmt="o", ms=4,
+                    capsize=3, color=colour)
+    ax.plot([], [], "o", color="0.4", label=P.label(f"模拟：{seeds} 个种子的均值 ± 标准差",
+                                                   f"simulated: mean +- sd of {seeds} seeds"))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 60)
+    ax.set_xlabel(P.label("利用率 ρ = λ/μ", "utilisation rho = lambda/mu"))
+    ax.set_ylabel(P.label("延迟（以平均服务时间为单位）", "latency (mean service times)"))
+    ax.set_title(P.label("一台服务器（M/M/1）：利用率越接近 1，延迟和尾延迟越陡", "M/M/1: latency against utilisation"),
+                 fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+    return ax
+
+
+def isoefficiency_overhead(n_devices, model: str = "ring"):
+    """Total overhead ``T_o(N) = N T_N - T_1 = (N - 1) t_s + N T_allreduce(N)`` of the data-parallel step
+    ``T_N = t_s + (T_1 - t_s) / N + T_allreduce(N)`` with :data:`ISO`'s numbers (``model="serial"``: no
+    all-reduce)."""
+    n = np.asarray(n_devices, dtype=float)
+    serial = (n - 1.0) * ISO["t_serial"]
+    if model == "serial":
+        return serial
+    allreduce = C.ALLREDUCE_ALGORITHMS[model](n, ISO["grad_bytes"], ISO["bandwidth"], ISO["latency"])
+    return serial + n * allreduce
+
+
+def _iso_curves(ax, efficiency: float, models) -> dict[str, np.ndarray]:
+    n = np.unique(np.round(np.geomspace(1, 1024, 120)))
+    out = {}
+    for model in models:
+        w = F.isoefficiency_work(efficiency, isoefficiency_overhead(n, model))
+        ax.plot(n[1:], w[1:], label=P.label(*ISO_MODELS[model]))
+        out[model] = w
+    # reference slopes through the last point of the first curve (W ~ N) and of the steepest one (W ~ N^2)
+    first, steep = out[next(iter(out))], max(out.values(), key=lambda w: w[-1])
+    ax.plot(n[1:], first[-1] * n[1:] / n[-1], color="0.6", ls=":", lw=1,
+            label=P.label("参照斜率：W ∝ N", "reference: W ~ N"))
+    ax.plot(n[1:], steep[-1] * (n[1:] / n[-1]) ** 2, color="0.6", ls="--", lw=1,
+            label=P.label("参照斜率：W ∝ N²", "reference: W ~ N^2"))
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks([2, 4, 16, 64, 256, 1024], ["2", "4", "16", "64", "256", "1024"])
+    ax.set_ylim(1, None)
+    ax.set_xlabel(P.label("设备数 N", "devices N"))
+    ax.set_ylabel(P.label("需要的单卡工作量 W（s）", "work W needed (s)"))
+    ax.legend(fontsize=7.5, loc="upper left")
+    return out
+
+
+def isoefficiency_figure(efficiency: float = 0.8, ax=None):
+    """The work ``W = E/(1-E) T_o(N)`` that holds ``efficiency`` for each overhead model of :data:`ISO_MODELS`,
+    against N (log-log), with reference slopes N and N^2."""
+    ax = P.new_axes(ax, figsize=(7, 3.8))
+    _iso_curves(ax, efficiency, ISO_MODELS)
+    ax.set_title(P.label(f"等效率：保持 E = {efficiency:g} 需要多少工作量",
+                         f"isoefficiency: work to hold E = {efficiency:g}"), fontsize=10)
+    return ax
+
+
+def isoefficiency_explorer() -> Explorer:
+    """Work needed to hold an efficiency against N, for one overhead model; readout at 64 and 1024 devices."""
+    def draw(ax, efficiency: float, model: str) -> str:
+        _iso_curves(ax, efficiency, [model])
+        ax.set_title(P.label(f"保持 E = {efficiency:.2f}：{ISO_MODELS[model][0]}",
+                             f"hold E = {efficiency:.2f}: {ISO_MODELS[model][1]}"), fontsize=10)
+        w64, w1024 = F.isoefficiency_work(efficiency, isoefficiency_overhead([64, 1024], model))
+        return (f"64 台需要 W = {w64:,.0f} s，1024 台需要 W = {w1024:,.0f} s："
+                f"设备数 ×16，工作量 ×{w1024 / w64:.1f}")
+
+    return Explorer(draw, {"efficiency": slider("目标效率 E", 0.5, 0.95, 0.05, 0.8),
+                           "model": dropdown("开销模型", [(zh, k) for k, (zh, _) in ISO_MODELS.items()], "ring")},
+                    figsize=(7, 3.6))
+
+
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(7, efficiency_explorer), (7, metrics_explorer), (7, imbalance_explorer)]
+VIEWS = [(7, efficiency_explorer), (7, metrics_explorer), (7, imbalance_explorer), (7, isoefficiency_explorer)]

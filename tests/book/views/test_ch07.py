@@ -12,3 +12,40 @@ def test_static_figures_draw():
 def test_metrics_readout_when_still_rising():
     text = ch07.metrics_explorer().update(tasks=96, spread=0.5)
     assert "尚未走平" in text and "只剩" not in text
+
+
+def test_imbalance_readout_uses_chapter_5s_busy_time_notation():
+    text = ch07.imbalance_explorer().update(policy="lpt", tasks=16, spread=0.8)
+    assert "B_max" in text and "W_max" not in text
+
+
+def test_latency_figure_puts_the_closed_forms_through_the_simulated_points():
+    import matplotlib.pyplot as plt
+    import numpy as np
+    ax = ch07.latency_figure(utilisations=(0.5, 0.8), seeds=4, requests=20_000)
+    mean_line, p99_line = ax.lines[:2]
+    x = mean_line.get_xdata()
+    # by hand: 1 / (1 - rho) and ln(100) / (1 - rho)
+    assert np.allclose(mean_line.get_ydata(), 1 / (1 - x))
+    assert np.allclose(p99_line.get_ydata(), np.log(100) / (1 - x))
+    plt.close(ax.figure)
+
+
+def test_isoefficiency_overhead_by_hand():
+    import numpy as np
+    # 2 devices: (2 - 1) 0.64 s serial; ring: 2 x (2 (2 - 1) 1 ms + 2 (1/2) 0.1 s) = 0.204 s
+    assert ch07.isoefficiency_overhead(2, "serial") == np.float64(0.64)
+    assert np.isclose(ch07.isoefficiency_overhead(2, "ring"), 0.64 + 2 * (0.002 + 0.1))
+    # halving-doubling equals the ring at 2 devices (one step each way) and is cheaper at 1024
+    assert np.isclose(ch07.isoefficiency_overhead(2, "halving_doubling"), ch07.isoefficiency_overhead(2, "ring"))
+    assert ch07.isoefficiency_overhead(1024, "halving_doubling") < ch07.isoefficiency_overhead(1024, "ring")
+
+
+def test_isoefficiency_readout_and_figure():
+    import matplotlib.pyplot as plt
+    explorer = ch07.isoefficiency_explorer()
+    text = explorer.update(efficiency=0.8, model="serial")
+    assert "×16.2" in text                      # (1024 - 1) / (64 - 1) = 16.24: work grows like N
+    ax = ch07.isoefficiency_figure(0.8)
+    assert len(ax.lines) == 5
+    plt.close("all")
