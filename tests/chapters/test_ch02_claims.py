@@ -60,3 +60,16 @@ def test_streams_on_one_gpu_do_not_act_like_two_gpus():
     assert S.serial(layer, identical(1)).makespan == pytest.approx(W)
     assert S.earliest_free(layer, identical(2, speed=0.5)).makespan == pytest.approx(2 * D)
     assert 1 - D / W == pytest.approx(0.13, abs=0.005)
+
+
+def test_the_stored_h200_reading_says_what_the_chapter_says():
+    """Section 2.6 reads streams.json: products that fill the GPU gain nothing from a second stream (ratio >= 0.95
+    in both runs), the small one that leaves SMs idle finishes about a quarter sooner (ratio <= 0.8 in both)."""
+    import json
+    from importlib.resources import files
+
+    reading = json.loads((files("hetlab") / "data/readings/h200-2026-12-04/streams.json").read_text())
+    for run in reading["runs"]:
+        big, _, small = run["shapes"]
+        assert (big["m"], big["k"], big["n"]) == (2048, 4096, 4096) and big["ratio"] >= 0.95
+        assert small["tflops_alone"] < 0.1 * big["tflops_alone"] and small["ratio"] <= 0.8
