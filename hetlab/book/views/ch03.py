@@ -305,7 +305,7 @@ def measured_roofline_figure(matmul: float, bandwidth: float, add: float, *, n: 
     right.set_title(P.label("H200 + 16 核 CPU 的机器（2026-12-04 实测）", "H200 machine (measured 2026-12-04)"),
                     fontsize=10)
     right.set_ylabel(P.label("可达性能（TFLOP/s，对数轴）", "attainable (TFLOP/s, log)"))
-    right.set_ylim(0.03, 2000)
+    right.set_ylim(0.01, 2000)
     for ax in (left, right):
         ax.set_xscale("log")
         ax.set_yscale("log")
