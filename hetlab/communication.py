@@ -13,7 +13,8 @@ The scaling laws without communication (Amdahl, Gustafson and their fractions, K
   :func:`efficiency_knee` the largest count whose efficiency ``S / N`` stays above a threshold;
 - the other collectives, reduce-scatter, all-gather and all-to-all (:func:`collective_time`), and the bus
   bandwidth nccl-tests reports (:func:`bus_bandwidth`);
-- overlapping copies with compute (:func:`copy_compute_pipeline`);
+- overlapping the gradient all-reduce with the backward pass in buckets (:func:`exposed_allreduce`,
+  :func:`best_bucket_count`; PyTorch DDP), and copies with compute (:func:`copy_compute_pipeline`);
 - offloading to an accelerator: one copy (:func:`copy_time`), an ``n x n`` matrix product with its copies
   (:func:`matmul_offload_time`), the smallest ``n`` worth offloading (:func:`offload_breakeven`), and the
   arithmetic intensity of a row block of the product (:func:`row_block_intensity`).
@@ -48,7 +49,7 @@ __all__ = [
     "speedup_with_allreduce", "peak_devices", "best_device_count",
     "efficiency_knee", "copy_compute_pipeline", "copy_time", "matmul_offload_time", "offload_breakeven",
     "row_block_intensity", "COLLECTIVES", "collective_time", "bus_bandwidth", "NVLINK_STEP_LATENCY",
-    "NETWORK_STEP_LATENCY",
+    "NETWORK_STEP_LATENCY", "exposed_allreduce", "best_bucket_count",
 ]
 
 #: Latency per step of a ring collective between GPUs (seconds), the alpha of the alpha-beta model, as NCCL's own
@@ -297,6 +298,56 @@ def efficiency_knee(p: float, *, min_efficiency: float = 0.5, max_devices: int =
     eff = np.asarray(speedup_with_allreduce(share, counts, compute_time=compute_time, grad_bytes=grad_bytes,
                                             bandwidth=bandwidth, latency=latency)) / counts
     return int(counts[eff >= e_min - 1e-12].max())
+
+
+def exposed_allreduce(buckets: Any, *, backward_time: float, grad_bytes: float, n_devices: int, bandwidth: float,
+                      latency: float = 0.0) -> Any:
+    """Seconds of gradient all-reduce still running when the backward pass ends, with the gradients sent in
+    ``buckets`` equal buckets as they are produced (PyTorch DDP's gradient bucketing, Li et al. 2020).
+
+    Model: the backward pass lasts ``backward_time`` = T_b and produces the ``grad_bytes`` at an even rate, so
+    bucket ``i`` (1..k) is ready at ``i T_b / k``; the buckets are all-reduced one after another in that order
+    (one communication stream: a communicator runs its collectives in order), each a ring all-reduce of
+    ``grad_bytes / k`` taking ``t = 2 (n - 1) latency + 2 (n - 1) / n * grad_bytes / (k bandwidth)``; compute
+    does not slow down while communication runs. The last all-reduce ends at ``max_j (j T_b / k + (k - j + 1) t)``,
+    so the exposed time is ``max(t, T_b / k + k t - T_b)``: only the last bucket's ``t`` when each bucket is sent
+    before the next is ready (``t <= T_b / k``), else everything the link could not keep up with. Few buckets
+    expose a big last bucket; many pay the latency ``2 (n - 1) latency`` once each. Arrays of ``buckets`` allowed.
+
+    >>> round(exposed_allreduce(1, backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9) * 1e3, 2)
+    118.12
+    >>> round(exposed_allreduce(120, backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9,
+    ...                         latency=10e-6) * 1e3, 2)     # 25 MB buckets: only the last one shows
+    2.24
+    """
+    k = as_float_array("buckets", buckets, low=1.0, high=1e9, finite=True, integer=True)
+    tb = check_nonnegative("backward_time", backward_time, high=1e6)
+    g = check_nonnegative("grad_bytes", grad_bytes, high=1e18)
+    n = check_int("n_devices", n_devices, low=1, high=10 ** 7)
+    b = check_positive("bandwidth", bandwidth, high=1e15)
+    a = check_nonnegative("latency", latency, high=1.0)
+    with np.errstate(over="ignore"):
+        each = np.asarray(ring_allreduce_time(n, g / k, b, a))
+        left = np.maximum(each, tb / k + k * each - tb)
+    check_finite_result(left, buckets=buckets, grad_bytes=g, bandwidth=b, latency=a)
+    return float(left) if left.ndim == 0 else left
+
+
+def best_bucket_count(*, backward_time: float, grad_bytes: float, n_devices: int, bandwidth: float,
+                      latency: float = 0.0, max_buckets: int = 100_000) -> int:
+    """The bucket count in ``[1, max_buckets]`` that leaves the least all-reduce after the backward pass
+    (:func:`exposed_allreduce`; the smallest count on ties). While the link keeps up, more buckets shrink the last
+    one; past ``k = (T_b - c) / (2 (n - 1) latency)``, with ``c`` the ring's bandwidth term for all the gradients,
+    the latencies add up to more than the backward pass and the exposed time climbs again.
+
+    >>> best_bucket_count(backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9, latency=10e-6)
+    144
+    """
+    top = check_int("max_buckets", max_buckets, low=1, high=10 ** 7)
+    counts = np.arange(1, top + 1)
+    left = exposed_allreduce(counts, backward_time=backward_time, grad_bytes=grad_bytes, n_devices=n_devices,
+                             bandwidth=bandwidth, latency=latency)
+    return int(counts[np.argmin(np.atleast_1d(left))])
 
 
 def copy_compute_pipeline(batches: int = 8, copy: float = 1.0, compute: float = 1.0) -> tuple[float, float]:

@@ -460,12 +460,12 @@ OVERRIDES.update({
 #: Chapter 13's back-of-envelope models (MFU, bucketed all-reduce, collectives).
 OVERRIDES.update({
     "formulas.mfu": {"tokens_per_s": 1e4, "params": 1e9, "peak_flops": 1e14},
-    "models.training.exposed_allreduce": {"buckets": 4, "backward_time": 0.3, "grad_bytes": 3e9, "n_devices": 8,
-                                          "bandwidth": 50e9},
+    "communication.exposed_allreduce": {"buckets": 4, "backward_time": 0.3, "grad_bytes": 3e9, "n_devices": 8,
+                                        "bandwidth": 50e9},
     "communication.collective_time": {"collective": "all_gather"},
     "communication.bus_bandwidth": {"collective": "all_reduce"},
-    "models.training.best_bucket_count": {"backward_time": 0.3, "grad_bytes": 3e9, "n_devices": 8,
-                                          "bandwidth": 50e9, "max_buckets": 500},
+    "communication.best_bucket_count": {"backward_time": 0.3, "grad_bytes": 3e9, "n_devices": 8,
+                                        "bandwidth": 50e9, "max_buckets": 500},
     "models.hardware.GPUDatasheet": _fields_of(lambda: _mod("models.hardware").GPUS["H100 SXM"]),
     "book.readings.ch13.bucket_readout": {"bucket_mb": 25.0, "n_devices": 64},
 })

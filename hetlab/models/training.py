@@ -14,10 +14,8 @@ One idea: what a data x tensor x pipeline parallel training job costs per device
 - :func:`step_time`: one step of DP x TP x PP with the pipeline bubble, TP's all-reduces on the fast
   intra-node link and DP's gradient all-reduce overlapped with compute, checked for feasibility.
 - :func:`data_parallel_step`: the step time of plain data parallelism with a fixed global batch, the part of the
-  gradient all-reduce hidden behind the backward pass (accepts arrays, for curves).
-- :func:`exposed_allreduce`: the gradient all-reduce split into buckets that start while the backward pass runs
-  (PyTorch DDP; Li et al. 2020): how much of it is left when the backward pass ends; :func:`best_bucket_count`
-  the bucket count that leaves least.
+  gradient all-reduce hidden behind the backward pass (accepts arrays, for curves); how buckets set that share is
+  :func:`hetlab.communication.exposed_allreduce`.
 
 Tensor parallelism splits attention heads and pipeline parallelism splits layers, so ``heads`` must be a
 multiple of ``tp``, ``layers`` a multiple of ``pp`` and ``hidden`` a multiple of ``heads`` (Megatron-LM refuses
@@ -49,7 +47,7 @@ from hetlab.communication import ring_allreduce_time
 
 __all__ = ["memory_per_device", "activation_memory", "ring_allreduce", "bubble_fraction", "step_time",
            "micro_batch_options", "TrainingStep", "SCHEDULES", "RECOMPUTE", "LIMITS", "kernel_efficiency",
-           "data_parallel_step", "exposed_allreduce", "zero_traffic", "PIPELINE_ZERO_STAGES", "best_bucket_count"]
+           "data_parallel_step", "zero_traffic", "PIPELINE_ZERO_STAGES"]
 
 #: Pipeline schedules understood by :func:`bubble_fraction` and :func:`step_time`.
 SCHEDULES = ("gpipe", "1f1b", "interleaved")
@@ -488,53 +486,3 @@ def data_parallel_step(compute_time: Any, n_devices: Any, grad_size: Any, bandwi
     check_finite_result(step, compute_time=compute_time, n_devices=n_devices, grad_size=grad_size,
                         bandwidth=bandwidth, latency=latency)
     return float(step) if step.ndim == 0 else step
-
-
-def exposed_allreduce(buckets: Any, *, backward_time: float, grad_bytes: float, n_devices: int, bandwidth: float,
-                      latency: float = 0.0) -> Any:
-    """Seconds of gradient all-reduce still running when the backward pass ends, with the gradients sent in
-    ``buckets`` equal buckets as they are produced (PyTorch DDP's gradient bucketing, Li et al. 2020).
-
-    Model: the backward pass lasts ``backward_time`` = T_b and produces the ``grad_bytes`` at an even rate, so
-    bucket ``i`` (1..k) is ready at ``i T_b / k``; the buckets are all-reduced one after another in that order
-    (one communication stream: a communicator runs its collectives in order), each a ring all-reduce of
-    ``grad_bytes / k`` taking ``t = 2 (n - 1) latency + 2 (n - 1) / n * grad_bytes / (k bandwidth)``; compute
-    does not slow down while communication runs. The last all-reduce ends at ``max_j (j T_b / k + (k - j + 1) t)``,
-    so the exposed time is ``max(t, T_b / k + k t - T_b)``: only the last bucket's ``t`` when each bucket is sent
-    before the next is ready (``t <= T_b / k``), else everything the link could not keep up with. Few buckets
-    expose a big last bucket; many pay the latency ``2 (n - 1) latency`` once each. Arrays of ``buckets`` allowed.
-
-    >>> round(exposed_allreduce(1, backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9) * 1e3, 2)
-    118.12
-    >>> round(exposed_allreduce(120, backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9,
-    ...                         latency=10e-6) * 1e3, 2)     # 25 MB buckets: only the last one shows
-    2.24
-    """
-    k = as_float_array("buckets", buckets, low=1.0, high=1e9, finite=True, integer=True)
-    tb = check_nonnegative("backward_time", backward_time, high=1e6)
-    g = check_nonnegative("grad_bytes", grad_bytes, high=1e18)
-    n = check_int("n_devices", n_devices, low=1, high=_MAX_DEVICES)
-    b = check_positive("bandwidth", bandwidth, high=1e15)
-    a = check_nonnegative("latency", latency, high=1.0)
-    with np.errstate(over="ignore"):
-        each = np.asarray(ring_allreduce_time(n, g / k, b, a))
-        left = np.maximum(each, tb / k + k * each - tb)
-    check_finite_result(left, buckets=buckets, grad_bytes=g, bandwidth=b, latency=a)
-    return float(left) if left.ndim == 0 else left
-
-
-def best_bucket_count(*, backward_time: float, grad_bytes: float, n_devices: int, bandwidth: float,
-                      latency: float = 0.0, max_buckets: int = 100_000) -> int:
-    """The bucket count in ``[1, max_buckets]`` that leaves the least all-reduce after the backward pass
-    (:func:`exposed_allreduce`; the smallest count on ties). While the link keeps up, more buckets shrink the last
-    one; past ``k = (T_b - c) / (2 (n - 1) latency)``, with ``c`` the ring's bandwidth term for all the gradients,
-    the latencies add up to more than the backward pass and the exposed time climbs again.
-
-    >>> best_bucket_count(backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9, latency=10e-6)
-    144
-    """
-    top = check_int("max_buckets", max_buckets, low=1, high=10 ** 7)
-    counts = np.arange(1, top + 1)
-    left = exposed_allreduce(counts, backward_time=backward_time, grad_bytes=grad_bytes, n_devices=n_devices,
-                             bandwidth=bandwidth, latency=latency)
-    return int(counts[np.argmin(np.atleast_1d(left))])

@@ -6,7 +6,7 @@ import pytest
 
 from hetlab import formulas as F
 from hetlab.book import quiz
-from hetlab.communication import bus_bandwidth, ring_allreduce_time
+from hetlab.communication import best_bucket_count, bus_bandwidth, exposed_allreduce, ring_allreduce_time
 from hetlab.models import hardware as H
 from hetlab.models import roofline as RL
 from hetlab.models import serving as SV
@@ -28,16 +28,16 @@ def _option(qid, letter):
 
 def test_whiteboard_buckets_err_on_the_large_side():
     each = lambda k: ring_allreduce_time(64, 3e9 / k, 50e9, 10e-6)   # noqa: E731
-    none = T.exposed_allreduce(1, **LINK)
+    none = exposed_allreduce(1, **LINK)
     # 25 MB (120 buckets): the link keeps up and only the last bucket shows
-    assert each(120) <= 0.3 / 120 and T.exposed_allreduce(120, **LINK) == pytest.approx(each(120))
+    assert each(120) <= 0.3 / 120 and exposed_allreduce(120, **LINK) == pytest.approx(each(120))
     # halved: more shows than without buckets ("比不分桶还多"); doubled: still a few milliseconds
-    assert T.exposed_allreduce(240, **LINK) > none > 0.1
-    assert T.exposed_allreduce(60, **LINK) < 0.01
+    assert exposed_allreduce(240, **LINK) > none > 0.1
+    assert exposed_allreduce(60, **LINK) < 0.01
     # half the bandwidth: the best bucket grows to about 60 MB and 25 MB buckets expose close to 100 ms
     slow = dict(LINK, bandwidth=25e9)
-    assert 3e9 / T.best_bucket_count(**slow, max_buckets=3000) / 1e6 == pytest.approx(60, rel=0.05)
-    assert 0.08 < T.exposed_allreduce(120, **slow) < 0.1
+    assert 3e9 / best_bucket_count(**slow, max_buckets=3000) / 1e6 == pytest.approx(60, rel=0.05)
+    assert 0.08 < exposed_allreduce(120, **slow) < 0.1
     # the per-all-reduce latency of the flat ring of 64 is about 1.3 ms
     assert 2 * 63 * 10e-6 == pytest.approx(1.26e-3)
 

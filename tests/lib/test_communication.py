@@ -282,3 +282,65 @@ def test_bus_bandwidth_is_the_link_rate_whatever_the_device_count():
 def test_collectives_reject_bad_inputs(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def _bucket_pipeline(k, backward, grad, n, bandwidth, latency):
+    """Oracle: bucket i is ready at i * backward / k; each all-reduce starts when its bucket is ready and the
+    previous one has finished (an event-by-event walk, not the closed form)."""
+    each = 2 * (n - 1) * latency + 2 * (n - 1) / n * (grad / k) / bandwidth
+    done = 0.0
+    for i in range(1, k + 1):
+        done = max(done, i * backward / k) + each
+    return done - backward
+
+
+@pytest.mark.parametrize("k", [1, 2, 7, 60, 120, 144, 145, 300, 3000])
+@pytest.mark.parametrize("backward", [0.0, 0.05, 0.3, 2.0])
+def test_exposed_allreduce_matches_the_bucket_by_bucket_walk(k, backward):
+    args = dict(backward_time=backward, grad_bytes=3e9, n_devices=64, bandwidth=50e9, latency=10e-6)
+    assert C.exposed_allreduce(k, **args) == pytest.approx(_bucket_pipeline(k, backward, 3e9, 64, 50e9, 10e-6),
+                                                           rel=1e-12, abs=1e-15)
+
+
+def test_exposed_allreduce_by_hand():
+    # one bucket: nothing overlaps, the whole ring all-reduce shows: 2 * 63/64 * 3 GB / 50 GB/s = 118.125 ms
+    one = C.exposed_allreduce(1, backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9)
+    assert one == pytest.approx(2 * 63 / 64 * 3e9 / 50e9)
+    # 120 buckets of 25 MB: each takes 1.26 ms latency + 0.984 ms < 2.5 ms between buckets: only the last shows
+    k = C.exposed_allreduce(120, backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9, latency=10e-6)
+    assert k == pytest.approx(2 * 63 * 10e-6 + 2 * 63 / 64 * 25e6 / 50e9)
+    # 300 buckets: 300 x 1.26 ms of latency alone exceeds the 0.3 s backward pass: the link falls behind
+    many = C.exposed_allreduce(300, backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9, latency=10e-6)
+    assert many == pytest.approx(0.3 / 300 + 300 * (2 * 63 * 10e-6) + 2 * 63 / 64 * 3e9 / 50e9 - 0.3)
+    assert many > one
+    # arrays give one value per bucket count; a single device has nothing to reduce
+    assert C.exposed_allreduce(np.array([1, 120]), backward_time=0.3, grad_bytes=3e9, n_devices=64,
+                               bandwidth=50e9).shape == (2,)
+    assert C.exposed_allreduce(5, backward_time=0.3, grad_bytes=3e9, n_devices=1, bandwidth=50e9) == 0.0
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"buckets": 0}, "buckets"), ({"buckets": 2.5}, "buckets"), ({"backward_time": -1}, "backward_time"),
+    ({"grad_bytes": -1}, "grad_bytes"), ({"n_devices": 0}, "n_devices"), ({"bandwidth": 0}, "bandwidth"),
+    ({"latency": -1e-6}, "latency"),
+])
+def test_exposed_allreduce_rejects_bad_inputs(kwargs, match):
+    args = {"buckets": 4, "backward_time": 0.3, "grad_bytes": 3e9, "n_devices": 8, "bandwidth": 50e9, **kwargs}
+    with pytest.raises((ValueError, TypeError), match=match):
+        C.exposed_allreduce(args.pop("buckets"), **args)
+
+
+def test_best_bucket_count_sits_where_the_link_stops_keeping_up():
+    # c = 2 * 63/64 * 3 GB / 50 GB/s = 0.118125 s, a = 2 * 63 * 10 us = 1.26 ms: (0.3 - c) / a = 144.3 buckets
+    args = dict(backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9, latency=10e-6)
+    assert C.best_bucket_count(**args) == 144
+    walk = [_bucket_pipeline(k, 0.3, 3e9, 64, 50e9, 10e-6) for k in range(1, 401)]
+    assert C.best_bucket_count(**args, max_buckets=400) == 1 + walk.index(min(walk))
+    # the backward pass shorter than the bandwidth term: nothing keeps up, and the best count balances the
+    # per-bucket latency against the backward pass, k = sqrt(T_b / a) (chapter 4's sqrt(W / Os) again)
+    short = dict(args, backward_time=0.05)
+    assert C.best_bucket_count(**short) in (math.floor(math.sqrt(0.05 / 1.26e-3)), math.ceil(math.sqrt(0.05 / 1.26e-3)))
+    # no latency: the smaller the buckets the better, up to the cap
+    assert C.best_bucket_count(**dict(args, latency=0.0), max_buckets=50) == 50
+    with pytest.raises(ValueError, match="max_buckets"):
+        C.best_bucket_count(**args, max_buckets=0)

@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from hetlab._validate import check_nonnegative, check_positive
-from hetlab.communication import ring_allreduce_time
-from hetlab.models.training import best_bucket_count, exposed_allreduce
+from hetlab.communication import best_bucket_count, exposed_allreduce, ring_allreduce_time
 
 __all__ = ["bucket_readout"]
 
@@ -13,7 +12,7 @@ def bucket_readout(bucket_mb: float, *, grad_gb: float = 3.0, n_devices: int = 6
     """One line for the whiteboard: with ``grad_gb`` GB of gradients sent in buckets of ``bucket_mb`` MB during a
     ``backward_s``-second backward pass (ring all-reduce over ``n_devices``, ``bandwidth_gbs`` GB/s and
     ``latency_us`` per hop), whether the link keeps up, how much all-reduce is left when the backward pass ends,
-    and the same without buckets and at the best bucket size (:mod:`hetlab.models.training`).
+    and the same without buckets and at the best bucket size (:func:`hetlab.communication.exposed_allreduce`).
 
     >>> for clause in bucket_readout(25).split("；"):
     ...     print(clause)

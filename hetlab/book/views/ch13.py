@@ -6,9 +6,9 @@ import numpy as np
 from hetlab import plotting as P
 from hetlab._validate import check_int, check_nonnegative, check_positive, check_sequence
 from hetlab.book.readings.ch13 import bucket_readout
+from hetlab.communication import best_bucket_count, exposed_allreduce
 from hetlab.models import hardware as H
 from hetlab.models.roofline import attainable, dense_layer_intensity
-from hetlab.models.training import best_bucket_count, exposed_allreduce
 from hetlab.widgets import Explorer, dropdown, slider
 
 __all__ = ['bucket_whiteboard', 'bucket_figure', 'serving_roofline_figure']
