@@ -227,7 +227,7 @@ def measure_config(n: int, b: int, workers: list[int], gpu, out: Path, env: dict
         return
     sec["op_costs"], sec["tile_copy"] = got
     sec["tile_copy_s"] = (got[1]["h2d_s"] + got[1]["d2h_s"]) / 2
-    sec["cpu_backend"] = env["cpu_backend"]
+    sec["cpu_backend"] = env.get("cpu_backend")
     lib = guarded(record, "library", library_cholesky, a, gpu) or {}
     sec.update(lib)
     write(path, record)
@@ -392,7 +392,7 @@ def main(argv=None) -> int:
     budget = Budget(args.budget)
     faulthandler.dump_traceback_later(1.2 * args.budget, exit=True)    # a hang: say where, and stop
     gpu = TorchCUDA() if cuda_available() else StandInGPU(launch_s=60e-6, hold_s=20e-6)
-    env = environment(gpu)
+    env = guarded({}, "environment", environment, gpu) or {"cpu_backend": "numpy"}
     log(f"environment: {json.dumps({k: v for k, v in env.items() if k != 'blas'})}")
     graphs: dict = {}
     top: dict = {"env": env}
