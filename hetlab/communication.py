@@ -23,8 +23,8 @@ Units: seconds, bytes, bytes/s and FLOP/s (the book converts for display). Assum
 identical devices on one link speed, the all-reduce owns the network, and communication does not overlap
 computation unless the function says so (chapter 6 shows overlap).
 
->>> round(speedup_with_allreduce(0.95, 64), 2)    # 1 s step, 0.5 GB of gradients, 25 GB/s, 20 us per hop
-9.37
+>>> round(speedup_with_allreduce(0.95, 64), 2)    # 1 s step, 0.5 GB of gradients, 25 GB/s, 14 us per hop
+9.44
 """
 from __future__ import annotations
 
@@ -55,7 +55,8 @@ __all__ = [
 #: Latency per step of a ring collective between GPUs (seconds), the alpha of the alpha-beta model, as NCCL's own
 #: cost model charges it for the ring algorithm with the Simple protocol that large messages use (NVIDIA/nccl,
 #: src/graph/tuning.cc, ``hwLatencies``): 3.4 us per step over NVLink inside a node and 14 us per step over the
-#: network between nodes. The book uses these two values wherever a GPU link's latency is needed (chapter 8).
+#: network between nodes. The book uses these two values wherever it prices a collective between GPUs
+#: (chapters 8, 10, 12 and 13); the functions below that model a training step default to the network's.
 NVLINK_STEP_LATENCY = 3.4e-6
 NETWORK_STEP_LATENCY = 14e-6
 
@@ -177,18 +178,19 @@ def _step(compute_time: Any, grad_bytes: Any, bandwidth: Any, latency: Any) -> t
 
 
 def allreduce_step_time(p: Any, n_devices: Any, *, compute_time: float = 1.0, grad_bytes: float = 0.5e9,
-                        bandwidth: float = 25e9, latency: float = 20e-6, algorithm: str = "ring") -> Any:
+                        bandwidth: float = 25e9, latency: float = NETWORK_STEP_LATENCY, algorithm: str = "ring") -> Any:
     """Seconds per data-parallel step on ``n_devices``: a serial share ``1 - p`` of the one-device step
     ``compute_time``, the rest split over the devices, plus an all-reduce of ``grad_bytes`` (none on one
     device): ``C (1 - p) + C p / N + T_allreduce(N, G, B, alpha)``, the all-reduce named by ``algorithm``
     (``"ring"``: :func:`ring_allreduce_time`; ``"halving_doubling"``: :func:`halving_doubling_allreduce_time`).
     Arrays allowed.
 
-    Defaults: a 1 s step, 0.5 GB of gradients, 25 GB/s and 20 us per hop (chapters 12 and 13).
+    Defaults: a 1 s step, 0.5 GB of gradients, 25 GB/s and :data:`NETWORK_STEP_LATENCY` (14 us) per ring step
+    (chapter 12).
 
     >>> allreduce_step_time(0.95, 1)              # one device: no all-reduce, the whole step
     1.0
-    >>> round(allreduce_step_time(0.95, 2), 4)     # 0.05 + 0.475 + 2 * 20 us + 0.5 GB / 25 GB/s
+    >>> round(allreduce_step_time(0.95, 2), 4)     # 0.05 + 0.475 + 2 * 14 us + 0.5 GB / 25 GB/s
     0.545
 
     See also :func:`speedup_with_allreduce`, :func:`ring_allreduce_time`.
@@ -203,7 +205,8 @@ def allreduce_step_time(p: Any, n_devices: Any, *, compute_time: float = 1.0, gr
 
 
 def speedup_with_allreduce(p: Any, n_devices: Any, *, compute_time: float = 1.0, grad_bytes: float = 0.5e9,
-                           bandwidth: float = 25e9, latency: float = 20e-6, algorithm: str = "ring") -> Any:
+                           bandwidth: float = 25e9, latency: float = NETWORK_STEP_LATENCY,
+                           algorithm: str = "ring") -> Any:
     """Speed-up over one device, ``compute_time / allreduce_step_time(...)``; Amdahl's law when
     ``grad_bytes = latency = 0``. Arrays allowed.
 
@@ -211,9 +214,9 @@ def speedup_with_allreduce(p: Any, n_devices: Any, *, compute_time: float = 1.0,
     >>> speedup_with_allreduce(0.95, 64, grad_bytes=0, latency=0) == amdahl(0.95, 64)
     True
     >>> round(speedup_with_allreduce(0.95, 1024), 2)          # Amdahl would give 19.64
-    7.59
+    8.37
     >>> round(speedup_with_allreduce(0.95, 1024, algorithm="halving_doubling"), 2)   # 20 latency steps, not 2046
-    10.95
+    10.97
 
     See also :func:`best_device_count`, :func:`peak_devices`, :func:`efficiency_knee`.
     """
@@ -223,16 +226,16 @@ def speedup_with_allreduce(p: Any, n_devices: Any, *, compute_time: float = 1.0,
 
 
 def peak_devices(p: float, *, compute_time: float = 1.0, grad_bytes: float = 0.5e9, bandwidth: float = 25e9,
-                 latency: float = 20e-6, algorithm: str = "ring") -> float:
+                 latency: float = NETWORK_STEP_LATENCY, algorithm: str = "ring") -> float:
     """Where :func:`speedup_with_allreduce` peaks, from ``dT/dN = 0`` with ``N`` continuous: for the ring
     (latency ``2 (N - 1) alpha``) ``sqrt((C p - 2 G / B) / (2 alpha))``; for halving-doubling (latency
     ``2 log2(N) alpha``) ``(C p - 2 G / B) ln 2 / (2 alpha)``. At least 1 (when ``C p <= 2 G / B`` one device is
     already best). ``latency`` must be positive: without it the speed-up never stops rising.
 
-    >>> round(peak_devices(0.95), 1)                 # sqrt((0.95 - 0.04) / 40e-6)
-    150.8
-    >>> round(peak_devices(0.95, algorithm="halving_doubling"))     # (0.95 - 0.04) ln 2 / 40e-6
-    15769
+    >>> round(peak_devices(0.95), 1)                 # sqrt((0.95 - 0.04) / 28e-6)
+    180.3
+    >>> round(peak_devices(0.95, algorithm="halving_doubling"))     # (0.95 - 0.04) ln 2 / 28e-6
+    22527
 
     See also :func:`best_device_count` (the best whole count, by a scan).
     """
@@ -260,12 +263,12 @@ def _counts(max_devices: Any) -> np.ndarray:
 
 
 def best_device_count(p: float, *, max_devices: int = 4096, compute_time: float = 1.0, grad_bytes: float = 0.5e9,
-                      bandwidth: float = 25e9, latency: float = 20e-6) -> int:
+                      bandwidth: float = 25e9, latency: float = NETWORK_STEP_LATENCY) -> int:
     """The device count in ``[1, max_devices]`` with the shortest :func:`allreduce_step_time` (the smallest
     on ties): past it, adding devices makes the step slower.
 
-    >>> best_device_count(0.95)                       # peak_devices gives 150.8
-    151
+    >>> best_device_count(0.95)                       # peak_devices gives 180.3
+    180
     >>> best_device_count(0.95, max_devices=64, grad_bytes=0, latency=0)   # no communication: use them all
     64
 
@@ -279,7 +282,7 @@ def best_device_count(p: float, *, max_devices: int = 4096, compute_time: float 
 
 
 def efficiency_knee(p: float, *, min_efficiency: float = 0.5, max_devices: int = 4096, compute_time: float = 1.0,
-                    grad_bytes: float = 0.5e9, bandwidth: float = 25e9, latency: float = 20e-6) -> int:
+                    grad_bytes: float = 0.5e9, bandwidth: float = 25e9, latency: float = NETWORK_STEP_LATENCY) -> int:
     """A cost-aware device count: the largest ``N`` in ``[1, max_devices]`` whose parallel efficiency
     ``S(N) / N`` (speed-up with the all-reduce, per device) is still at least ``min_efficiency``.
     :func:`best_device_count` maximises the speed-up regardless of what each extra device buys; near that

@@ -75,17 +75,21 @@ def test_without_communication_it_is_amdahls_law():
 
 
 def test_step_time_by_hand_at_1024_devices():
-    # (1 - p) + p / N + 2 (N - 1) latency + 2 (N - 1) / N * S / B, with S = 0.5 GB, B = 25 GB/s, 20 us
-    by_hand = 0.05 + 0.95 / 1024 + 2 * 1023 * 20e-6 + 2 * 1023 / 1024 * 0.5e9 / 25e9
+    # (1 - p) + p / N + 2 (N - 1) latency + 2 (N - 1) / N * S / B, with S = 0.5 GB, B = 25 GB/s and the
+    # default latency, the book's network step (NCCL's ring/Simple estimate, 14 us)
+    assert C.NETWORK_STEP_LATENCY == 14e-6
+    by_hand = 0.05 + 0.95 / 1024 + 2 * 1023 * 14e-6 + 2 * 1023 / 1024 * 0.5e9 / 25e9
     assert allreduce_step_time(0.95, 1024) == pytest.approx(by_hand, rel=1e-12)
     assert allreduce_step_time(0.95, 1) == 1.0          # one device needs no all-reduce
 
 
 def test_best_count_matches_the_calculus_optimum():
-    # T(N) = const + (p - 2S/B) / N + 2 latency N  =>  N* = sqrt((p - 2S/B) / (2 latency)) ~ 150.8
+    # T(N) = const + (p - 2S/B) / N + 2 latency N  =>  N* = sqrt((p - 2S/B) / (2 latency)) ~ 150.8 at 20 us
     n_star = math.sqrt((0.95 - 2 * 0.5e9 / 25e9) / (2 * 20e-6))
-    assert best_device_count(0.95) in (math.floor(n_star), math.ceil(n_star))
+    assert best_device_count(0.95, **LINK) in (math.floor(n_star), math.ceil(n_star))
     assert peak_devices(0.95, **LINK) == pytest.approx(n_star)
+    default = math.sqrt((0.95 - 2 * 0.5e9 / 25e9) / (2 * 14e-6))       # ~ 180.3 at the default 14 us
+    assert best_device_count(0.95) in (math.floor(default), math.ceil(default))
     # past the optimum more devices make the step slower, which Amdahl's law never predicts
     assert speedup_with_allreduce(0.95, 1024) < speedup_with_allreduce(0.95, 151) < amdahl(0.95, 1024)
 
@@ -135,9 +139,9 @@ def test_copy_compute_pipeline_hides_the_shorter_stage():
 
 
 def test_speedup_is_the_one_device_step_over_the_n_device_step():
-    # 2 devices: 0.05 + 0.475 + 2 * 20 us + 2 * 1/2 * 0.5 GB / 25 GB/s = 0.54504 s
-    assert allreduce_step_time(0.95, 2) == pytest.approx(0.05 + 0.475 + 40e-6 + 0.02)
-    assert speedup_with_allreduce(0.95, 2) == pytest.approx(1 / 0.54504)
+    # 2 devices: 0.05 + 0.475 + 2 * 14 us + 2 * 1/2 * 0.5 GB / 25 GB/s = 0.545028 s
+    assert allreduce_step_time(0.95, 2) == pytest.approx(0.05 + 0.475 + 28e-6 + 0.02)
+    assert speedup_with_allreduce(0.95, 2) == pytest.approx(1 / 0.545028)
     assert speedup_with_allreduce(0.95, 2, compute_time=64.0) > speedup_with_allreduce(0.95, 2)   # comm matters less
 
 
