@@ -283,8 +283,8 @@ def _ring_states(n: int) -> list[tuple[str, list[list[frozenset]]]]:
         for i, j, part in sent:
             held[(i + 1) % n][j] = held[(i + 1) % n][j] | part
         if step == 0:
-            states.append((P.label("归约-散播第 1 步后", "after reduce-scatter step 1"), [r[:] for r in held]))
-    states.append((P.label(f"归约-散播 {n - 1} 步后", f"after {n - 1} reduce-scatter steps"), [r[:] for r in held]))
+            states.append((P.label("归约散射第 1 步后", "after reduce-scatter step 1"), [r[:] for r in held]))
+    states.append((P.label(f"归约散射 {n - 1} 步后", f"after {n - 1} reduce-scatter steps"), [r[:] for r in held]))
     for step in range(n - 1):                      # all-gather: overwrite with the finished chunk
         sent = [(i, (i + 1 - step) % n, held[i][(i + 1 - step) % n]) for i in range(n)]
         for i, j, part in sent:
@@ -299,14 +299,14 @@ def ring_figure(n: int = 4):
     import matplotlib.pyplot as plt
     P.use_cjk_font()
     states = _ring_states(n)
-    fig, axes = plt.subplots(1, len(states), figsize=(10, 3.3), layout="constrained")
+    fig, axes = plt.subplots(1, len(states), figsize=(11, 3.6), layout="constrained")
     for ax, (title, held) in zip(axes, states):
         counts = np.array([[len(c) for c in row] for row in held])
         ax.imshow(counts, cmap="Blues", vmin=0, vmax=n + 1)
         for i in range(n):
             for j in range(n):
                 text = "+".join(str(k) for k in sorted(held[i][j]))
-                ax.text(j, i, text, ha="center", va="center", fontsize=7 if len(held[i][j]) > 2 else 9,
+                ax.text(j, i, text, ha="center", va="center", fontsize=8.5 if len(held[i][j]) > 2 else 10,
                         color="white" if counts[i, j] > n / 2 else "black")
         ax.set_xticks(range(n), [str(j) for j in range(n)], fontsize=8)
         ax.set_yticks(range(n), [str(i) for i in range(n)], fontsize=8)
