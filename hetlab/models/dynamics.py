@@ -19,7 +19,8 @@ next task; here that is the one greedy engine, :func:`~hetlab.schedulers.list_sc
 durations (``static``) and runs the central queue on the same actual durations (``dynamic``): each
 device, when it becomes free, takes the largest remaining task by *estimate* (it never sees actual
 durations before they happen). ``oracle`` is LPT planned on the actual durations, a reference no real
-scheduler has. The price of each run-time decision is :mod:`hetlab.models.dispatch`.
+scheduler has. :func:`runtime_eft` is the dynamic policy that also weighs speeds (StarPU's ``dmda`` idea).
+The price of each run-time decision is :mod:`hetlab.models.dispatch`.
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ import numpy as np
 
 from hetlab import schedulers as S
 from hetlab._validate import (
+    check_bool,
     check_choice,
     check_fields,
     check_instance,
@@ -45,7 +47,7 @@ from hetlab.schedule import Schedule
 from hetlab.tasks import Task, TaskGraph, _as_graph, cost_matrix, critical_path
 from hetlab.workloads import fork_join, skewed_tasks
 
-__all__ = ["actual_graph", "largest_first", "VarianceRun", "compare_under_variance", "LateOrdersRun",
+__all__ = ["actual_graph", "largest_first", "VarianceRun", "compare_under_variance", "runtime_eft", "LateOrdersRun",
            "late_orders", "speed_rule", "ForkJoinWins", "fork_join_wins", "StealingVsEft",
            "stealing_vs_eft", "SlacknessCurve", "slackness_curve"]
 
@@ -138,6 +140,59 @@ def compare_under_variance(graph: TaskGraph | Sequence[Task], devices: Sequence[
     static = S.execute_plan(actual, devs, plan, policy="static plan")
     dynamic = S.central_queue(actual, devs, order=largest_first(g, devs), policy="dynamic")
     return VarianceRun(planned, static, dynamic, S.lpt(actual, devs))
+
+
+def runtime_eft(graph: TaskGraph | Sequence[Task], actual: TaskGraph, devices: Sequence[Device], *,
+                order: Sequence[str] | None = None, calibrate: bool = False) -> Schedule:
+    """EFT decided at run time: whenever a device is free and tasks wait, plan the waiting tasks by EFT in
+    ``order`` (default :func:`largest_first`) from the state observed now, and start on each free device the
+    first task that plan gives it; the rest of the plan is dropped and made again at the next task end.
+
+    The plan uses *estimated* durations (``graph``): a free device is available now, a busy one when its task
+    is expected to end (its start plus the estimate, or now if that has passed). With ``calibrate`` each
+    device's estimates are scaled by its actual/estimated ratio over its finished tasks (StarPU's history-based
+    performance model), so a straggler is seen once it has finished a task. Tasks run for their ``actual``
+    durations (:func:`actual_graph`); ties go to the fastest device, then the first listed. Independent tasks.
+
+    >>> from hetlab.devices import kitchen
+    >>> from hetlab.tasks import independent_tasks
+    >>> g = independent_tasks([10, 20, 15, 8])
+    >>> runtime_eft(g, g, kitchen()).makespan == S.lpt(g, kitchen()).makespan   # exact estimates: LPT's plan
+    True
+    """
+    g, act, devs = _as_graph(graph, "graph"), _as_graph(actual, "actual"), check_devices(devices)
+    calibrate = check_bool("calibrate", calibrate)
+    names = largest_first(g, devs) if order is None else list(check_sequence("order", order, limit=len(g.tasks)))
+    wanted = sorted(t.name for t in g.tasks)
+    if g.edges or act.edges or sorted(names) != wanted or sorted(t.name for t in act.tasks) != wanted:
+        raise ValueError("runtime_eft needs independent tasks (graph and actual without edges), actual holding the "
+                         "tasks of graph and order listing each of them once")
+    est, real = cost_matrix(g, devs), cost_matrix(act, devs)[[act.index[t.name] for t in g.tasks]]   # graph's order
+    if not (np.isfinite(est).all() and np.isfinite(real).all()):
+        raise ValueError("runtime_eft needs every task to run on every device")
+    est, real = est.tolist(), real.tolist()     # lists: the loop below reads single numbers
+    todo, m, fast = [g.index[x] for x in names], len(devs), [-d.speed for d in devs]
+    now, free_at, started, begin = 0.0, [0.0] * m, [[] for _ in devs], [0.0] * len(est)   # tasks per device
+    while todo:
+        fin = [s[:len(s) - (free_at[j] > now)] for j, s in enumerate(started)]     # finished, per device
+        seen = [sum(est[i][j] for i in f) for j, f in enumerate(fin)]
+        scale = [sum(real[i][j] for i in f) / seen[j] if calibrate and seen[j] else 1.0 for j, f in enumerate(fin)]
+        idle = [j for j in range(m) if free_at[j] <= now]
+        avail = [now if j in idle else max(now, begin[started[j][-1]] + est[started[j][-1]][j] * scale[j])
+                 for j in range(m)]
+        first: dict[int, int] = {}
+        for i in todo:     # EFT over the waiting tasks from what is observed now
+            k = min(range(m), key=lambda k: (avail[k] + est[i][k] * scale[k], fast[k], k))
+            avail[k] += est[i][k] * scale[k]
+            if k in idle:
+                first.setdefault(k, i)
+        for k, i in first.items():
+            todo.remove(i)
+            free_at[k], begin[i] = now + real[i][k], now
+            started[k].append(i)
+        now = min((t for t in free_at if t > now), default=now)
+    return S.execute_plan(act, devs, {d.name: [g.tasks[i].name for i in s] for d, s in zip(devs, started)},
+                          policy="run-time EFT", release={g.tasks[i].name: begin[i] for i in range(len(est))})
 
 
 @dataclass(frozen=True)

@@ -9,13 +9,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hetlab._validate import check_int, check_nonnegative
+from hetlab._validate import check_bool, check_int, check_nonnegative
 from hetlab.devices import Device
 from hetlab.schedule import Schedule
 from hetlab.schedulers._core import _problem
 from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["work_stealing", "StealEvent"]
+
+#: Most steal attempts a ``retry=True`` run may need (bounded before it starts, see :func:`work_stealing`).
+MAX_RETRY_ATTEMPTS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,8 @@ class StealEvent:
 
 
 def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
-                  steal_latency: float = 0.0, seed: int | None = 0, initial: str = "round_robin") -> Schedule:
+                  steal_latency: float = 0.0, seed: int | None = 0, initial: str = "round_robin",
+                  retry: bool = False) -> Schedule:
     """Randomised work stealing as a discrete-event simulation (Blumofe & Leiserson 1999).
 
     Each device owns a deque. Ready tasks are dealt to the deques (``initial``:
@@ -51,9 +55,14 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     from the bottom (newest first); an idle device picks a victim uniformly at random
     (seeded) and, ``steal_latency`` later, takes the task at the top (oldest) of the
     victim's deque, or tries again if it was empty. When no deque holds any task, idle
-    devices wait until one is pushed. ``log`` lists every steal attempt as :class:`StealEvent`
+    devices wait until one is pushed; with ``retry=True`` they keep trying instead until every task has
+    finished, as in Blumofe and Leiserson's model, where each device at each moment either works or
+    steals: then ``P * makespan`` is the total run time plus the time spent on steal attempts (the
+    attempts still under way at the end counted up to the makespan). ``retry=True`` needs
+    ``steal_latency > 0``. ``log`` lists every steal attempt as :class:`StealEvent`
     (a read-only sequence that makes each event when it is read); ``info`` counts ``steals``,
-    ``failed_steals`` and ``events``.
+    ``failed_steals`` and ``events``; an event's ``time`` is when the attempt resolved (it began
+    ``steal_latency`` earlier).
 
     Four unit tasks all dealt to D0 of two devices: at time 0 D0 runs the newest (T3) and D1 steals the
     oldest (T0); at time 1 the same again (T2 and T1), so the four end at 2:
@@ -65,6 +74,13 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     (2.0, 2, ['T3', 'T2'])
     >>> s.log[0]
     StealEvent(time=0.0, thief='D1', victim='D0', task='T0')
+
+    With ``retry=True`` an idle device keeps trying while the one task runs: D1's attempts resolve at
+    0.4, 0.8 and 1.2, so the two devices' 2 time units are the 1 of work plus 0.4 + 0.4 + 0.2 of stealing:
+
+    >>> r = work_stealing(independent_tasks([1.0]), identical(2), steal_latency=0.4, initial="first", retry=True)
+    >>> r.makespan, r.info["failed_steals"], [round(e.time, 1) for e in r.log]
+    (1.0, 3, [0.4, 0.8, 1.2])
 
     See also
     --------
@@ -84,6 +100,10 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
         raise ValueError("work_stealing needs every task to run on every device")
     if seed is not None:
         seed = check_int("seed", seed, low=0)
+    retry = check_bool("retry", retry)
+    if retry and steal_latency == 0:
+        raise ValueError("retry=True needs steal_latency > 0 (free attempts repeated at one moment never end), "
+                         "got steal_latency=0")
     rng = random.Random(seed)
     names = tuple(d.name for d in prob.devices)
     if prob.speed_only:
@@ -97,6 +117,15 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
 
         def duration(i: int, j: int) -> float:
             return rows[i][j]
+    if retry and m > 1:
+        # Some device works at every moment of a run (a queued task's owner is working, and while nothing is
+        # queued some task is running), so, waits for inputs aside, the makespan is at most every task's longest
+        # run time added up: a bound on the attempts, checked before the run rather than stopping it midway.
+        longest = float((g.work / min(d.speed for d in prob.devices)).sum() if prob.speed_only
+                        else prob.costs.max(axis=1).sum())
+        if (m - 1) * (longest / steal_latency + 1) > MAX_RETRY_ATTEMPTS:
+            raise ValueError(f"retry=True with steal_latency={steal_latency!r} could take more than "
+                             f"{MAX_RETRY_ATTEMPTS:,} steal attempts on this graph; use a larger steal_latency")
     deques = [deque() for _ in range(m)]
     roots = [i for i in g.order if not g.preds[i]]
     for k, i in enumerate(roots):
@@ -123,6 +152,7 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     seq = m
     parked: list[int] = []
     steals = 0
+    done = 0
     push, pop = heapq.heappush, heapq.heappop
     # rng.randrange(m - 1) inlined: Random draws getrandbits(k) until the draw is below m - 1.
     getrandbits = rng.getrandbits
@@ -154,6 +184,7 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
             record_time(t)
             record_code(payload)
         elif kind == FINISH:
+            done += 1
             for k in succs[payload]:
                 missing[k] -= 1
                 if missing[k] == 0:
@@ -167,7 +198,7 @@ def work_stealing(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
         if own:
             queued -= 1
             run(own.pop(), j, t)
-        elif queued:   # with one device its own deque holds every queued task
+        elif queued or (retry and done < n and m > 1):   # with one device its own deque holds every queued task
             victim = getrandbits(bits)
             while victim >= others:
                 victim = getrandbits(bits)

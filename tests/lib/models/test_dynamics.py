@@ -2,7 +2,7 @@
 import pytest
 
 from hetlab import schedulers as S
-from hetlab.devices import identical, kitchen
+from hetlab.devices import Device, identical, kitchen
 from hetlab.models import dynamics as R
 from hetlab.tasks import Task, TaskGraph, independent_tasks
 from hetlab.workloads import fork_join, skewed_tasks
@@ -255,3 +255,57 @@ def test_stealing_vs_eft_record_validates():
 def test_bad_input(call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         call()
+
+
+CPU_GPU = [Device("CPU", "CPU", 1.0), Device("GPU", "GPU", 4.0)]
+
+
+def test_runtime_eft_lets_the_slow_device_idle_when_the_fast_one_finishes_first():
+    # By hand: two dishes of 2, CPU speed 1, GPU speed 4. At 0 the GPU takes the first (0.5); the second would end at
+    # 2 on the CPU but at 1 on the GPU after it, so the CPU stays idle: makespan 1. The speed-blind queue gives the
+    # second dish to the idle CPU: 2.
+    g = independent_tasks([2.0, 2.0])
+    s = R.runtime_eft(g, g, CPU_GPU).validate()
+    assert s.makespan == pytest.approx(1.0) and s.tasks_on("GPU") == ["T0", "T1"] and s.tasks_on("CPU") == []
+    assert S.central_queue(g, CPU_GPU).makespan == pytest.approx(2.0)
+
+
+def test_runtime_eft_trusts_its_model_unless_it_calibrates():
+    # By hand: three dishes of 2 and a GPU that runs 4x slower than its nominal speed 4 (2 per dish, like the CPU).
+    # Nominal model: at 0 the plan puts all three on the "fast" GPU and the CPU idles; the GPU ends them at 2, 4, 6.
+    # Calibrated: at 2 the GPU's ratio actual/estimate is 4, so dish 2 costs it 2 (ends at 4, tie with the CPU, the
+    # faster nominal device wins) and dish 3 would end at 6 there, at 4 on the idle CPU: both end at 4.
+    g = independent_tasks([2.0, 2.0, 2.0])
+    slow = R.actual_graph(g, CPU_GPU, noise=0.0, straggler="GPU", slowdown=4.0)
+    assert R.runtime_eft(g, slow, CPU_GPU).validate().makespan == pytest.approx(6.0)
+    calibrated = R.runtime_eft(g, slow, CPU_GPU, calibrate=True).validate()
+    assert calibrated.makespan == pytest.approx(4.0) and calibrated.tasks_on("CPU") == ["T2"]
+    assert S.central_queue(slow, CPU_GPU).makespan == pytest.approx(4.0)
+
+
+@pytest.mark.parametrize("menu", range(5))
+def test_runtime_eft_with_exact_estimates_is_the_lpt_plan(menu):
+    # With exact estimates what the run shows is what the plan expected, so deciding at each task end reproduces
+    # the plan EFT makes ahead of time in the same largest-first order, i.e. LPT's.
+    g = skewed_tasks(24, spread=0.8, seed=menu)
+    assert R.runtime_eft(g, g, kitchen()).makespan == pytest.approx(S.lpt(g, kitchen()).makespan)
+
+
+def test_runtime_eft_starts_each_task_when_a_device_is_free_and_runs_it_for_its_actual_time():
+    g = skewed_tasks(12, spread=0.8, seed=3)
+    act = R.actual_graph(g, kitchen(), noise=0.5, seed=1)
+    s = R.runtime_eft(g, act, kitchen()).validate()
+    for i, t in enumerate(s.graph.tasks):
+        j = s.device_of[i]
+        assert s.end[i] - s.start[i] == pytest.approx(act.task(t.name).times[s.devices[j].name])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda g: R.runtime_eft(g, TaskGraph(list(g.tasks), [("T0", "T1")]), kitchen()), "independent"),
+    (lambda g: R.runtime_eft(g, independent_tasks([1.0]), kitchen()), "actual"),
+    (lambda g: R.runtime_eft(g, g, kitchen(), order=["T0", "T0", "T1"]), "order"),
+    (lambda g: R.runtime_eft(g, g, kitchen(), calibrate="yes"), "calibrate"),
+])
+def test_runtime_eft_bad_input(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call(independent_tasks([1.0, 2.0, 3.0]))

@@ -187,3 +187,35 @@ def test_options_are_checked():
         S.work_stealing(g, d, seed=-1)
     with pytest.raises(ValueError, match="steal_latency must be in"):
         S.work_stealing([Task("a")], identical(2), steal_latency=-1)
+
+
+def test_retry_keeps_an_idle_device_stealing_until_the_run_ends():
+    # By hand: one task of 1 on D0, D1 idle with steal latency 0.3. Without retry D1 waits (no attempt); with retry
+    # its attempts resolve at 0.3, 0.6, 0.9 and 1.2, the last one still under way when the task ends at 1.
+    g, two = independent_tasks([1.0]), identical(2)
+    waiting = S.work_stealing(g, two, steal_latency=0.3, initial="first")
+    assert waiting.makespan == 1.0 and len(waiting.log) == 0
+    busy = S.work_stealing(g, two, steal_latency=0.3, initial="first", retry=True)
+    assert busy.makespan == 1.0 and [e.task for e in busy.log] == [None] * 4
+    assert [e.time for e in busy.log] == pytest.approx([0.3, 0.6, 0.9, 1.2])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_with_retry_every_device_either_works_or_steals(seed):
+    # Blumofe & Leiserson's accounting: each of the P devices is, at every moment up to the makespan, running a
+    # task or making a steal attempt, so P * makespan = total run time + stealing time up to the makespan (an
+    # attempt resolved at t began at t - latency). Random DAGs on identical devices with free transfers.
+    g, four, latency = random_dag(30, seed=seed), identical(4), 0.05
+    s = S.work_stealing(g, four, steal_latency=latency, initial="first", seed=seed, retry=True).validate()
+    stealing = sum(min(latency, s.makespan - (e.time - latency)) for e in s.log)
+    assert 4 * s.makespan == pytest.approx(float(s.busy.sum()) + stealing)
+
+
+def test_retry_is_checked():
+    g, d = independent_tasks([1.0, 2.0]), identical(2)
+    with pytest.raises(TypeError, match="retry"):
+        S.work_stealing(g, d, steal_latency=0.1, retry=1)
+    with pytest.raises(ValueError, match="retry=True needs steal_latency > 0"):
+        S.work_stealing(g, d, retry=True)
+    with pytest.raises(ValueError, match="steal_latency=1e-09"):     # billions of attempts: refused up front
+        S.work_stealing(g, d, steal_latency=1e-9, retry=True)
