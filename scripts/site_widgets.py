@@ -59,8 +59,9 @@ FRAMES: dict[str, dict[str, list]] = {
     "scaling_reality": {"p": [0.95, 0.99], "grad_gb": [0.5, 2.0], "alpha_us": [5.0, 20.0],
                         "log2_n": [0.0, 4.0, 7.0, 10.0]},
     "transfer_cost": {"log2_n": [4.0, 7.0, 10.0, 13.0], "cpu_gflops": [100.0, 2000.0], "copies": [0, 1, 2]},
-    "scaling_whiteboard": {"p": [0.9, 0.95, 0.99], "grad_gb": [0.5, 2.0], "bandwidth_gbs": [10.0, 25.0, 100.0],
-                           "latency_us": [0.0, 20.0, 80.0]},
+    "bucket_whiteboard": {"bucket_mb": [1.0, 25.0, 300.0, 3000.0], "n_devices": [8, 64, 256],
+                          "bandwidth_gbs": [10.0, 50.0, 100.0], "backward_s": [0.3]},
+    "isoefficiency": {"efficiency": [0.5, 0.65, 0.8, 0.95]},
     "host_costs": {"workers": [1, 4, 8, 15], "handoff_us": [0.0, 40.0, 80.0, 200.0], "hold_us": [10.0, 34.0, 60.0]},
     "pool_rounds": {"workers": [1, 2, 4, 8, 16], "overhead_us": [10.0, 100.0, 300.0, 1000.0, 2000.0]},
 }
@@ -89,8 +90,8 @@ def _factory(name: str):
     return factory if callable(factory) else None
 
 
-def _values_of(control) -> tuple[str, list, list[str]]:
-    """(kind, every value, labels) of a control at automatic positions."""
+def _values_of(control, name: str = "") -> tuple[str, list, list[str]]:
+    """(kind, every value, labels) of a control at automatic positions (a random seed stays at its default)."""
     import ipywidgets as w
 
     if hasattr(control, "options"):
@@ -99,7 +100,9 @@ def _values_of(control) -> tuple[str, list, list[str]]:
     if isinstance(control, w.Checkbox):
         return "checkbox", [False, True], ["否", "是"]
     lo, hi, value = control.min, control.max, control.value
-    if isinstance(control, w.IntSlider) and hi - lo <= 4:
+    if "seed" in name:
+        values = [value]
+    elif isinstance(control, w.IntSlider) and hi - lo <= 4:
         values = list(range(lo, hi + 1))
     else:
         values = sorted({lo, value, hi})
@@ -113,7 +116,7 @@ def positions(name: str, explorer) -> list[dict]:
     wanted = FRAMES.get(canonical(name), {})
     out = []
     for key, control in explorer.controls.items():
-        kind, values, labels = _values_of(control)
+        kind, values, labels = _values_of(control, key)
         if key in wanted:
             values = list(wanted[key])
             if kind == "select":

@@ -181,6 +181,19 @@ def test_downloaded_notebooks_install_hetlab_when_it_is_missing():
         assert "except ImportError" in first and f"git+{url}" in first, path.name
 
 
+def test_figures_are_numbered_with_captions_and_alt_text(built_site):
+    for path in CHAPTERS + APPENDIX:
+        text = (built_site / "chapters" / f"{path.stem}.html").read_text(encoding="utf-8")
+        label = path.stem.split("-")[0]
+        label = label if label.startswith("A") else str(int(label))
+        captions = " ".join(re.findall(r"<figcaption>.*?</figcaption>", text, re.S))
+        numbers = re.findall(rf"图 {re.escape(label)}\.(\d+)", captions)
+        assert numbers == [str(k) for k in range(1, len(numbers) + 1)], (path.name, numbers)
+        for alt in re.findall(r'<img[^>]*class="[^"]*hetlab-figure-img[^"]*"[^>]*>', text):
+            found = re.search(r'alt="([^"]*)"', alt)
+            assert found and found.group(1).startswith("图 ") and not found.group(1).endswith(".png"), alt[:120]
+
+
 def test_dark_mode_switch_on_every_page(built_site):
     for page in _pages(built_site):
         text = page.read_text(encoding="utf-8")

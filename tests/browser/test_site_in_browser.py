@@ -1,9 +1,10 @@
 """The static website as a reader's browser sees it: every page from a loopback HTTP server in headless Chromium,
 with every request to another host blocked (and counted as a failure).
 
-Per page: no failed request, no console error or uncaught exception, every <img> decoded, every widget rendered
-from its embedded state, MathJax typeset without errors, and every Chinese character drawn with a real glyph
-(no tofu). Chapter 1's animation plays; the search box finds 调度; the dark-mode switch works.
+Per page: no failed request, no console error or uncaught exception, every <img> decoded, every site widget
+mounted (the live ones drawn), MathJax typeset without errors, and every Chinese character drawn with a real glyph
+(no tofu). Chapter 1's animation plays; the search box finds 调度; the dark-mode switch works. What a learner does
+with the widgets, quizzes, phone navigation and search is in test_site_widgets.py and test_site_learner.py.
 Screenshots of failing pages go to test-artifacts/site/; HETLAB_SCREENSHOTS=1 keeps one of every page.
 Page weights (bytes a first visit downloads) are written to test-artifacts/site/page-weights.txt.
 """
@@ -109,11 +110,13 @@ def settle(page) -> None:
     page.wait_for_function("""() => {
         const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
         const rendered = document.querySelectorAll('.widget-subarea, .jupyter-widgets-view').length;
+        const site = [...document.querySelectorAll('.hetlab-widget')].every(w => w.dataset.mounted
+            && (w.dataset.mode !== 'live' || w.dataset.drawn));
         const imgs = [...document.images].every(i => i.complete);
         const mathPending = document.querySelector('.math') && !(window.MathJax && MathJax.startup
             && MathJax.startup.document && MathJax.startup.document.processed
             && document.querySelector('mjx-container'));
-        return document.readyState === 'complete' && rendered >= views && imgs && !mathPending;
+        return document.readyState === 'complete' && rendered >= views && site && imgs && !mathPending;
     }""", timeout=SETTLE_MS, polling=200)
     page.evaluate("() => document.fonts.ready.then(() => true)")
     if page.evaluate("() => !!document.querySelector('.math')"):
@@ -145,6 +148,9 @@ def test_every_page_loads_cleanly_offline_with_every_glyph(site, request):
             widget_errors = page.evaluate("""() => [...document.querySelectorAll('.jupyter-widgets')]
                 .map(e => e.innerText).filter(t => /Error displaying widget|Model not found|Loading widget/.test(t))""")
             problems += [f"widget: {t[:80]}" for t in widget_errors]
+            problems += [f"site widget not mounted: {w}" for w in page.evaluate(
+                "() => [...document.querySelectorAll('.hetlab-widget[data-mounted=failed]')]"
+                ".map(w => w.dataset.widget)")]
             problems += [f"MathJax error: {t}" for t in page.evaluate(
                 "() => [...document.querySelectorAll('mjx-merror')].map(e => e.textContent)")]
             tofu = page.evaluate(TOFU, CJK)
