@@ -69,9 +69,7 @@ SIDE_EFFECTS = {
     "make_student_edition": "writes a folder of notebooks",
     "grade": "book.grading.grade starts Jupyter kernels",
     "workflow": "workloads.workflows.workflow: an unstored instance imports wfcommons (seconds) and reseeds the global "
-                "generators; see tests/test_workflows.py",
-    "from_wfcommons": "workloads.workflows.from_wfcommons needs a wfcommons Workflow object; "
-                      "tests/test_workflows.py drives it",
+                "generators; see tests/lib/workloads/test_workflows.py",
     "TorchCUDA": "real.hybrid.TorchCUDA needs torch with a CUDA device; tests/lib/real/test_hybrid.py drives it",
 }
 #: A public function whose name says it writes, or with one of these parameters, must be listed above (or in
@@ -311,6 +309,8 @@ OVERRIDES.update({
     "real.split_timing.SplitTiming": _fields_of(lambda: _mod("real.split_timing").split_matmul_timing(
         8, (1, 2), workers=1, repeat=1)),
     "workloads.requests.RequestStream": _SERVING,
+    "workloads.workflows.TypeRange": _fields_of(lambda: _mod("workloads.workflows").runtime_ranges()["mProject"]),
+    "workloads.workflows.TraceRuntimes": _fields_of(lambda: _mod("workloads.workflows").trace_runtimes()["mProject"]),
     "models.serving.simulate": _SERVING,
     "models.serving.ServingResult": _fields_of(lambda: _mod("models.serving").simulate(
         **{k: v() for k, v in _SERVING.items()})),

@@ -4,7 +4,6 @@ import math
 import numpy as np
 import pytest
 
-from hetlab import schedulers as S
 from hetlab.devices import Device, Link, kitchen
 from hetlab.tasks import (
     CycleError,
@@ -52,16 +51,6 @@ def test_split_task_validates():
         split_task(TaskGraph([Task("a"), Task("a#1")]), "a", 2)
     with pytest.raises(ValueError, match="at least one task"):
         split_longest_critical_task(TaskGraph([]), kitchen())
-
-
-def test_splitting_epigenomics_first_task_shortens_the_critical_path():
-    from hetlab.workloads.workflows import workflow
-
-    epi, shop = workflow("epigenomics", 60, seed=0), kitchen(link=Link(0.0, 100.0))
-    g, name = split_longest_critical_task(epi, shop, 4)
-    assert name.startswith("fastqSplit")
-    assert critical_path(g, shop)[0] < critical_path(epi, shop)[0] - 300
-    assert S.heft(g, shop).makespan < S.heft(epi, shop).makespan
 
 
 # --- graphs: construction, order, the critical path --------------------------------------------------------------

@@ -6,9 +6,8 @@ import pytest
 from hetlab import schedulers as S
 from hetlab.devices import Link, identical, kitchen
 from hetlab.schedulers import bounds as WS
-from hetlab.tasks import Task, TaskGraph, independent_tasks, random_dag, split_longest_critical_task, split_task
+from hetlab.tasks import Task, TaskGraph, independent_tasks, random_dag, split_task
 from hetlab.workloads import article_tasks, heft_paper_example
-from hetlab.workloads.workflows import workflow
 
 
 def fork_join():
@@ -159,22 +158,6 @@ def test_staged_bound_never_exceeds_the_optimum_and_never_undercuts_the_plain_bo
         assert S.lower_bound(g, devices) - 1e-9 <= b.total <= S.optimal(g, devices).makespan + 1e-9
     graph, procs = heft_paper_example()
     assert WS.staged_bound(graph, procs).total <= S.optimal(graph, procs).makespan + 1e-9
-
-
-def test_epigenomics_head_and_tail_explain_heft():
-    shop = kitchen(link=Link(0.0, 100.0))
-    epi = workflow("epigenomics", 60, seed=0)
-    b = WS.staged_bound(epi, shop)
-    assert b.head == (("fastqSplit_00000021",),) and len(b.tail) == 4
-    assert b.head_time == pytest.approx(439.24, abs=0.01)
-    assert b.total > S.lower_bound(epi, shop) + 100
-    assert S.heft(epi, shop).makespan >= b.total - 1e-9
-    assert S.heft(epi, shop).makespan / b.total < 1.01
-    for k in (2, 3, 4, 8):
-        g, _ = split_longest_critical_task(epi, shop, k)
-        bk = WS.staged_bound(g, shop)
-        assert S.heft(g, shop).makespan >= bk.total - 1e-9
-        assert len(bk.head) == 1 and len(bk.head[0]) == k
 
 
 def test_staged_bound_validates():
