@@ -1,4 +1,4 @@
-"""Record this machine's reference reading for chapter 12 and appendix A1 (hetlab/book/data/readings/NAME.json).
+"""Record this machine's reference reading for chapters 4 and 12 and appendix A1 (hetlab/book/data/readings/NAME.json).
 
 Usage: ``python tools/record_reference.py NAME WHO WHAT`` on an idle machine, e.g.
 ``python tools/record_reference.py build-vm 本书构建机 "2 个 vCPU 的 KVM 虚拟机"``. It runs every measured
@@ -34,6 +34,8 @@ def record() -> dict:
     plan, _ = a1.demo_plan()
     runs = X.plan_runs(plan, a1.SCALE)
     sweep = X.rounds_sweep()
+    u_round_trip = min(measure.dispatch_overhead(300, workers=1, pipelined=False) for _ in range(3))
+    u_sweep = X.u_curve_sweep()             # chapter 4: the round trip first, as the chapter predicts from it
     workers, graph = a1.pool_size(), a1.dag()
     simulated = S.central_queue(graph, a1.dag_workers(workers), ready="fifo")
     real = run_graph(graph, a1.sleep_bodies(graph), executor="process", workers=workers)
@@ -43,6 +45,7 @@ def record() -> dict:
             "gil": dataclasses.asdict(gil), "split": dataclasses.asdict(split),
             "plan": {k: dataclasses.asdict(X.Run.of(s)) for k, s in runs.items()},
             "sweep": dataclasses.asdict(sweep),
+            "u_round_trip_s": u_round_trip, "u_sweep": dataclasses.asdict(u_sweep),
             "dag": {"workers": workers, "tasks": len(graph.tasks), "queue_s": simulated.makespan,
                     "predicted_s": dag_prediction(simulated, round_trip), "measured_s": real.schedule.makespan}}
 

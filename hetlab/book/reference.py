@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hetlab._validate import check_choice, check_instance, check_int, check_str
+from hetlab._validate import check_choice, check_instance, check_int, check_positive, check_str
 from hetlab.real.experiments import GilReading, Run, SweepReading
 from hetlab.real.split_timing import SplitTiming
 
@@ -30,8 +30,10 @@ NAMES = ("build-vm", "h200")
 @dataclass(frozen=True)
 class Reference:
     """One machine's stored reading. ``label``: the Chinese name to print (machine, date, load); ``cpus``:
-    usable CPUs; each experiment's numbers where the machine ran it, else None; ``extra``: the raw figures
-    of readings that are not this package's experiments (the H200 machine's GPU timings)."""
+    usable CPUs; each experiment's numbers where the machine ran it, else None (``u_sweep``: chapter 4's
+    :func:`~hetlab.real.experiments.u_curve_sweep`, with ``u_round_trip``, the seconds of one thread-pool round
+    trip measured just before it); ``extra``: the raw figures of readings that are not this package's
+    experiments (the H200 machine's GPU timings)."""
 
     label: str
     cpus: int
@@ -41,15 +43,19 @@ class Reference:
     plan: dict | None = None
     sweep: SweepReading | None = None
     dag: dict | None = None
+    u_sweep: SweepReading | None = None
+    u_round_trip: float | None = None
     extra: dict | None = None
 
     def __post_init__(self) -> None:
         check_str("label", self.label)
         check_int("cpus", self.cpus, low=1)
         for name, kind in (("calibration", dict), ("gil", GilReading), ("split", SplitTiming), ("plan", dict),
-                           ("sweep", SweepReading), ("dag", dict), ("extra", dict)):
+                           ("sweep", SweepReading), ("dag", dict), ("u_sweep", SweepReading), ("extra", dict)):
             if getattr(self, name) is not None:
                 check_instance(name, getattr(self, name), kind, f"a {kind.__name__} or None")
+        if self.u_round_trip is not None:
+            check_positive("u_round_trip", self.u_round_trip, high=1.0)
 
 
 def _gil(data: dict) -> GilReading:
@@ -74,4 +80,6 @@ def load(name: str) -> Reference:
         label=raw["label"], cpus=raw["cpus"], calibration=raw.get("calibration"),
         gil=_gil(raw["gil"]) if "gil" in raw else None, split=_split(raw["split"]) if "split" in raw else None,
         plan={k: Run(**v) for k, v in raw["plan"].items()} if "plan" in raw else None,
-        sweep=_sweep(raw["sweep"]) if "sweep" in raw else None, dag=raw.get("dag"), extra=raw.get("extra"))
+        sweep=_sweep(raw["sweep"]) if "sweep" in raw else None, dag=raw.get("dag"),
+        u_sweep=_sweep(raw["u_sweep"]) if "u_sweep" in raw else None, u_round_trip=raw.get("u_round_trip_s"),
+        extra=raw.get("extra"))

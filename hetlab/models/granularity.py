@@ -8,28 +8,29 @@ only ``min(N, P)`` pieces run at a time:
 - ``model="ideal"``: the work spreads perfectly over the busy devices, ``T = N Os + W / min(N, P)``;
 - ``model="rounds"``: N equal pieces run in ``ceil(N / P)`` rounds of ``W / N`` each,
   ``T = N Os + ceil(N / P) W / N`` (what a real pool of P workers does with equal tasks; appendix A1
-  fits this form to a measured sweep).
+  predicts a measured sweep with this form from a calibrated ``Os``).
 
 For ``N >= P`` the first term grows and the second cannot fall below ``W / P``, so in both models
 the best task count never exceeds P; below P the models equal ``N Os + W / N``, which is convex.
 The best *integer* count is therefore the better of ``floor`` and ``ceil`` of ``sqrt(W / Os)``,
 clamped to ``[1, P]`` (:func:`optimal_task_count`).
 
-The real size of ``Os`` depends on the mechanism (:data:`OVERHEADS`): microseconds for a CUDA
-kernel launch or a thread-pool task, hundreds of microseconds for a process pool, about a
-millisecond for a Dask task.
+On one device that runs the pieces one after another (kernels in one GPU stream), dispatch overlaps
+execution but the pieces do not overlap each other: :func:`in_order_time`, about ``max(N Os, W)``, which
+never falls below ``W``. Splitting also costs communication: a block of a grid exchanges its boundary with
+its neighbours, and :func:`halo_ratio` gives boundary points per computed point, which grows as the blocks
+shrink.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from hetlab._validate import as_float_array, check_fields, check_finite_result, check_int, check_positive
+from hetlab._validate import as_float_array, check_choice, check_finite_result, check_int, check_positive
 
-__all__ = ["total_time_on", "optimal_task_count", "Overhead", "OVERHEADS", "GrainLevel", "GRAIN_LEVELS"]
+__all__ = ["total_time_on", "optimal_task_count", "in_order_time", "halo_ratio"]
 
 _MODELS = ("ideal", "rounds")
 
@@ -95,58 +96,53 @@ def optimal_task_count(W: float, Os: float, P: int | None = None) -> int:
     return best if P is None else min(best, P)
 
 
-@dataclass(frozen=True)
-class Overhead:
-    """A typical per-task scheduling overhead ``seconds`` of one mechanism, and where the figure comes from."""
+def in_order_time(N: Any, W: Any, Os: Any) -> Any:
+    """Total time of W split into N equal pieces that one dispatcher issues asynchronously, ``Os`` apiece,
+    to one device that runs them one after another (kernels launched into one GPU stream).
 
-    mechanism: str
-    seconds: float
-    source: str
+    A two-stage pipeline, issue then run: piece k can start once it is issued, ``(k + 1) Os``, and once
+    piece k - 1 has finished, so ``T = Os + W / N + (N - 1) max(Os, W / N)``, about ``max(N Os, W)``: the
+    dispatch hides behind the work while a piece runs longer than it takes to issue one, and the pieces
+    never overlap, so splitting cannot bring ``T`` below ``W``. ``N`` may be an array.
 
-    def __post_init__(self) -> None:
-        check_fields(self)
-
-
-#: Orders of magnitude of Os (seconds). Thread and process pools: measured on the book's 2-core build
-#: machine by ``hetlab.real.measure.dispatch_overhead`` (appendix A1 re-measures them on yours).
-#: A data table of labels: the mechanism and source are in Chinese because chapter 4 prints them as its table.
-OVERHEADS: tuple[Overhead, ...] = (
-    Overhead("CUDA 核函数启动（GPU kernel launch）", 5e-6,
-             "NVIDIA CUDA C++ Best Practices Guide；Gray 2019, Getting Started with CUDA Graphs（数微秒量级）"),
-    Overhead("线程池任务（Python ThreadPoolExecutor）", 12e-6, "本书构建机实测，附录 A1"),
-    Overhead("进程池任务（Python ProcessPoolExecutor）", 120e-6, "本书构建机实测，附录 A1"),
-    Overhead("Dask 分布式任务", 1e-3, "Dask 文档（Shared Memory、Array Best Practices）：每个任务约 200 µs 至 1 ms"),
-)
-
-
-@dataclass(frozen=True)
-class GrainLevel:
-    """One level of parallel granularity: an example of "one task" there, its typical length, the
-    cheapest software mechanism that could dispatch it, and that mechanism's per-task overhead."""
-
-    level: str
-    example: str
-    task_seconds: float
-    dispatcher: str
-    overhead_seconds: float
-
-    def __post_init__(self) -> None:
-        check_fields(self)
-        check_positive("task_seconds", self.task_seconds)
-        check_positive("overhead_seconds", self.overhead_seconds)
-
-    @property
-    def ratio(self) -> float:
-        """Task length over dispatch overhead: far above 1, splitting at this level pays; below 1 it cannot."""
-        return self.task_seconds / self.overhead_seconds
+    >>> in_order_time(1, 100.0, 5.0)          # issue one piece, then run all of it
+    105.0
+    >>> in_order_time(4, 100.0, 5.0)          # pieces of 25 > 5: the launches hide, 5 + 100
+    105.0
+    >>> in_order_time(40, 100.0, 5.0)         # pieces of 2.5 < 5: the device waits, 40 * 5 + 2.5
+    202.5
+    """
+    n = as_float_array("N", N, low=1.0, finite=True, empty=False, integer=True)
+    w = as_float_array("W", W, low=0.0, finite=True)
+    o = as_float_array("Os", Os, low=0.0, finite=True)
+    with np.errstate(over="ignore"):
+        t = o + w / n + (n - 1) * np.maximum(o, w / n)
+    check_finite_result(t, N=N, W=W, Os=Os)
+    return float(t) if t.ndim == 0 else t
 
 
-#: Orders of magnitude for chapter 4's three levels. Task lengths are illustrative round figures; the
-#: overheads are those of :data:`OVERHEADS` (a thread pool task for the instruction level shows why no
-#: software scheduler works there: the hardware issues instructions at no per-instruction software cost).
-#: A data table of labels, in Chinese as chapter 4 prints it.
-GRAIN_LEVELS: tuple[GrainLevel, ...] = (
-    GrainLevel("任务级", "一个子图或一批数据，交给进程池 / Dask", 10e-3, "进程池任务", 120e-6),
-    GrainLevel("算子级", "一次 CUDA 核函数，或张量并行的一个分片", 100e-6, "CUDA 核函数启动", 5e-6),
-    GrainLevel("指令级", "一条乘加指令（约 3 个时钟周期，3 GHz）", 1e-9, "线程池任务（最便宜的软件派发）", 12e-6),
-)
+def halo_ratio(n: int, pieces: Any, layout: str = "blocks") -> Any:
+    """Boundary points a piece exchanges per point it computes, for an ``n x n`` grid split into ``pieces``
+    equal parts (periodic edges, so every piece has a neighbour on every side; a stencil that reads one
+    neighbour in each direction).
+
+    ``layout="blocks"``: square blocks of side ``b = n / sqrt(pieces)`` exchange ``4 b`` points for ``b^2``
+    computed, ``4 sqrt(pieces) / n`` (exact when ``pieces`` is a square number whose root divides ``n``);
+    ``layout="strips"``: strips of ``n / pieces`` rows (at most ``n`` strips) exchange two rows,
+    ``2 pieces / n``. Both grow as the pieces shrink (surface against volume).
+
+    >>> halo_ratio(1024, 16)                  # blocks of 256 x 256: 1024 boundary points for 65,536
+    0.015625
+    >>> halo_ratio(1024, 16, layout="strips") # strips of 64 rows: 2 rows of 1024 for 64 rows
+    0.03125
+    """
+    size = check_int("n", n, low=1, high=10**9)
+    check_choice("layout", layout, ("blocks", "strips"))
+    # a strip holds at least one row, a block at least one point
+    top = float(size) if layout == "strips" else float(size) ** 2
+    p = as_float_array("pieces", pieces, low=1.0, high=top, finite=True, empty=False, integer=True)
+    return _out(4.0 * np.sqrt(p) / size if layout == "blocks" else 2.0 * p / size)
+
+
+def _out(arr: np.ndarray) -> Any:
+    return float(arr) if arr.ndim == 0 else arr

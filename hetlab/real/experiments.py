@@ -11,14 +11,17 @@ Each experiment is built so that its lesson does not depend on how busy or how b
   and on one thread in sequence (chapter 11's demo, appendix A1).
 - :func:`rounds_sweep`: ``total_seconds`` of waiting split into N equal tasks on a process pool of P
   workers; the waits hold a worker but no core, so the ``ceil(N / P)`` rounds show on any machine.
+- :func:`u_curve_sweep`: the same waiting split into N tasks on a thread pool with a thread for every task
+  (chapter 4's "at least N devices"): one thread hands the tasks out, so the U-curve ``N Os + W / N`` shows.
 
 Predictions are not made here: they come from calibration (:mod:`hetlab.real.measure`) and the models.
 """
 from __future__ import annotations
 
 import sys
+import threading
 import time
-from concurrent.futures import ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +34,8 @@ from hetlab.real.measure import cpu_count, loop_rate
 from hetlab.schedule import Schedule
 from hetlab.tasks import independent_tasks
 
-__all__ = ["Run", "GilReading", "gil_experiment", "plan_runs", "SweepReading", "rounds_sweep", "sweep_counts"]
+__all__ = ["Run", "GilReading", "gil_experiment", "plan_runs", "SweepReading", "rounds_sweep", "sweep_counts",
+           "U_COUNTS", "u_curve_sweep"]
 
 #: Most seconds of loop work (or of waiting) one experiment run may ask for.
 MAX_SECONDS = 2.0
@@ -208,3 +212,39 @@ def rounds_sweep(total_seconds: float = 0.2, counts=(1, 2, 3, 4, 8, 16, 64, 256)
                 wait([pool.submit(body) for _ in range(n)])
                 runs[n].append(time.perf_counter() - start)
     return SweepReading(workers, total, chosen, tuple(min(runs[n]) for n in chosen))
+
+
+#: The task counts of :func:`u_curve_sweep`: about two per octave from 1 to 512.
+U_COUNTS = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
+
+
+def u_curve_sweep(total_seconds: float = 0.05, counts=U_COUNTS, *, repeat: int = 5) -> SweepReading:
+    """Split ``total_seconds`` of waiting (``time.sleep``) into N equal tasks, handed out one after another by
+    this thread to a thread pool with a thread for every task, for every N of ``counts``; wall seconds from
+    the first submission to the last result, the fastest of ``repeat`` rounds (the counts interleaved).
+
+    Every task finds an idle thread, as chapter 4's model has a device for every task, and a wait holds no
+    core and no GIL: the time is ``N Os + W / N`` plus a small constant, where ``Os`` is what handing out one
+    task costs this thread. Load only lengthens a round (the fastest is the least disturbed), and each round
+    starts after a short sleep, on a fresh time slice. About 1 to 3 s with the defaults; the reading's
+    ``workers`` is the pool's thread count, ``max(counts)``."""
+    total = check_positive("total_seconds", total_seconds, high=MAX_SECONDS / 8)
+    repeat = check_int("repeat", repeat, low=1, high=9)
+    chosen = tuple(sorted({check_int("counts", n, low=1, high=1024) for n in check_sequence("counts", counts)}))
+    if not chosen or len(chosen) > 32:
+        raise ValueError(f"counts must list 1 to 32 task counts, got {len(chosen)}")
+    threads = max(chosen)
+    runs: dict[int, list[float]] = {n: [] for n in chosen}
+    with ThreadPoolExecutor(threads) as pool:
+        gate = threading.Barrier(threads + 1)       # every thread exists before any clock starts
+        started = [pool.submit(gate.wait) for _ in range(threads)]
+        gate.wait()
+        wait(started)
+        for _ in range(repeat):
+            for n in chosen:
+                piece = total / n
+                time.sleep(0.001)
+                start = time.perf_counter()
+                wait([pool.submit(time.sleep, piece) for _ in range(n)])
+                runs[n].append(time.perf_counter() - start)
+    return SweepReading(threads, total, chosen, tuple(min(runs[n]) for n in chosen))

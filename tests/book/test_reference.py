@@ -25,3 +25,13 @@ def test_the_h200_machine_stores_its_gpu_figures():
 def test_unknown_machine():
     with pytest.raises(ValueError, match="name"):
         reference.load("laptop")
+
+
+def test_the_h200_machine_stores_chapter_4s_u_curve():
+    h = reference.load("h200")
+    s = h.u_sweep
+    assert isinstance(s, SweepReading) and s.workers == max(s.counts) == 512 and s.total == 0.05
+    assert 10e-6 < h.u_round_trip < 100e-6
+    # a U: one task waits the whole 50 ms, the fastest count is in the middle, 512 tasks pay 512 dispatches
+    best = min(s.counts, key=s.at)
+    assert s.at(1) >= 0.05 and 1 < best < 512 and s.at(512) > 2 * s.at(best)

@@ -65,3 +65,17 @@ def test_sweep_reading_checks_its_fields():
         X.SweepReading(2, 0.2, (1, 2), (0.2,))
     with pytest.raises(ValueError, match="seconds"):
         X.SweepReading(2, 0.2, (1,), (0.0,))
+
+
+def test_u_curve_sweep_gives_every_task_a_thread():
+    # 20 ms of waiting: one task waits it all; four tasks on four threads each wait 5 ms, at once
+    s = X.u_curve_sweep(0.02, (4, 1), repeat=1)
+    assert s.counts == (1, 4) and s.workers == 4 and s.total == 0.02
+    assert s.at(1) >= 0.02 and s.at(4) >= 0.005
+    assert X.U_COUNTS == tuple(sorted(X.U_COUNTS)) and max(X.U_COUNTS) == 512
+    with pytest.raises(ValueError, match="total_seconds"):
+        X.u_curve_sweep(1.0)
+    with pytest.raises(ValueError, match="counts"):
+        X.u_curve_sweep(0.01, (0, 2))
+    with pytest.raises(ValueError, match="repeat"):
+        X.u_curve_sweep(0.01, (1,), repeat=0)
