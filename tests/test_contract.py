@@ -62,7 +62,6 @@ SIDE_EFFECTS = {
     "gil_experiment": "real.experiments.gil_experiment starts pools (about 1 s); tests/lib/real/test_experiments.py",
     "plan_runs": "real.experiments.plan_runs starts pools; tests/lib/real/test_experiments.py drives it",
     "rounds_sweep": "real.experiments.rounds_sweep starts a process pool; tests/lib/real/test_experiments.py drives it",
-    "u_curve_sweep": "real.experiments.u_curve_sweep starts a thread pool (1-3 s); tests/lib/real/test_experiments.py",
     "calibrate": "real.measure.calibrate measures the machine for about 2 s and writes a cache file",
     "export_bank": "writes a question-bank file",
     "import_bank": "rewrites the package's question bank",
@@ -83,7 +82,8 @@ WRITERS_DRIVEN = {"book.edition.check_edition_paths"}   # checks the paths, writ
 INF_OK = {"formulas.amdahl_limit"}
 #: Functions whose documented result may be negative (a signed error, a serial fraction below zero when the
 #: measured speed-up is superlinear).
-SIGNED_OK = {"formulas.karp_flatt", "formulas.overhead_time"}
+SIGNED_OK = {"formulas.karp_flatt", "formulas.overhead_time",
+             "real.readings.compare_readings"}   # a prediction's relative error, predicted / measured - 1
 #: Parameters where a negative number is meaningful: (callable, parameter).
 NEGATIVE_OK = {("widgets.slider", "lo"), ("widgets.slider", "hi"), ("widgets.slider", "value"),
                ("widgets.int_slider", "lo"), ("widgets.int_slider", "hi"), ("widgets.int_slider", "value")}
@@ -325,8 +325,7 @@ OVERRIDES.update({
     "book.readings.ch10.training_summary": {"step": lambda: _mod("models.training").step_time(**_TRAINING)},
     "book.readings.ch10.serving_summary": {"result": lambda: _mod("models.serving").simulate(
         **{k: v() for k, v in _SERVING.items()})},
-    "book.readings.ch04.u_sweep_lines": {"sweep": lambda: _sweep_reading(), "round_trip": 3e-5},
-    "models.granularity.halo_ratio": {"n": 1024, "pieces": 16},
+    "book.readings.granularity.overhead_reading": {"thread": 13e-6, "process": 110e-6},
     "models.training.memory_per_device": {"params": 1e9, "layers": 8, "hidden": 1024, "sequence": 512, "heads": 16},
     "models.training.step_time": _TRAINING,
     "models.training.TrainingStep": _fields_of(lambda: _mod("models.training").step_time(**_TRAINING)),
@@ -431,6 +430,8 @@ OVERRIDES.update({
     "real.readings.MeasuredRun": _fields_of(lambda: _mod("real.readings").measured_runs()[1]),
     "real.readings.predict_run": {"run": lambda: _mod("real.readings").measured_runs()[1]},
     "real.readings.trace_schedule": {"trace": lambda: [[f"t{i}", "CPU", float(i), i + 1.0] for i in range(8)]},
+    "real.readings.measured_makespans": {"data": lambda: _mod("real.readings").reading("h200_hetero")},
+    "real.readings.compare_readings": {"machine": "h200-2026-12-04"},     # 7 predictions: under a second
     "real.hybrid.HybridRun": {"schedule": lambda: _fixtures()["schedule"], "wall_time": 1.0},
     "real.hybrid.NumpyCPU.put": {"tile": lambda: np.eye(2)},
     "real.hybrid.NumpyCPU.get": {"tile": lambda: np.eye(2)},
@@ -457,6 +458,16 @@ OVERRIDES.update({
                                          "profile": lambda: _mod("models.host").HostProfile("p", 0.1, 0.2)},
     "book.readings.a2.cuda_graph_lines": {"launch": lambda: _mod("real.readings").reading("h200")["launch"],
                                           "gpu_only_s": 0.0247, "tasks": 364, "library_s": 0.0016},
+    "book.readings.a2.holdout_table": {"rows": lambda: [{"source": "x.json", "n": 512, "b": 256, "plan": "gpu_only",
+                                                         "cpu_workers": 0, "predicted_s": 0.01, "measured_s": 0.012}]},
+    "book.readings.a2.cost_change_lines": {
+        "old": lambda: _mod("workloads.cholesky").CholeskyCase(**{k: _fresh(v) for k, v in _CASE.items()}),
+        "new": lambda: _mod("workloads.cholesky").CholeskyCase(**{k: _fresh(v) for k, v in _CASE.items()})},
+    "book.readings.a2.same_plan_lines": {"sections": lambda: [
+        _mod("real.readings").reading("n3072_b256", "h200-2026-12-04b")["hetero"]]},
+    "book.readings.a2.graph_replay_lines": {
+        "graphs": lambda: _mod("real.readings").reading("cuda_graph", "h200-2026-12-04b")["cuda_graph"],
+        "executor": lambda: {"n3072_b256": 0.035, "n4096_b256": 0.063, "n8192_b512": 0.12}},
 })
 
 #: Chapter 13's back-of-envelope models (MFU, bucketed all-reduce, collectives).

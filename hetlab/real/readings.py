@@ -6,6 +6,11 @@ them: :func:`reading` returns a file's JSON, :func:`case_of` the inputs a predic
 every stored makespan with the plan that produced it, and :func:`trace_schedule` a stored trace as a
 :class:`~hetlab.schedule.Schedule` (for a Gantt chart beside the simulated plan).
 
+``hetlab/data/readings/h200-2026-12-04b/`` (:data:`HOLDOUT`) holds readings the machine profile never saw: new
+tile sizes and worker counts, measured by ``tools/measure_cholesky_gpu.py`` with hetlab's own executor.
+:func:`measured_makespans` gives a reading's measured makespans in the shape of the predictions, and
+:func:`compare_readings` puts every prediction beside its measurement.
+
 >>> case, workers = case_of(reading("h200_hetero"))
 >>> case.n, case.b, workers
 (3072, 256, [4, 8, 15])
@@ -26,11 +31,15 @@ from hetlab.schedule import Placement, Schedule, from_placements
 from hetlab.tasks import TaskGraph
 from hetlab.workloads.cholesky import CholeskyCase
 
-__all__ = ["MACHINE", "reading_names", "reading", "case_of", "read_case", "MeasuredRun", "measured_runs",
-           "predict_run", "trace_schedule"]
+__all__ = ["MACHINE", "HOLDOUT", "reading_names", "reading", "case_of", "read_case", "MeasuredRun", "measured_runs",
+           "predict_run", "measured_makespans", "compare_readings", "trace_schedule"]
 
 #: The machine whose readings ship with hetlab: one NVIDIA H200 + 16 CPU cores, measured on 2026-12-04.
 MACHINE = "h200-2026-12-04"
+#: Hold-out readings of the same kind of machine (2026-12-04, a later lease): configurations the profile never saw.
+HOLDOUT = "h200-2026-12-04b"
+#: The plans a reading in the format of h200_hetero.json may measure per worker count, as predictions name them.
+_PLANS = ("cpu_only", "hybrid_heft", "hybrid_dispatch_aware")
 #: The readings' names for the per-op costs of each device kind.
 _COST_KEYS = {"CPU": "cpu1_s", "GPU": "gpu_s"}
 
@@ -46,8 +55,8 @@ def _folder(machine: str):
 def reading_names(machine: str = MACHINE) -> list[str]:
     """The stored reading files of ``machine`` (without ``.json``).
 
-    >>> reading_names()
-    ['async_b256', 'async_b512', 'h200', 'h200_hetero']
+    >>> reading_names(HOLDOUT)
+    ['cuda_graph', 'n3072_b256', 'n4096_b256', 'n8192_b512']
     """
     return sorted(p.name[:-5] for p in _folder(machine).iterdir() if p.name.endswith(".json"))
 
@@ -203,6 +212,75 @@ def predict_run(run: MeasuredRun, profile=None) -> float:
     if not isinstance(run, MeasuredRun):
         raise TypeError(f"run must be a MeasuredRun (see measured_runs()), got {describe(run)}")
     return simulate_host(run.plan_schedule(), load_profile() if profile is None else profile).makespan
+
+
+def measured_makespans(data: Mapping) -> dict:
+    """The measured makespans (seconds) of a reading in the format of ``h200_hetero.json`` (the file's top level
+    or its section), keyed as :func:`~hetlab.workloads.cholesky.predict_makespans` keys its predictions:
+    ``{"gpu_only": s, "cpu<W>": {plan: s, ...}, ...}``, for the plans ``"cpu_only"``, ``"hybrid_heft"`` and
+    ``"hybrid_dispatch_aware"`` that the reading measured (others, and plans without ``measured_s``, are left out).
+
+    >>> round(measured_makespans(reading("h200_hetero"))["cpu8"]["hybrid_heft"], 4)
+    0.082
+    """
+    if not isinstance(data, Mapping):
+        raise ValueError(f"data (the reading) must be a JSON object, got {describe(data)}")
+    _, workers = case_of(data)                       # checks the format, finds the section and the cpuW keys
+    section = data if "n" in data else next(v for v in data.values() if isinstance(v, Mapping) and "n" in v)
+
+    def seconds(entry, where: str):
+        if isinstance(entry, Mapping) and "measured_s" in entry:
+            return check_positive(f"{where}['measured_s']", entry["measured_s"])
+        return None
+
+    out: dict = {}
+    gpu = seconds(section.get("gpu_only"), "gpu_only")
+    if gpu is not None:
+        out["gpu_only"] = gpu
+    for w in workers:
+        part = section[f"cpu{w}"]
+        row = {plan: s for plan in _PLANS
+               if isinstance(part, Mapping) and (s := seconds(part.get(plan), f"cpu{w}.{plan}")) is not None}
+        if row:
+            out[f"cpu{w}"] = row
+    return out
+
+
+def compare_readings(machine: str = HOLDOUT, profile=None) -> list[dict]:
+    """Every measured makespan of ``machine``'s readings in the format of ``h200_hetero.json`` beside the host
+    model's prediction, one dict per plan: ``source`` (file), ``n``, ``b``, ``plan``, ``cpu_workers`` (0 for
+    GPU-only), ``predicted_s``, ``measured_s`` and ``error`` (predicted / measured - 1).
+
+    The predictions are :func:`~hetlab.workloads.cholesky.predict_makespans` of the reading's inputs alone
+    (:func:`case_of`) with ``profile`` (default: :func:`~hetlab.models.host.load_profile`); a measured makespan
+    never enters a prediction. Plans a prediction does not cover (a refitted HEFT) are left out.
+
+    >>> rows = compare_readings()
+    >>> len(rows), sorted({(r["n"], r["b"]) for r in rows})
+    (45, [(3072, 256), (4096, 256), (8192, 512)])
+    """
+    from hetlab.models.host import HostProfile, load_profile
+    from hetlab.workloads.cholesky import predict_makespans
+
+    profile = load_profile() if profile is None else profile
+    if not isinstance(profile, HostProfile):
+        raise TypeError(f"profile must be a HostProfile (see hetlab.models.host.load_profile), got {describe(profile)}")
+    rows = []
+    for name in reading_names(machine):
+        data = reading(name, machine)
+        try:
+            case, workers = case_of(data)
+        except ValueError:                           # another kind of file (a calibration, CUDA graphs)
+            continue
+        predicted = predict_makespans(case, workers, profile)
+        measured = measured_makespans(data)
+        cells = [("gpu_only", 0, measured.get("gpu_only"), predicted["gpu_only"])]
+        cells += [(plan, w, measured.get(f"cpu{w}", {}).get(plan), predicted[f"cpu{w}"][plan])
+                  for w in workers for plan in _PLANS]
+        rows += [{"source": f"{name}.json", "n": case.n, "b": case.b, "plan": plan, "cpu_workers": w,
+                  "predicted_s": guess, "measured_s": m, "error": guess / m - 1}
+                 for plan, w, m, guess in cells if m is not None]
+    return rows
 
 
 def trace_schedule(graph: TaskGraph, devices: Sequence[Device], trace: Sequence, policy: str = "measured") -> Schedule:

@@ -66,3 +66,14 @@ def test_runs_as_a_module():
     out = subprocess.run([sys.executable, "-m", "hetlab", "predict-cholesky", str(HETERO)], capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0 and json.loads(out.stdout)["cpu8"]["hybrid_heft"] > 0
+
+
+def test_predicts_a_holdout_reading_plan_by_plan(capsys):
+    from hetlab.real.readings import measured_makespans
+
+    path = resources.files("hetlab") / "data" / "readings" / "h200-2026-12-04b" / "n4096_b256.json"
+    code, out, err = _run(capsys, path)
+    assert code == 0 and not err
+    pred, measured = json.loads(out), measured_makespans(json.loads(path.read_text()))
+    assert list(pred) == list(measured) == ["gpu_only", "cpu2", "cpu4", "cpu6", "cpu12"]   # the measured W
+    assert all(set(pred[k]) == set(measured[k]) for k in measured if k != "gpu_only")

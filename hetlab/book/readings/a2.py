@@ -15,13 +15,16 @@ from hetlab.real.readings import MeasuredRun
 from hetlab.schedule import Schedule
 from hetlab.workloads.cholesky import OPS, CholeskyCase, cholesky_graph, task_counts
 
-__all__ = ["MACHINE_ZH", "workload_lines", "plan_lines", "measured_lines", "trace_lines", "prediction_table",
-           "calibration_lines", "planner_lines", "free_host_lines", "cuda_graph_lines"]
+__all__ = ["MACHINE_ZH", "HOLDOUT_ZH", "workload_lines", "plan_lines", "measured_lines", "trace_lines",
+           "prediction_table", "calibration_lines", "planner_lines", "free_host_lines", "cuda_graph_lines",
+           "holdout_table", "cost_change_lines", "same_plan_lines", "graph_replay_lines"]
 
 #: How the appendix names the machine of the stored readings.
 MACHINE_ZH = "一台 H200 + 16 核 CPU 的机器（2026-12-04 实测）"
+#: How the appendix names the machine of the hold-out readings (hetlab/data/readings/h200-2026-12-04b).
+HOLDOUT_ZH = "同型号的 H200 + 16 核 CPU 机器（2026-12-04 晚些时候另一次租用，hetlab 自己的执行器）"
 _PLAN_ZH = {"gpu_only": "只用 GPU", "cpu_only": "只用 CPU", "hybrid_heft": "混合（HEFT）",
-            "hybrid_heft_overhead_aware": "混合（HEFT，重拟合代价）"}
+            "hybrid_heft_overhead_aware": "混合（HEFT，重拟合代价）", "hybrid_dispatch_aware": "考虑主机的计划"}
 
 
 def _ms(seconds: float) -> str:
@@ -227,3 +230,119 @@ def cuda_graph_lines(launch: Mapping, gpu_only_s: float, tasks: int, library_s: 
         f"实测只用 GPU：{tasks} 个任务 {_ms(gpu_only_s)}，平均每个任务 {_us(per_task)}",
         f"若每个任务只剩一次图内重放，{tasks} 个任务的发射共约 {_ms(graph_s)}；"
         f"整矩阵一次调用 torch.linalg.cholesky 实测 {_ms(library_s)}"])
+
+
+def _rows(rows: Sequence[Mapping], name: str = "rows") -> list[Mapping]:
+    keys = ("source", "n", "b", "plan", "cpu_workers", "predicted_s", "measured_s")
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or not rows:
+        raise TypeError(f"{name} must be a non-empty list of comparisons (see compare_readings), got {describe(rows)}")
+    for row in rows:
+        if not isinstance(row, Mapping) or any(k not in row for k in keys) or row["plan"] not in _PLAN_ZH:
+            raise ValueError(f"each of {name} must be a dict with {list(keys)} (see compare_readings), "
+                             f"got {describe(row)}")
+        check_positive("a predicted_s in rows", row["predicted_s"])
+        check_positive("a measured_s in rows", row["measured_s"])
+    return list(rows)
+
+
+def holdout_table(rows: Sequence[Mapping], band: float = 0.25) -> str:
+    """Predictions beside measurements on readings the profile never saw (``rows``: the dicts of
+    :func:`~hetlab.real.readings.compare_readings`), then how many are within ``band`` and each plan's range."""
+    rows = _rows(rows)
+    band = check_positive("band", band, high=10.0)
+    lines = [f"{pad('n, b', 12)}{pad('计划', 16)}{pad('CPU', 5, right=True)}{pad('模型预测', 12, right=True)}"
+             f"{pad('实测', 12, right=True)}{pad('误差', 8, right=True)}"]
+    errors: dict[str, list[float]] = {}
+    for r in rows:
+        error = r["predicted_s"] / r["measured_s"] - 1
+        errors.setdefault(r["plan"], []).append(error)
+        size = f"{r['n']}, {r['b']}"
+        lines.append(f"{pad(size, 12)}{pad(_PLAN_ZH[r['plan']], 16)}"
+                     f"{pad(str(r['cpu_workers'] or '–'), 5, right=True)}{pad(_ms(r['predicted_s']), 12, right=True)}"
+                     f"{pad(_ms(r['measured_s']), 12, right=True)}{pad(f'{error:+.0%}', 8, right=True)}")
+    every = [e for plan in errors.values() for e in plan]
+    inside = sum(abs(e) <= band for e in every)
+    worst = max(every, key=abs)
+    lines.append(f"在 {len(every)} 个模型没见过的读数上：{inside} 个在 ±{band:.0%} 以内，最大误差 {worst:+.0%}")
+    lines.append("各计划的误差范围：" + "；".join(f"{_PLAN_ZH[p]} {min(e):+.0%} 到 {max(e):+.0%}"
+                                             for p, e in errors.items()))
+    return "\n".join(lines)
+
+
+def cost_change_lines(old: CholeskyCase, new: CholeskyCase) -> str:
+    """The per-tile kernel costs of the same ``(n, b)`` in two readings: the calibration readings (``old``) and
+    the hold-out readings (``new``), one CPU thread and the GPU."""
+    check_instance("old", old, CholeskyCase)
+    check_instance("new", new, CholeskyCase)
+    if (old.n, old.b) != (new.n, new.b):
+        raise ValueError(f"new must be the same (n, b) as old ({old.n}, {old.b}), got ({new.n}, {new.b})")
+    lines = [f"同一个 n = {new.n}、b = {new.b}，两次读数的块代价（校准用的读数 → 留出的读数）：",
+             f"  {pad('核函数', 8)}{pad('一个 CPU 线程', 24, right=True)}{pad('GPU', 20, right=True)}"]
+    for op in OPS:
+        cpu = f"{_us(old.op_costs[op]['CPU'])} → {_us(new.op_costs[op]['CPU'])}"
+        gpu = f"{_us(old.op_costs[op]['GPU'])} → {_us(new.op_costs[op]['GPU'])}"
+        lines.append(f"  {pad(op.upper(), 8)}{pad(cpu, 24, right=True)}{pad(gpu, 20, right=True)}")
+    return "\n".join(lines)
+
+
+def _hetero_section(section: Mapping, name: str) -> Mapping:
+    if not isinstance(section, Mapping) or not all(k in section for k in ("n", "b", "gpu_only")):
+        raise TypeError(f"{name} must be the 'hetero' section of a hold-out reading, got {describe(section)}")
+    return section
+
+
+def same_plan_lines(sections: Sequence[Mapping]) -> str:
+    """For each hold-out reading (``sections``: their ``hetero`` sections): which CPU worker counts the
+    dispatch-aware plan used; when it used none it is the GPU-only plan, so every run of either measures one plan:
+    their spread, and how often the dispatch-aware plan's best of 3 was slower than the GPU-only best of 3. Last,
+    how often HEFT's hybrid plan was measured slower than GPU-only."""
+    if isinstance(sections, (str, bytes)) or not isinstance(sections, Sequence) or not sections:
+        raise TypeError(f"sections must be a non-empty list of 'hetero' sections, got {describe(sections)}")
+    lines = []
+    heft_slower = cases = 0
+    for k, raw in enumerate(sections):
+        sec = _hetero_section(raw, f"sections[{k}]")
+        keys = [key for key in sec if key[3:].isdigit() and isinstance(sec[key], Mapping)]
+        gpu_best = check_positive("gpu_only measured_s", sec["gpu_only"]["measured_s"])
+        aware = {key: sec[key]["hybrid_dispatch_aware"] for key in keys if sec[key].get("hybrid_dispatch_aware")}
+        heft_slower += sum(sec[key]["hybrid_heft"]["measured_s"] > gpu_best for key in keys)
+        cases += len(keys)
+        used = sorted({a["cpu_workers_used"] for a in aware.values()})
+        head = f"n = {sec['n']}，b = {sec['b']}：考虑主机的计划在 {len(aware)} 种工作线程数下"
+        if used != [0]:
+            lines.append(f"{head}用了 {'、'.join(map(str, used))} 个 CPU")
+            continue
+        runs = list(sec["gpu_only"]["all_s"]) + [s for a in aware.values() for s in a["all_s"]]
+        slower = [a["measured_s"] / gpu_best - 1 for a in aware.values() if a["measured_s"] > gpu_best]
+        lines.append(f"{head}都没用 CPU，就是只用 GPU 的计划；这个计划共跑了 {len(runs)} 次，{_ms(min(runs))} 到 "
+                     f"{_ms(max(runs))}（中位数 {_ms(statistics.median(runs))}）")
+        lines.append(f"  三次取最好：{len(aware)} 组里有 {len(slower)} 组比单独测的只用 GPU（{_ms(gpu_best)}）慢"
+                     + (f"，最多慢 {max(slower):.0%}" if slower else ""))
+    lines.append(f"实测的混合（HEFT）计划比只用 GPU 慢：{heft_slower} / {cases} 组")
+    return "\n".join(lines)
+
+
+def graph_replay_lines(graphs: Mapping, executor: Mapping[str, float]) -> str:
+    """The GPU-only plan with the host taken off the GPU's critical path (``graphs``: the ``cuda_graph``
+    section of the hold-out ``cuda_graph.json``, one entry per reading), beside the executor's GPU-only makespan
+    (``executor``: reading name -> seconds) and the whole-matrix library call."""
+    if not isinstance(graphs, Mapping) or not graphs:
+        raise TypeError(f"graphs must be the 'cuda_graph' section of cuda_graph.json, got {describe(graphs)}")
+    if not isinstance(executor, Mapping):
+        raise TypeError(f"executor must map each reading name to its GPU-only makespan, got {describe(executor)}")
+    lines = [f"{pad('n, b', 12)}{pad('任务', 6, right=True)}{pad('执行器', 10, right=True)}"
+             f"{pad('一个线程连发', 14, right=True)}{pad('CUDA graph 重放', 18, right=True)}"
+             f"{pad('整矩阵库函数', 14, right=True)}{pad('重放 ÷ 库函数', 14, right=True)}"]
+    for name, g in graphs.items():
+        if not isinstance(g, Mapping) or "graph_replay_s" not in g:
+            raise ValueError(f"graphs[{name!r}] must hold a measured replay ('graph_replay_s'), got {describe(g)}")
+        run = check_positive(f"executor[{name!r}]", executor.get(name))
+        replay = check_positive("graph_replay_s", g["graph_replay_s"])
+        library = check_positive("torch_cholesky_gpu_s", g["torch_cholesky_gpu_s"])
+        size, replay_ms, library_ms = f"{g['n']}, {g['b']}", f"{replay * 1e3:.2f} ms", f"{library * 1e3:.2f} ms"
+        lines.append(f"{pad(size, 12)}{pad(str(g['tasks']), 6, right=True)}"
+                     f"{pad(_ms(run), 10, right=True)}{pad(_ms(g['eager_one_thread_s']), 14, right=True)}"
+                     f"{pad(replay_ms, 18, right=True)}{pad(library_ms, 14, right=True)}"
+                     f"{pad(f'{replay / library:.1f} 倍', 14, right=True)}")
+        lines.append(f"  重放时平均每个任务 {_us(replay / g['tasks'])}，比执行器快 {run / replay:.1f} 倍")
+    return "\n".join(lines)

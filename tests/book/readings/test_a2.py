@@ -78,3 +78,58 @@ def test_planner_and_cuda_graph_lines():
     assert "0.93 µs" in text and "68 µs" in text       # 24.7 ms / 364 tasks = 67.9 us
     with pytest.raises(TypeError, match="launch must be the 'launch' section"):
         a2.cuda_graph_lines({}, 0.0247, 364, 0.0016)
+
+
+def _row(plan, workers, predicted, measured):
+    return {"source": "x.json", "n": 1024, "b": 256, "plan": plan, "cpu_workers": workers,
+            "predicted_s": predicted, "measured_s": measured}
+
+
+def test_holdout_table_counts_the_rows_inside_the_band():
+    rows = [_row("gpu_only", 0, 0.011, 0.010), _row("cpu_only", 2, 0.050, 0.100),
+            _row("hybrid_dispatch_aware", 2, 0.012, 0.010)]
+    text = a2.holdout_table(rows)
+    lines = text.splitlines()
+    assert len(lines) == 1 + 3 + 2
+    assert "+10%" in lines[1] and "-50%" in lines[2] and "+20%" in lines[3] and "考虑主机的计划" in lines[3]
+    assert "2 个在 ±25% 以内，最大误差 -50%" in lines[4]       # +10% and +20% inside, -50% outside
+    assert "只用 CPU -50% 到 -50%" in lines[5]
+    with pytest.raises(ValueError, match="each of rows must be a dict"):
+        a2.holdout_table([{"plan": "gpu_only"}])
+
+
+def test_cost_change_lines_put_the_two_readings_side_by_side():
+    from hetlab.workloads.cholesky import CholeskyCase
+
+    old = CholeskyCase(1024, 256, {op: {"CPU": 5e-4, "GPU": 6e-5} for op in ("potrf", "trsm", "syrk", "gemm")})
+    new = CholeskyCase(1024, 256, {op: {"CPU": 3e-3, "GPU": 4e-5} for op in ("potrf", "trsm", "syrk", "gemm")})
+    text = a2.cost_change_lines(old, new)
+    assert text.count("500 µs → 3000 µs") == 4 and text.count("60 µs → 40 µs") == 4
+    with pytest.raises(ValueError, match="same"):
+        a2.cost_change_lines(old, CholeskyCase(2048, 256, old.op_costs))
+
+
+def test_same_plan_lines_pool_every_run_of_the_gpu_only_plan():
+    def plan(best, runs, **extra):
+        return {"measured_s": best, "all_s": runs, **extra}
+    section = {"n": 1024, "b": 256, "gpu_only": plan(0.030, [0.030, 0.031, 0.032]),
+               "cpu2": {"cpu_only": plan(0.2, [0.2]), "hybrid_heft": plan(0.05, [0.05]),
+                        "hybrid_dispatch_aware": plan(0.040, [0.040, 0.050, 0.060], cpu_workers_used=0)}}
+    text = a2.same_plan_lines([section])
+    # six runs of one plan: 30 to 60 ms, median of 30 31 32 40 50 60 = (32 + 40) / 2 = 36 ms;
+    # the aware plan's best, 40 ms, is 33% over the GPU-only best of 30 ms
+    assert "共跑了 6 次，30.0 ms 到 60.0 ms（中位数 36.0 ms）" in text
+    assert "1 组里有 1 组比单独测的只用 GPU（30.0 ms）慢，最多慢 33%" in text
+    assert text.endswith("比只用 GPU 慢：1 / 1 组")
+    with pytest.raises(TypeError, match="sections"):
+        a2.same_plan_lines([{"n": 1}])
+
+
+def test_graph_replay_lines_compare_the_replay_with_the_library():
+    graphs = {"r": {"n": 1024, "b": 256, "tasks": 100, "eager_one_thread_s": 0.02, "graph_replay_s": 0.01,
+                    "torch_cholesky_gpu_s": 0.002}}
+    text = a2.graph_replay_lines(graphs, {"r": 0.05})
+    # 10 ms / 2 ms = 5.0; 10 ms / 100 tasks = 100 us; 50 ms / 10 ms = 5.0
+    assert "5.0 倍" in text and "每个任务 100 µs，比执行器快 5.0 倍" in text
+    with pytest.raises(TypeError, match="executor"):
+        a2.graph_replay_lines(graphs, {"r": None})

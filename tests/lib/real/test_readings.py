@@ -4,12 +4,23 @@ import json
 import pytest
 
 from hetlab.devices import Device
-from hetlab.real.readings import case_of, measured_runs, read_case, reading, reading_names, trace_schedule
-from hetlab.workloads.cholesky import cholesky_graph
+from hetlab.real.readings import (
+    HOLDOUT,
+    case_of,
+    compare_readings,
+    measured_makespans,
+    measured_runs,
+    read_case,
+    reading,
+    reading_names,
+    trace_schedule,
+)
+from hetlab.workloads.cholesky import cholesky_graph, predict_makespans
 
 
 def test_the_shipped_files():
-    assert reading_names() == ["async_b256", "async_b512", "h200", "h200_hetero"]
+    # the Cholesky readings; other chapters store more readings of the same machine beside them
+    assert {"async_b256", "async_b512", "h200", "h200_hetero"} <= set(reading_names())
     assert reading("h200")["env"]["gpu"] == "NVIDIA H200"
     with pytest.raises(ValueError, match="name must be one of"):
         reading("h100")
@@ -65,3 +76,69 @@ def test_a_stored_trace_is_a_schedule():
     s.validate(check_durations=False)
     with pytest.raises(ValueError, match=r"trace\[0\] must be \[task, device, start, end\]"):
         trace_schedule(cholesky_graph(1), devices, [["POTRF_0", "GPU", 0.0]])
+
+
+# --- the hold-out readings (hetlab/data/readings/h200-2026-12-04b): configurations the profile never saw -------
+
+#: What tools/measure_cholesky_gpu.py measured (its CONFIGS): n, b and the CPU worker counts, sorted.
+_HOLDOUT_CASES = {"n3072_b256": (3072, 256, [2, 4, 6, 8, 12, 15]), "n4096_b256": (4096, 256, [2, 4, 6, 12]),
+                  "n8192_b512": (8192, 512, [2, 4, 6, 12])}
+
+
+def test_the_holdout_readings_are_read_as_cases():
+    assert reading_names(HOLDOUT) == ["cuda_graph", *sorted(_HOLDOUT_CASES)]
+    for name, (n, b, workers) in _HOLDOUT_CASES.items():
+        data = reading(name, HOLDOUT)
+        case, found = case_of(data)
+        assert (case.n, case.b, found) == (n, b, workers)
+        t = n // b      # every task of the T + T(T-1) + T(T-1)(T-2)/6 ran on the GPU in the GPU-only run
+        assert data["hetero"]["gpu_only"]["tasks_per_kind"] == {"GPU": t + t * (t - 1) + t * (t - 1) * (t - 2) // 6}
+        measured = measured_makespans(data)
+        assert measured["gpu_only"] == min(data["hetero"]["gpu_only"]["all_s"])          # the best of 3 kept
+        assert [k for k in measured if k != "gpu_only"] == [f"cpu{w}" for w in workers]
+        assert all(set(row) == {"cpu_only", "hybrid_heft", "hybrid_dispatch_aware"}
+                   for k, row in measured.items() if k != "gpu_only")
+
+
+def test_measured_makespans_keep_the_plans_a_prediction_names():
+    het = reading("h200_hetero")
+    measured = measured_makespans(het)
+    assert measured["cpu8"] == {"cpu_only": het["hetero"]["cpu8"]["cpu_only"]["measured_s"],
+                                "hybrid_heft": het["hetero"]["cpu8"]["hybrid_heft"]["measured_s"]}   # no refit
+    with pytest.raises(ValueError, match="must give 'tile_copy_s'"):
+        measured_makespans({"n": 512, "b": 256, "op_costs": {}, "cpu4": {}})
+
+
+@pytest.fixture(scope="module")
+def holdout_rows():
+    return compare_readings()
+
+
+def test_every_holdout_makespan_is_predicted_from_the_inputs_alone(holdout_rows):
+    # 3 GPU-only runs, and 3 plans for each of the 6 + 4 + 4 worker counts
+    assert len(holdout_rows) == 3 + 3 * (6 + 4 + 4)
+    for name, (n, b, workers) in _HOLDOUT_CASES.items():
+        data = reading(name, HOLDOUT)
+        inner = data["hetero"]
+        bare = {k: inner[k] for k in ("n", "b", "op_costs", "tile_copy_s")} | {f"cpu{w}": {} for w in workers}
+        predicted = predict_makespans(*case_of(bare))             # nothing measured is in `bare`
+        rows = [r for r in holdout_rows if r["source"] == f"{name}.json"]
+        for r in rows:
+            assert (r["n"], r["b"]) == (n, b)
+            if r["plan"] == "gpu_only":
+                assert (r["predicted_s"], r["measured_s"]) == (predicted["gpu_only"], inner["gpu_only"]["measured_s"])
+            else:
+                key = f"cpu{r['cpu_workers']}"
+                assert r["predicted_s"] == predicted[key][r["plan"]]
+                assert r["measured_s"] == inner[key][r["plan"]]["measured_s"]
+            assert r["error"] == pytest.approx(r["predicted_s"] / r["measured_s"] - 1)
+        # the dispatch-aware plan may use no CPU worker, so it is never predicted slower than the GPU alone
+        assert all(predicted[f"cpu{w}"]["hybrid_dispatch_aware"] <= predicted["gpu_only"] for w in workers)
+
+
+def test_the_plan_run_on_the_device_is_the_plan_predicted_here(holdout_rows):
+    # the dispatch-aware plan was chosen on the device from the same inputs and profile: the same prediction
+    for r in holdout_rows:
+        if r["plan"] == "hybrid_dispatch_aware":
+            stored = reading(r["source"][:-5], HOLDOUT)["hetero"][f"cpu{r['cpu_workers']}"][r["plan"]]
+            assert stored["predicted_s_on_device"] == pytest.approx(r["predicted_s"], rel=1e-12)
