@@ -62,6 +62,7 @@ SIDE_EFFECTS = {
     "gil_experiment": "real.experiments.gil_experiment starts pools (about 1 s); tests/lib/real/test_experiments.py",
     "plan_runs": "real.experiments.plan_runs starts pools; tests/lib/real/test_experiments.py drives it",
     "rounds_sweep": "real.experiments.rounds_sweep starts a process pool; tests/lib/real/test_experiments.py drives it",
+    "u_curve_sweep": "real.experiments.u_curve_sweep starts a thread pool (1-3 s); tests/lib/real/test_experiments.py",
     "calibrate": "real.measure.calibrate measures the machine for about 2 s and writes a cache file",
     "export_bank": "writes a question-bank file",
     "import_bank": "rewrites the package's question bank",
@@ -325,7 +326,8 @@ OVERRIDES.update({
     "book.readings.ch10.training_summary": {"step": lambda: _mod("models.training").step_time(**_TRAINING)},
     "book.readings.ch10.serving_summary": {"result": lambda: _mod("models.serving").simulate(
         **{k: v() for k, v in _SERVING.items()})},
-    "book.readings.granularity.overhead_reading": {"thread": 13e-6, "process": 110e-6},
+    "book.readings.ch04.u_sweep_lines": {"sweep": lambda: _sweep_reading(), "round_trip": 3e-5},
+    "models.granularity.halo_ratio": {"n": 1024, "pieces": 16},
     "models.training.memory_per_device": {"params": 1e9, "layers": 8, "hidden": 1024, "sequence": 512, "heads": 16},
     "models.training.step_time": _TRAINING,
     "models.training.TrainingStep": _fields_of(lambda: _mod("models.training").step_time(**_TRAINING)),
