@@ -42,8 +42,8 @@ FRAMES: dict[str, dict[str, list]] = {
                      "precision": ["FP64"]},
     "roofline": {"log_intensity": [-1.0, 0.0, 1.0, 2.0, 3.0], "bandwidth": [200.0, 1555.0, 3000.0],
                  "peak": [19.5, 156.0, 312.0]},
-    "variance": {"noise": [0.0, 0.3, 1.0], "slowdown": [1.0, 4.0], "seed": [0]},
-    "policies": {"tasks": [8, 24], "steal_latency": [0.0, 0.5]},
+    "variance": {"noise": [0.0, 0.3, 1.0], "slowdown": [1.0, 4.0], "seed": [0, 2, 7, 14]},   # ch5 5.3 try-it
+    "policies": {"tasks": [3, 8, 24], "steal_latency": [0.0, 0.5]},     # ch5 5.8 try-it: the fewest dishes, 3
     "barrier": {"workers": [2, 4, 8, 16, 32], "noise": [0.0, 0.3, 0.6, 1.0], "seed": [0]},
     "lock": {"critical_share": [0.02, 0.05, 0.1, 0.2, 0.3, 0.5], "noise": [0.0, 0.3, 1.0]},
     "comm_peak": {"p": [0.9, 0.95, 0.99, 0.999]},
