@@ -12,6 +12,10 @@ __all__ = ["scaling_reality", "scaling_reality_figure", "transfer_cost", "transf
            "split_timing_figure"]
 
 
+#: The widget's default alpha in microseconds: the book's network step latency (NCCL ring/Simple, chapter 8).
+_ALPHA_US = round(C.NETWORK_STEP_LATENCY * 1e6, 3)
+
+
 def _offload_ms(n, **knobs):
     """:func:`hetlab.communication.matmul_offload_time` in milliseconds, this view's unit."""
     return tuple(t * 1e3 for t in C.matmul_offload_time(n, **knobs))
@@ -57,20 +61,20 @@ def scaling_reality() -> Explorer:
     draw, _ = _scaling_draw()
     return Explorer(draw, {"p": slider("并行比例 p", 0.5, 0.999, 0.001, 0.95, fmt=".3f"),
                            "grad_gb": slider("梯度量 (GB)", 0.0, 4.0, 0.1, 0.5, fmt=".1f"),
-                           "alpha_us": slider("每轮链路延迟 α (µs)", 0.0, 50.0, 1.0, 20.0, fmt=".0f"),
+                           "alpha_us": slider("每轮链路延迟 α (µs)", 0.0, 50.0, 1.0, _ALPHA_US, fmt=".0f"),
                            "log2_n": slider("log2 卡数", 0.0, 10.0, 1.0, 10.0, fmt=".0f")},
                     figsize=(7, 3.2), clear=False)
 
 
 def scaling_reality_figure():
-    """The widget's default picture (p = 0.95, 0.5 GB, alpha = 20 us) as a static figure, N-dagger marked:
-    drawn by the widget's own draw function, for reading the chapter without a kernel."""
+    """The widget's default picture (p = 0.95, 0.5 GB, the book's network step alpha = 14 us) as a static figure,
+    N-dagger marked: drawn by the widget's own draw function, for reading the chapter without a kernel."""
     draw, art = _scaling_draw()
     ax = P.new_axes(figsize=(7, 3.2))
-    draw(ax, 0.95, 0.5, 20.0, 10.0)
+    draw(ax, 0.95, 0.5, _ALPHA_US, 10.0)
     art["now"].set_visible(False)
-    best = C.best_device_count(0.95, max_devices=1024, grad_bytes=0.5e9, latency=20e-6)
-    top = float(C.speedup_with_allreduce(0.95, best, grad_bytes=0.5e9, latency=20e-6))
+    best = C.best_device_count(0.95, max_devices=1024, grad_bytes=0.5e9, latency=C.NETWORK_STEP_LATENCY)
+    top = float(C.speedup_with_allreduce(0.95, best, grad_bytes=0.5e9, latency=C.NETWORK_STEP_LATENCY))
     ax.annotate(rf"$N^\dagger$ = {best} ({top:.2f}x)", (best, top), xytext=(0, -22), textcoords="offset points",
                 ha="center", fontsize=8, color="crimson")
     ax.legend(handles=[art["amdahl"], art["real"], art["best"]], fontsize=8, loc="upper left")
