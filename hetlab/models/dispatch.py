@@ -117,12 +117,6 @@ class DecisionCount:
         """Actual lengthening of the makespan caused by the decisions."""
         return self.makespan - self.base_makespan
 
-    @property
-    def predicted_delay(self) -> float:
-        """``max_j (F_j + n_j * overhead) - max_j F_j`` with the zero-overhead assignment: each device
-        pays its own decisions, the queue is assumed not to re-balance."""
-        return max(f + n * self.overhead for f, n in zip(self.base_finish, self.base_decisions)) - self.base_makespan
-
 
 def decision_counts(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
                     overhead: float = 0.02) -> DecisionCount:

@@ -268,7 +268,7 @@ def deque_figure():
 
 def slackness_figure(curves):
     """Speed-up against the number of identical devices P for each :func:`hetlab.models.dynamics.slackness_curve`
-    in ``curves``: work stealing (filled), the central queue (hollow) and the ceiling min(P, T1/T∞) (dashed)."""
+    in ``curves``: work stealing (filled), the central queue (hollow) and the ceiling min(P, W/D) (dashed)."""
     import matplotlib.pyplot as plt
     import numpy as np
 
@@ -281,7 +281,7 @@ def slackness_figure(curves):
     _, ax = plt.subplots(figsize=(7, 3.8), layout="constrained")
     for c in items:
         counts = np.asarray(c.counts, dtype=float)
-        par = f"$T_1/T_\\infty$ = {c.parallelism:.1f}"
+        par = f"$W/D$ = {c.parallelism:.1f}"
         line, = ax.plot(counts, c.stealing, marker="o", label=P.label(f"工作窃取，{par}", f"work stealing, {par}"))
         ax.plot(counts, c.central, marker="o", ls=":", markerfacecolor="white", color=line.get_color(),
                 label=P.label(f"中央队列，{par}", f"central queue, {par}"))
@@ -293,9 +293,9 @@ def slackness_figure(curves):
     ax.set_yticks(ticks, [str(t) for t in ticks])
     ax.minorticks_off()
     ax.set_xlabel(P.label("设备数 P", "devices P"))
-    ax.set_ylabel(P.label("加速比 $T_1 / T_P$", "speed-up $T_1 / T_P$"))
-    ax.set_title(P.label("虚线：上限 $\\min(P, T_1/T_\\infty)$；并行度不比 P 大很多时，加速比远离 P",
-                         "dashed: ceiling $\\min(P, T_1/T_\\infty)$"), fontsize=10)
+    ax.set_ylabel(P.label("加速比 $W / T_P$", "speed-up $W / T_P$"))
+    ax.set_title(P.label("虚线：上限 $\\min(P, W/D)$；平均并行度不比 P 大很多时，加速比远离 P",
+                         "dashed: ceiling $\\min(P, W/D)$"), fontsize=10)
     ax.legend(fontsize=8, frameon=False, loc="upper left")
     return ax
 
@@ -328,8 +328,8 @@ def policies() -> Explorer:
 def _variance_gantt(axes, run) -> None:
     """Static plan executed (top) and central queue (bottom) of one ``compare_under_variance`` run.
 
-    Bars are one colour (the tasks' preferred-device labels play no part in this comparison); a dashed
-    line marks the planned makespan in both rows."""
+    Bars are one colour (the tasks' preferred-device labels play no part in this comparison); a grey dotted
+    line marks the planned makespan in both rows, beside the black dashed line of each row's actual makespan."""
     xmax = 1.02 * max(run.static.makespan, run.dynamic.makespan, run.planned.makespan)
     _gantt(run.static, axes[0], show_names=False, xmax=xmax, xlabel="", legend=False,
            title=P.label(f"静态计划（开工前按估计排好）：实际 {run.static.makespan:.2f}，"
@@ -339,7 +339,7 @@ def _variance_gantt(axes, run) -> None:
            title=P.label(f"中央队列（谁空谁取下一道）：实际 {run.dynamic.makespan:.2f}",
                          f"central queue: actual {run.dynamic.makespan:.2f}"))
     for ax in axes:
-        ax.axvline(run.planned.makespan, color="0.25", linestyle="--", linewidth=0.9)
+        ax.axvline(run.planned.makespan, color="0.25", linestyle=":", linewidth=1.2)
         ax.text(run.planned.makespan, 1.0, P.label(f" 计划 {run.planned.makespan:.2f}",
                                                    f" planned {run.planned.makespan:.2f}"),
                 transform=ax.get_xaxis_transform(), ha="left", va="top", fontsize=8, color="0.25")

@@ -44,16 +44,13 @@ def test_seeds_validation():
         DC.overhead_sweep(g, d, overhead=0.0, noises=[0.1], seeds=0)
 
 
-def test_decision_counts_fast_device_decides_most_and_predicts_small_overhead():
+def test_decision_counts_fast_device_decides_most():
     orders, devices = _orders()
     zero = DC.decision_counts(orders, devices, overhead=0.0)
-    assert zero.delay == 0 and zero.predicted_delay == 0 and sum(zero.decisions) == 24
+    assert zero.delay == 0 and sum(zero.decisions) == 24
     d = DC.decision_counts(orders, devices, overhead=0.02)
     # the GPU (fastest) decides most, more than its n/m = 8 share; each device pays its own decisions
     assert max(d.base_decisions) == d.base_decisions[1] > 8
-    expected = max(f + n * 0.02 for f, n in zip(d.base_finish, d.base_decisions)) - max(d.base_finish)
-    assert d.predicted_delay == pytest.approx(expected)
-    assert abs(d.delay - d.predicted_delay) < 0.1
     with pytest.raises(ValueError, match="overhead"):
         DC.decision_counts(orders, devices, overhead=-1)
 
