@@ -4,8 +4,9 @@ reader's machine keeping its lesson on one busy CPU.
 
 The measured test runs the chapter's own cells (found by their ids: the calibration, the sweep and exercise
 4.2's solution) in a fresh interpreter pinned to one CPU next to a competing busy process, and checks what
-the prose says: the left arm is W / N, the right arm rises with the dispatches, the valley lies at tens of
-tasks, and the prediction written before the run and the fit land within a small factor of the fastest count.
+the prose says: the left arm falls with W / N, the right arm rises with the dispatches, the valley lies at
+tens of tasks, and the prediction written before the run (within 4x) and the fit (within 3x) land near the
+fastest count.
 """
 from __future__ import annotations
 
@@ -105,8 +106,10 @@ def test_measured_u_curve_holds_on_one_busy_cpu():
         busy.wait()
     for run in found:
         t = dict(zip(run["counts"], run["seconds"]))
-        for n in (1, 2, 4, 8):                          # the left arm is the waiting itself, W / N
-            assert 1.0 <= t[n] / (run["W"] / n) <= 1.5, (n, run)
+        # the left arm falls with W / N: never below it (the waiting itself), one task within 30% of W, and
+        # halving on each doubling give or take the wake-ups a busy CPU delays
+        assert all(t[n] >= 0.99 * run["W"] / n for n in (1, 2, 4, 8)) and t[1] <= 1.3 * run["W"], run
+        assert t[1] > t[2] > t[4] > t[8] and t[8] < t[1] / 3, run
         assert 10 <= run["best"] <= 200 and t[512] > 2 * t[run["best"]], run     # a valley at tens of tasks
-        for estimate in (run["pred"], run["fit"]):      # both land within a small factor of the valley
-            assert 1 / 3 <= estimate / run["best"] <= 3, run
+        assert 1 / 4 <= run["pred"] / run["best"] <= 4, run      # the prediction: the valley's magnitude
+        assert 1 / 3 <= run["fit"] / run["best"] <= 3, run       # the fit: closer

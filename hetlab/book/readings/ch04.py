@@ -69,7 +69,7 @@ def u_sweep_lines(sweep: SweepReading, round_trip: float, reference=None) -> str
 
     >>> s = SweepReading(512, 0.05, (1, 32, 64, 512), (0.0503, 0.0030, 0.0028, 0.0165))
     >>> print(u_sweep_lines(s, 30e-6).splitlines()[-1])
-    实测最快的 N 与预测的 N* = 41 相差 1.6 倍（不到 2 倍）：谷底落在运行前预测的地方。
+    实测最快的 N 与预测的 N* = 41 相差 1.6 倍（不到 2 倍）：谷底很平（N 差 2 倍，T 只多 25%），预测落在谷底之内。
     """
     check_instance("sweep", sweep, SweepReading)
     os_ = check_positive("round_trip", round_trip, high=1.0)
@@ -83,7 +83,7 @@ def u_sweep_lines(sweep: SweepReading, round_trip: float, reference=None) -> str
     gap = _apart(best, n_star)
     if gap <= NEAR:
         lines.append(f"实测最快的 N 与预测的 N* = {n_star:.0f} 相差 {gap:.1f} 倍（不到 {NEAR:g} 倍）："
-                     "谷底落在运行前预测的地方。")
+                     "谷底很平（N 差 2 倍，T 只多 25%），预测落在谷底之内。")
     else:
         lines.append(f"实测最快的 N 与预测的 N* = {n_star:.0f} 相差 {gap:.1f} 倍：谷底很平，个别轮次被别的"
                      "程序拖慢，谷底就会左右移动；再跑一次，或看练习 4.2 的拟合。")
@@ -103,7 +103,7 @@ def fit_lines(predicted: float, fitted: float, best: int, os_fit: float, os_cal:
 
     >>> print(fit_lines(49.0, 43.0, 48, 27e-6, 21e-6))
     标定 N* = 49（O_s = 21.0 µs），拟合 N* = 43（O_s = 27.0 µs），实测最快 N = 48。
-    拟合的 N* 与实测最快的 N 相差 1.1 倍（不到 2 倍）：这条实测曲线确实是 N·O_s + W/N 的形状。
+    拟合的 N* 与实测最快的 N 相差 1.1 倍（不到 2 倍）：拟合的 N* 落在实测的谷底之内，N·O_s + W/N 描述了这条实测曲线。
     """
     for name, value in (("predicted", predicted), ("fitted", fitted)):
         check_positive(name, value, high=1e9)
@@ -115,6 +115,6 @@ def fit_lines(predicted: float, fitted: float, best: int, os_fit: float, os_cal:
     gap = _apart(fitted, best)
     if gap <= NEAR:
         return head + (f"\n拟合的 N* 与实测最快的 N 相差 {gap:.1f} 倍（不到 {NEAR:g} 倍）："
-                       "这条实测曲线确实是 N·O_s + W/N 的形状。")
+                       "拟合的 N* 落在实测的谷底之内，N·O_s + W/N 描述了这条实测曲线。")
     return head + (f"\n拟合的 N* 与实测最快的 N 相差 {gap:.1f} 倍：谷底很平，几轮被拖慢就能让最快的 N "
                    "左右移动；拟合用上了所有的点，比单看最快的一点更稳。")
