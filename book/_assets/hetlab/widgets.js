@@ -137,23 +137,24 @@
 
   LIVE.pipeline = {
     controls: [
-      {name: "stages", label: "阶段数 p", type: "range", min: 1, max: 8, step: 1, value: 4},
+      {name: "stages", label: "段数 p", type: "range", min: 1, max: 8, step: 1, value: 4},
       {name: "micro_batches", label: "微批次 m", type: "range", min: 1, max: 16, step: 1, value: 8},
       {name: "method", label: "调度方式", type: "select", value: "1F1B", options: [["GPipe", "GPipe"], ["1F1B", "1F1B"]]},
-      {name: "slow", label: "中间一段变慢倍数", type: "range", min: 1, max: 3, step: 0.25, value: 1.0, digits: 2},
+      {name: "slow", label: "第 ⌊p/2⌋ 段变慢倍数", type: "range", min: 1, max: 3, step: 0.25, value: 1.0, digits: 2},
     ],
     render(v) {
-      const times = new Array(v.stages).fill(1);
-      times[Math.floor(v.stages / 2)] *= v.slow;
+      const times = new Array(v.stages).fill(1), slowStage = Math.floor(v.stages / 2);
+      times[slowStage] *= v.slow;   // stage p // 2 (from 0): a middle stage for p >= 3, the last for p = 2
       const s = M().pipelineSchedule(times, v.micro_batches, v.method === "GPipe" ? "gpipe" : "1f1b");
       const formula = M().bubbleFraction(v.stages, v.micro_batches), p = v.stages;
       const bars = s.tasks.map((t) => ({x0: t.start, x1: t.end, y0: p - 1 - t.stage - 0.35, y1: p - 1 - t.stage + 0.35,
                                         color: t.kind === "F" ? COLOURS.forward : COLOURS.backward,
                                         title: `${t.kind}${t.mb}@S${t.stage}：${t.start.toFixed(2)}–${t.end.toFixed(2)}`}));
-      return {text: `周期 max t_i = ${Math.max(...times).toFixed(2)}，模拟气泡 ${s.bubble.toFixed(3)}` +
-        `（等长阶段公式 (p-1)/(m+p-1) = ${formula.toFixed(3)}），各段峰值激活份数 [${s.peaks.join(", ")}]`, chart: {
+      return {text: `第 ${slowStage} 段每个微批次 t = ${(3 * Math.max(...times)).toFixed(2)}（前向 + 反向），其余各段 3；` +
+        `模拟气泡 ${s.bubble.toFixed(3)}（等长各段的公式 (p-1)/(m+p-1) = ${formula.toFixed(3)}），` +
+        `各段峰值激活份数 [${s.peaks.join(", ")}]`, chart: {
         title: `${v.method}：${p} 段，${v.micro_batches} 个微批次，气泡占比 ${pct(s.bubble, 1)}`,
-        xlabel: "时间（时间单位）", height: Math.max(120, 40 + 26 * p),
+        xlabel: "时间（前向 = 1 个时间单位，反向 = 2）", height: Math.max(120, 40 + 26 * p),
         x: {min: 0, max: s.makespan * 1.02}, bars,
         y: {min: -0.6, max: p - 0.4, categorical: true,
             ticks: Array.from({length: p}, (_, k) => ({value: p - 1 - k, label: `第 ${k} 段`}))},
@@ -187,6 +188,9 @@
           "每段流水线须是整数层，每路张量并行须是整数个头；请换一个 PP 或 TP"};
       }
       const rows = this.rows(v);
+      // With a pipeline, ZeRO-2/3's savings cost a collective per micro-batch or are given back within the step
+      // (training.PIPELINE_ZERO_STAGES = 0, 1): hatched (faint) bars, starred labels, never offered.
+      const barred = [0, 1, 2, 3].filter((z) => pp > 1 && z > 1);
       const parts = [["params", "参数", "#4C72B0"], ["grads", "梯度", "#DD8452"], ["optimizer", "优化器状态", "#55A868"],
                      ["activations", "激活", "#C44E52"]];
       const bars = [];
@@ -194,25 +198,42 @@
         let left = 0;
         for (const [key, zh, colour] of parts) {
           const w = r[key] / 1e9;
-          bars.push({x0: left, x1: left + w, y0: 3 - z - 0.4, y1: 3 - z + 0.4, color: colour, title: `${zh} ${w.toFixed(1)} GB`});
+          bars.push({x0: left, x1: left + w, y0: 3 - z - 0.4, y1: 3 - z + 0.4, color: colour, title: `${zh} ${w.toFixed(1)} GB`,
+                     opacity: barred.includes(z) ? 0.35 : undefined});
           left += w;
         }
       });
       const most = Math.max(...rows.map((r) => r.total / 1e9));
-      const fits = rows.map((r, z) => (r.total <= 80e9 ? z : -1)).filter((z) => z >= 0);
-      const verdict = fits.length ? `能放下 80 GB 的 ZeRO 阶段：${fits.join(", ")}` : "任何 ZeRO 阶段都放不下 80 GB";
-      const totals = rows.map((r, z) => `ZeRO-${z} ${(r.total / 1e9).toFixed(1)}`).join("，");
-      return {text: `每卡合计（GB）：${totals}；其中激活 ${(rows[0].activations / 1e9).toFixed(1)} GB；${verdict}`, chart: {
+      return {text: memoryVerdict(rows.map((r) => r.total), rows[0].activations, barred), chart: {
         title: `${v.model} 模型：DP ${v.dp} × TP ${v.tp} × PP ${pp} = ${v.dp * v.tp * pp} 张 GPU，序列 2048`,
         xlabel: "每张 GPU 的显存（GB，1 GB = 1e9 字节）", height: 170,
-        x: {min: 0, max: Math.max(100, most * 1.05)}, bars,
-        y: {min: -0.6, max: 3.6, categorical: true, ticks: [0, 1, 2, 3].map((z) => ({value: 3 - z, label: `ZeRO-${z}`}))},
+        x: {min: 0, max: Math.max(100, most * (barred.length ? 1.3 : 1.05))}, bars,
+        y: {min: -0.6, max: 3.6, categorical: true,
+            ticks: [0, 1, 2, 3].map((z) => ({value: 3 - z, label: `ZeRO-${z}${barred.includes(z) ? "*" : ""}`}))},
         vlines: [{x: 80, color: "crimson", dash: "6 4"}],
+        notes: barred.map((z) => ({x: rows[z].total / 1e9, y: 3 - z, text: "流水线下省不下"})),
         legend: parts.map(([, zh, colour]) => ({kind: "box", color: colour, label: zh}))
           .concat([{color: "crimson", dash: "6 4", label: "A100 显存 80 GB"}]),
       }};
     },
   };
+
+  /** readings.ch08.memory_verdict: the bytes per GPU of ZeRO 0-3 and the stages that fit in 80 GB. */
+  function memoryVerdict(totals, activations, barred) {
+    const cap = 80e9;
+    const listed = totals.map((t, z) => `ZeRO-${z}${barred.includes(z) ? "*" : ""} ${(t / 1e9).toFixed(1)}`).join("，");
+    const fits = totals.map((t, z) => z).filter((z) => totals[z] <= cap && !barred.includes(z));
+    const head = `每卡合计（GB）：${listed}；其中激活 ${(activations / 1e9).toFixed(1)} GB`;
+    let choice = fits.length ? `放得下 80 GB 的可选阶段：${fits.map((z) => `ZeRO-${z}`).join("、")}`
+      : "没有哪个可选的 ZeRO 阶段放得下 80 GB";
+    if (barred.some((z) => totals[z] <= cap)) {
+      choice += "。*ZeRO-2/3 的账面数在流水线下省不下：要么每个微批次多一次归约散射\n" +
+        "（ZeRO-3 还要收集参数），要么一步之内让参数和梯度常驻，显存约回到 ZeRO-1";
+    } else if (barred.length) {
+      choice += "。*ZeRO-2/3 的账面数在流水线下省不下（每个微批次多一次归约散射，或一步之内常驻）";
+    }
+    return `${head}\n${choice}`;
+  }
 
   // --- controls ----------------------------------------------------------------------------------------
   const ICONS = {
