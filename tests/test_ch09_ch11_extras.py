@@ -1,4 +1,4 @@
-"""Chapters 9 and 11: the new views and the article program (splitting: tests/lib/test_tasks.py)."""
+"""Chapter 11: the new views and the article program (chapter 9's views: tests/book/views/test_ch09.py)."""
 import matplotlib
 import pytest
 
@@ -9,18 +9,14 @@ matplotlib.use("Agg")
 
 
 def test_chapter_views():
-    from hetlab.book.views import ch09, ch11
+    from hetlab.book.views import ch11
 
-    assert "LPT 不均衡度 0.018" in ch09.balance_readout(1.0)
-    with pytest.raises(ValueError, match="spread"):
-        ch09.balance_readout(5.0)
     assert "| LPT | 2.600 |" in ch11.policy_table()
     assert set(ch11.POLICY_DEFINITIONS) == set(ch11.NAMES)
     fig = ch11.demo_gantts()
     assert len(fig.axes) == 6
     with pytest.raises(ValueError, match="policies"):
         ch11.demo_gantts(("nope",))
-    assert len(ch09.workflow_gantts().axes) == 2
 
 
 def test_article_program_agrees_with_the_library(capsys):

@@ -1,29 +1,35 @@
-"""Chapter 9 (optimisation): HEFT and CPOP on the paper's example, policies on real workflow shapes."""
+"""Chapter 9 (optimisation): load balance, HEFT and CPOP on the paper's example, policies on WfCommons
+workflows (the 20 stored instances of Montage and Epigenomics, :mod:`hetlab.workloads.workflows`)."""
 from __future__ import annotations
 
 from functools import lru_cache
 
 from hetlab import plotting as P
 from hetlab import schedulers as S
+from hetlab.book.readings.ch09 import balance_reading, workflow_reading
 from hetlab.devices import Link, kitchen
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 
-__all__ = ['workflow_policies', 'workflow_readout', 'paper_gantts', 'workflow_gantts', 'balance_policies',
-           'balance_readout', 'heft_paper_table', 'heft_paper_dag']
+__all__ = ['workflow_explorer', 'workflow_readout', 'paper_gantts', 'workflow_gantts', 'balance_explorer',
+           'balance_readout', 'heft_paper_table', 'heft_paper_dag', 'workflow_runtime_table', 'workflow_gap_table',
+           'cpop_ablation_table', 'workflow_gap_figure']
 
 #: (label shown to the learner, key of hetlab.schedulers.POLICIES)
 POLICY_CHOICES = [("HEFT", "heft"), ("CPOP", "cpop"), ("EFT", "eft"), ("工作窃取", "work_stealing"),
                   ("最早空闲", "earliest_free"), ("轮转", "round_robin")]
 WORKFLOWS = [("Montage（天文拼图）", "montage"), ("Epigenomics（基因组）", "epigenomics")]
 _LABEL = {key: label for label, key in POLICY_CHOICES}
+_TITLE = {"montage": "Montage", "epigenomics": "Epigenomics"}
+#: The stored instances: 60 tasks requested, seeds 0 .. SEEDS - 1.
+SEEDS = 20
 
 
 def _makespan_handle(makespan: float, unit: str = ""):
     """Legend entry for the black dashed makespan line that :func:`hetlab.plotting.gantt` draws."""
     from matplotlib.lines import Line2D
 
-    zh, en = (f"完成时间 {makespan:.0f} 秒", f"makespan {makespan:.0f} s") if unit else \
-        (f"完成时间 {makespan:g}", f"makespan {makespan:g}")
+    zh, en = (f"完工时间 {makespan:.0f} 秒", f"makespan {makespan:.0f} s") if unit else \
+        (f"完工时间 {makespan:g}", f"makespan {makespan:g}")
     return Line2D([], [], color="black", lw=0.8, ls="--", label=P.label(zh, en))
 
 
@@ -85,43 +91,50 @@ def heft_paper_dag():
     return fig
 
 
-@lru_cache(maxsize=4)
-def _workflow(name: str):
+@lru_cache(maxsize=64)
+def _workflow(name: str, seed: int = 0):
     from hetlab.workloads.workflows import workflow
 
-    return workflow(name, 60, seed=0)
+    return workflow(name, 60, seed=seed)
 
 
-@lru_cache(maxsize=256)
-def _run(name: str, policy: str, bandwidth: int):
+def _check(workflow: str, policy: str | None = None, seed: int = 0) -> None:
+    from hetlab._validate import check_int
+
+    if workflow not in _TITLE:
+        raise ValueError(f"workflow must be one of {list(_TITLE)}, got {workflow!r}")
+    if policy is not None and policy not in _LABEL:
+        raise ValueError(f"policy must be one of {list(_LABEL)}, got {policy!r}")
+    check_int("seed", seed, low=0, high=SEEDS - 1)
+
+
+@lru_cache(maxsize=1024)
+def _run(name: str, policy: str, bandwidth: int, seed: int = 0):
     from hetlab.tasks import critical_path, total_work
 
-    graph, devices = _workflow(name), kitchen(link=Link(0.0, float(bandwidth)))
+    graph, devices = _workflow(name, seed), kitchen(link=Link(0.0, float(bandwidth)))
     s = S.POLICIES[policy](graph, devices).validate()
     area = total_work(graph) / sum(d.speed for d in devices)
     return s, critical_path(graph, devices)[0], area, S.lower_bound(graph, devices)
 
 
-def workflow_readout(workflow: str, policy: str, bandwidth: int) -> str:
+def workflow_readout(workflow: str, policy: str, bandwidth: int, seed: int = 0) -> str:
     """The widget's readout: makespan, the lower bound and both of its terms, the gap and the imbalance."""
-    if workflow not in dict((k, v) for v, k in WORKFLOWS):
-        raise ValueError(f"workflow must be one of {[k for _, k in WORKFLOWS]}, got {workflow!r}")
-    if policy not in _LABEL:
-        raise ValueError(f"policy must be one of {list(_LABEL)}, got {policy!r}")
-    s, cp, area, bound = _run(workflow, policy, bandwidth)
-    return (f"{_LABEL[policy]}，{workflow.capitalize()}，带宽 {bandwidth} MB/s：完成时间 {s.makespan:.0f} 秒；"
-            f"下界 {bound:.0f} 秒 = max(关键路径 {cp:.0f}，总工作量/总速度 {area:.0f})；"
-            f"超出下界 {s.makespan / bound - 1:.1%}；负载不均衡度 {s.imbalance:.2f}")
+    _check(workflow, policy, seed)
+    s, cp, area, bound = _run(workflow, policy, bandwidth, seed)
+    return workflow_reading(_LABEL[policy], _TITLE[workflow], bandwidth, seed, makespan=s.makespan, bound=bound,
+                            critical_path=cp, area=area, imbalance=s.imbalance)
 
 
-def workflow_policies() -> Explorer:
-    """A WfCommons workflow (60 tasks requested) on the kitchen's CPU/GPU/NPU, under each policy;
-    the dotted lines mark the critical path and the lower bound."""
-    def draw(ax, workflow: str, policy: str, bandwidth: int) -> str:
-        s, cp, area, bound = _run(workflow, policy, bandwidth)
-        title = P.label(f"{_LABEL[policy]}：完成时间 {s.makespan:.0f} 秒",
-                        f"{S.POLICY_LABELS[policy]}: makespan {s.makespan:.0f} s")
-        P.gantt(s, ax, show_names=False, xmax=_run(workflow, "round_robin", 10)[0].makespan, title=title)
+def workflow_explorer() -> Explorer:
+    """A stored WfCommons instance (60 tasks requested, seed 0-19) on the kitchen's CPU/GPU/NPU under each
+    policy; the dotted lines mark the critical path and the lower bound."""
+    def draw(ax, workflow: str, policy: str, bandwidth: int, seed: int) -> str:
+        s, cp, area, bound = _run(workflow, policy, bandwidth, seed)
+        title = P.label(f"{_TITLE[workflow]} 实例 {seed}，{_LABEL[policy]}：完工时间 {s.makespan:.0f} 秒",
+                        f"{_TITLE[workflow]} #{seed}, {S.POLICY_LABELS[policy]}: makespan {s.makespan:.0f} s")
+        xmax = max(_run(workflow, key, 10, seed)[0].makespan for _, key in POLICY_CHOICES)   # one axis per instance
+        P.gantt(s, ax, show_names=False, xmax=xmax, title=title)
         ax.axvline(cp, color="crimson", ls=":", lw=1,
                    label=P.label(f"关键路径 {cp:.0f} 秒", f"critical path {cp:.0f} s"))
         ax.axvline(bound, color="0.3", ls="-.", lw=1,
@@ -130,10 +143,11 @@ def workflow_policies() -> Explorer:
         handles, _ = ax.get_legend_handles_labels()
         ax.legend(handles=handles + [_makespan_handle(s.makespan, "s")], loc="upper left",
                   bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
-        return workflow_readout(workflow, policy, bandwidth)
+        return workflow_readout(workflow, policy, bandwidth, seed)
 
     return Explorer(draw, {"workflow": dropdown("工作流", WORKFLOWS), "policy": dropdown("策略", POLICY_CHOICES),
-                           "bandwidth": int_slider("带宽 MB/s", 10, 200, 100, step=10)},
+                           "bandwidth": int_slider("带宽 MB/s", 10, 200, 100, step=10),
+                           "seed": int_slider("实例（种子）", 0, SEEDS - 1, 0)},
                     figsize=(8, 2.8))
 
 
@@ -157,11 +171,11 @@ def balance_readout(spread: float, tasks: int = 20) -> str:
 
     spread, tasks = check_nonnegative("spread", spread, high=3.0), check_int("tasks", tasks, low=4, high=200)
     runs = _balance(round(spread, 6), tasks)
-    return f"{tasks} 个任务，spread = {spread:.2f}：" + "；".join(
-        f"{label} 不均衡度 {runs[key].imbalance:.3f}、完成 {runs[key].makespan:.2f}" for label, key in BALANCE_POLICIES)
+    return balance_reading(tasks, spread, [(label, runs[key].imbalance, runs[key].makespan)
+                                           for label, key in BALANCE_POLICIES])
 
 
-def balance_policies() -> Explorer:
+def balance_explorer() -> Explorer:
     """Section 9.1's experiment: lognormal task sizes (a spread slider) dealt to four identical devices
     by block, round-robin and LPT; grouped bars show each device's busy time, dashed lines the mean."""
     import numpy as np
@@ -201,7 +215,7 @@ def paper_gantts():
     for ax, policy in zip(axes, (S.heft, S.cpop)):
         s = policy(graph, procs).validate()
         paper = 80 if s.policy == "HEFT" else 86      # Topcuoglu et al. 2002, Fig. 4(a) and 4(b)
-        P.gantt(s, ax, xmax=86, title=P.label(f"{s.policy}：完成时间 {s.makespan:g}（论文：{paper}）",
+        P.gantt(s, ax, xmax=86, title=P.label(f"{s.policy}：完工时间 {s.makespan:g}（论文：{paper}）",
                                               f"{s.policy}: makespan {s.makespan:g} (paper: {paper})"))
         ax.get_legend().remove()        # every processor is of one kind: a one-entry legend of kinds says nothing
         ax.set_xlabel("")
@@ -218,8 +232,8 @@ def paper_gantts():
 
 
 def workflow_gantts(workflow: str = "montage", policies: tuple[str, ...] = ("heft", "cpop"), bandwidth: int = 100,
-                    highlight: str | None = None):
-    """One Gantt panel per policy for a stored WfCommons workflow on the kitchen, with the critical
+                    highlight: str | None = None, seed: int = 0):
+    """One Gantt panel per policy for a stored WfCommons instance on the kitchen, with the critical
     path (dotted), the lower bound (dash-dot) and the makespan (dashed) marked with their values;
     the task named ``highlight`` (if any) is outlined in red in every panel. Returns the figure."""
     import matplotlib.pyplot as plt
@@ -227,18 +241,18 @@ def workflow_gantts(workflow: str = "montage", policies: tuple[str, ...] = ("hef
     from matplotlib.patches import Patch, Rectangle
 
     for policy in policies:
-        workflow_readout(workflow, policy, bandwidth)       # validates the arguments
-    if highlight is not None and highlight not in _workflow(workflow).index:
+        _check(workflow, policy, seed)
+    if highlight is not None and highlight not in _workflow(workflow, seed).index:
         raise ValueError(f"highlight must name a task of the {workflow} workflow or be None, got {highlight!r:.80}")
     P.use_cjk_font()
     fig, axes = plt.subplots(len(policies), 1, figsize=(8, 1.2 + 1.5 * len(policies)), layout="constrained",
                              sharex=True, squeeze=False)
-    xmax = max(_run(workflow, p, bandwidth)[0].makespan for p in policies)
+    xmax = max(_run(workflow, p, bandwidth, seed)[0].makespan for p in policies)
     for ax, policy in zip(axes[:, 0], policies):
-        s, cp, _, bound = _run(workflow, policy, bandwidth)
+        s, cp, _, bound = _run(workflow, policy, bandwidth, seed)
         P.gantt(s, ax, show_names=False, xmax=xmax, title=P.label(
-            f"{workflow.capitalize()}，{_LABEL[policy]}：完成时间 {s.makespan:.0f} 秒",
-            f"{workflow.capitalize()}, {S.POLICY_LABELS[policy]}: makespan {s.makespan:.0f} s"))
+            f"{_TITLE[workflow]} 实例 {seed}，{_LABEL[policy]}：完工时间 {s.makespan:.0f} 秒",
+            f"{_TITLE[workflow]} #{seed}, {S.POLICY_LABELS[policy]}: makespan {s.makespan:.0f} s"))
         ax.axvline(cp, color="crimson", ls=":", lw=1,
                    label=P.label(f"关键路径 {cp:.0f} 秒", f"critical path {cp:.0f} s"))
         ax.axvline(bound, color="tab:blue", ls="-.", lw=1.2,
@@ -264,5 +278,145 @@ def workflow_gantts(workflow: str = "montage", policies: tuple[str, ...] = ("hef
     return fig
 
 
+# --- the 20 stored instances -----------------------------------------------------------------------------------------
+
+def _seeds(seeds) -> tuple[int, ...]:
+    from hetlab._validate import check_int, check_sequence
+
+    seeds = tuple(check_int("seeds", k, low=0, high=SEEDS - 1) for k in check_sequence("seeds", seeds))
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must not repeat, got {seeds}")
+    return seeds
+
+
+@lru_cache(maxsize=64)
+def _staged(name: str, seed: int) -> float:
+    from hetlab.schedulers.bounds import staged_bound
+
+    return staged_bound(_workflow(name, seed), kitchen(link=Link(0.0, 100.0))).total
+
+
+def workflow_runtime_table(recipe: str = "epigenomics"):
+    """Per task type of ``recipe``: how many per instance, the recorded range, what WfCommons 1.6 draws (its
+    median), the rule hetlab samples by, the shortest / median / longest run time over the 20 stored instances,
+    and the median and number of tasks over the real traces. Returns a pandas DataFrame (seconds)."""
+    import numpy as np
+    import pandas as pd
+
+    from hetlab.workloads.workflows import runtime_ranges, trace_runtimes
+
+    _check(recipe)
+    ranges, traces = runtime_ranges(recipe), trace_runtimes(recipe)
+    runtimes: dict[str, list[float]] = {}
+    for seed in range(SEEDS):
+        for t in _workflow(recipe, seed).tasks:
+            runtimes.setdefault(t.name.rsplit("_", 1)[0], []).append(t.work / 10)
+    rule = {"fit": "拟合（截在范围内）", "log-uniform": "对数均匀", "constant": "常数"}
+    why = {"": "", "no fit": "（没有拟合）", "point mass": "（拟合退化成一个点）",
+           "out of range": "（拟合大半落在范围外）"}
+    rows = {}
+    for kind, values in sorted(runtimes.items(), key=lambda kv: -float(np.median(kv[1])) * len(kv[1])):
+        r = ranges[kind]
+        rows[kind] = {"每个实例": len(values) // SEEDS, "记录范围": f"{r.low:g}–{r.high:g}",
+                      "WfCommons 1.6 中位数": r.wfcommons_median, "本书取样": rule[r.rule] + why[r.why],
+                      "本书最短": min(values), "本书中位数": float(np.median(values)), "本书最长": max(values),
+                      "真实轨迹中位数": traces[kind].median, "真实轨迹任务数": traces[kind].tasks}
+    table = pd.DataFrame.from_dict(rows, orient="index").round(2)
+    table.index.name = "任务类型"
+    return table
+
+
+def _gaps(recipe: str, policy: str, seed: int, options: tuple = ()) -> tuple[float, float, float]:
+    """(makespan, gap over the plain bound, gap over the staged bound) of one run at 100 MB/s."""
+    if options:
+        graph = _workflow(recipe, seed)
+        makespan = S.cpop(graph, kitchen(link=Link(0.0, 100.0)), **dict(options)).validate().makespan
+    else:
+        makespan = _run(recipe, policy, 100, seed)[0].makespan
+    bound = _run(recipe, "heft", 100, seed)[3]
+    return makespan, makespan / bound - 1, makespan / _staged(recipe, seed) - 1
+
+
+def _summary(values) -> dict[str, str]:
+    import numpy as np
+
+    v = 100 * np.asarray(values)
+    return {"平均": f"{v.mean():.1f}%", "最小": f"{v.min():.1f}%", "最大": f"{v.max():.1f}%"}
+
+
+def workflow_gap_table(recipe: str = "montage", policies: tuple[str, ...] = ("eft", "heft", "cpop", "work_stealing"),
+                       seeds=range(SEEDS)):
+    """How far each policy ends above the lower bound max(critical path, area) on each instance, and above the
+    staged bound (:func:`~hetlab.schedulers.bounds.staged_bound`), at 100 MB/s: mean, smallest and largest over
+    ``seeds``, and on how many instances the policy is (one of) the fastest listed. Returns a DataFrame."""
+    import pandas as pd
+
+    for policy in policies:
+        _check(recipe, policy)
+    seeds = _seeds(seeds)
+    runs = {p: [_gaps(recipe, p, k) for k in seeds] for p in policies}
+    best = [min(runs[p][i][0] for p in policies) for i in range(len(seeds))]
+    rows = {}
+    for p in policies:
+        plain = _summary([r[1] for r in runs[p]])
+        rows[_LABEL[p]] = {"超出下界：平均": plain["平均"], "最小": plain["最小"], "最大": plain["最大"],
+                           "超出分段下界：平均": _summary([r[2] for r in runs[p]])["平均"],
+                           "最快的实例数": sum(r[0] <= b * (1 + 1e-9) for r, b in zip(runs[p], best))}
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = f"{_TITLE[recipe]}（{len(seeds)} 个实例）"
+    return table
+
+
+#: The CPOP variants of the ablation: (label, keyword options of :func:`hetlab.schedulers.cpop`).
+ABLATION = [("CPOP 原版", ()), ("只取消钉住", (("pin", False),)), ("只把顺序换成 rank_u", (("order", "rank_u"),)),
+            ("两处都换（即 HEFT）", (("order", "rank_u"), ("pin", False)))]
+
+
+def cpop_ablation_table(recipe: str = "montage", seeds=range(SEEDS)):
+    """CPOP taken apart (:data:`ABLATION`): each variant's gap over the lower bound, mean / smallest / largest
+    over ``seeds`` at 100 MB/s. Returns a DataFrame."""
+    import pandas as pd
+
+    _check(recipe)
+    seeds = _seeds(seeds)
+    rows = {label: _summary([_gaps(recipe, "cpop", k, options or (("pin", True),))[1] for k in seeds])
+            for label, options in ABLATION}
+    table = pd.DataFrame.from_dict(rows, orient="index").rename(columns=lambda c: f"超出下界：{c}")
+    table.index.name = f"{_TITLE[recipe]}（{len(seeds)} 个实例）"
+    return table
+
+
+def workflow_gap_figure(policies: tuple[str, ...] = ("eft", "heft", "cpop", "work_stealing"), seeds=range(SEEDS)):
+    """Two panels (Montage, Epigenomics): each policy's gap on every instance (dots) and its mean (bar), over the
+    lower bound max(critical path, area) (filled) and over the staged bound (hollow), at 100 MB/s."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.patches import Patch
+
+    for policy in policies:
+        _check("montage", policy)
+    seeds = _seeds(seeds)
+    P.use_cjk_font()
+    fig, axes = plt.subplots(1, 2, figsize=(8.6, 3.2), layout="constrained", sharey=True)
+    jitter = np.linspace(-0.1, 0.1, len(seeds))
+    for ax, recipe in zip(axes, ("montage", "epigenomics")):
+        for x, p in enumerate(policies):
+            runs = np.array([_gaps(recipe, p, k) for k in seeds])
+            for dx, col, filled in ((-0.19, 1, True), (0.19, 2, False)):
+                gaps = 100 * runs[:, col]
+                ax.bar(x + dx, gaps.mean(), width=0.34, color="0.85" if filled else "white", edgecolor="0.5",
+                       hatch=None if filled else "///")
+                ax.plot(x + dx + jitter, gaps, "o", ms=3, color="tab:blue", alpha=0.8,
+                        mfc="tab:blue" if filled else "none")
+        ax.set_xticks(range(len(policies)), [_LABEL[p] for p in policies])
+        ax.set_title(P.label(f"{_TITLE[recipe]}（{len(seeds)} 个实例）", f"{_TITLE[recipe]} ({len(seeds)} instances)"))
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_ylabel(P.label("完工时间超出下界（%）", "makespan above the bound (%)"))
+    axes[1].legend(handles=[Patch(fc="0.85", ec="0.5", label=P.label("相对 max(关键路径, 面积)", "vs max(CP, area)")),
+                            Patch(fc="white", ec="0.5", hatch="///", label=P.label("相对分段下界", "vs staged bound"))],
+                   loc="upper left", fontsize=8, frameon=False)
+    return fig
+
+
 #: (chapter, factory) for each widget of this module.
-VIEWS = [(9, balance_policies), (9, workflow_policies)]
+VIEWS = [(9, balance_explorer), (9, workflow_explorer)]
