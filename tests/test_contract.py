@@ -245,6 +245,7 @@ OVERRIDES = {
     "real.execute.effective_parallelism": {"start": lambda: [0.0, 0.0], "end": lambda: [1.0, 1.0],
                                            "cpu": lambda: [0.5, 0.5]},
     "real.measure.dispatch_overhead": {"tasks": 10, "workers": 1},
+    "real.measure.thread_scaling": {"counts": (1, 2), "blocks": 2, "size": 8, "repeat": 1},
     "real.split_timing.split_matmul_timing": {"n": 8, "pieces": (1, 2), "repeat": 1, "workers": 1},
     "communication.matmul_offload_time": {"n": 64.0},
     "formulas.GranularityDerivation": lambda: {f.name: getattr(_fixtures()["derivation"], f.name)

@@ -21,10 +21,12 @@ from hetlab._validate import (
     check_choice,
     check_int,
     check_positive,
+    check_sequence,
 )
 from hetlab.real.execute import MAX_LOOP, busy_loop
 
-__all__ = ["cpu_count", "load_per_cpu", "loop_rate", "dispatch_overhead", "calibrate"]
+__all__ = ["cpu_count", "load_per_cpu", "loop_rate", "dispatch_overhead", "calibrate", "thread_scaling",
+           "gpu_copy_launch"]
 
 
 def _workers(workers) -> int:
@@ -230,3 +232,75 @@ def _gpu_figures() -> dict:
     except ImportError:
         return {"available": False, "reason": "no torch with CUDA and no cupy importable: using the presets"}
     return {"available": False, "reason": "cupy is importable but GPU timing uses torch only: using the presets"}
+
+
+def thread_scaling(counts=(1, 2, 4), *, blocks: int = 48, size: int = 160, repeat: int = 3) -> dict:
+    """Wall and CPU seconds of one fixed job, ``blocks`` FP64 products ``a @ a @ a`` of ``size`` x ``size``
+    matrices, run on a thread pool of each size in ``counts``: ``{threads: (wall_s, cpu_s)}``, the fastest of
+    ``repeat`` rounds (a burst of load slows one round, not the program). numpy releases the GIL during a
+    product and BLAS is held to one thread (threadpoolctl, where installed), so the pool's threads are the only
+    parallelism. The input of Karp-Flatt on the reader's machine (chapter 7): ``T_1 = wall_s`` of one thread;
+    ``cpu_s / wall_s`` is the parallelism the pool really got (lower than the threads when the cores are busy).
+    """
+    counts = tuple(check_int("counts", n, low=1, high=64) for n in check_sequence("counts", counts))
+    blocks = check_int("blocks", blocks, low=1, high=10_000)
+    size = check_int("size", size, low=1, high=1_000)
+    repeat = check_int("repeat", repeat, low=1, high=15)
+    mats = [np.random.default_rng(i).random((size, size)) for i in range(blocks)]
+    try:
+        from threadpoolctl import threadpool_limits
+        limit = threadpool_limits(1)        # one BLAS thread per product: the pool alone decides the parallelism
+    except ImportError:
+        limit = None
+    try:
+        out = {}
+        for n in counts:
+            best = (math.inf, math.inf)
+            with ThreadPoolExecutor(n) as pool:
+                list(pool.map(int, range(n)))             # threads started before the clock starts
+                for _ in range(repeat):
+                    wall, cpu = time.perf_counter(), time.process_time()
+                    list(pool.map(lambda a: a @ a @ a, mats))
+                    best = min(best, (time.perf_counter() - wall, time.process_time() - cpu))
+            out[n] = best
+        return out
+    finally:
+        if limit is not None:
+            limit.restore_original_limits()
+
+
+def gpu_copy_launch(*, repeat: int = 30) -> dict:
+    """This machine's CUDA GPU measured the way chapter 6 quotes the stored H200 readings: the fastest of
+    ``repeat`` pinned host-to-device copies of 4 KiB and of 64 MiB (a two-point alpha-beta fit) and of one
+    tiny kernel launched and synchronised. Returns ``{"available": True, "name", "copy_4k_s", "alpha_s",
+    "bandwidth", "launch_sync_s"}`` (seconds, bytes/s), or ``{"available": False, "reason"}`` without torch or
+    a CUDA device (the chapters then print the stored readings alone)."""
+    repeat = check_int("repeat", repeat, low=1, high=1_000)
+    try:
+        import torch
+    except ImportError:
+        return {"available": False, "reason": "torch is not installed"}
+    if not torch.cuda.is_available():
+        return {"available": False, "reason": "torch sees no CUDA device"}
+
+    def fastest(work) -> float:
+        best = math.inf
+        for _ in range(repeat):
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            work()
+            torch.cuda.synchronize()
+            best = min(best, time.perf_counter() - t)
+        return best
+
+    small, big = 4 * 2**10, 64 * 2**20
+    copies = {}
+    for n in (small, big):
+        src = torch.empty(n, dtype=torch.uint8).pin_memory()
+        dst = torch.empty(n, dtype=torch.uint8, device="cuda")
+        copies[n] = fastest(lambda dst=dst, src=src: dst.copy_(src, non_blocking=True))
+    bandwidth = (big - small) / (copies[big] - copies[small])
+    x = torch.zeros(1, device="cuda")
+    return {"available": True, "name": torch.cuda.get_device_name(0), "copy_4k_s": copies[small],
+            "alpha_s": copies[small] - small / bandwidth, "bandwidth": bandwidth,
+            "launch_sync_s": fastest(lambda: x.add_(1.0))}

@@ -106,8 +106,37 @@ def test_the_chapters_ring_function_is_the_library_formula():
         assert t == pytest.approx(C.ring_allreduce_time(n, 1e9, 10e9, 1e-4))
 
 
+def test_at_the_books_alpha_the_serial_part_and_the_bandwidth_term_cap_the_speed_up():
+    # 6.7: "在真实的每步延迟下，两种算法在 1024 张卡时只差约 3%，都比 Amdahl 的预测低两成多";
+    # "天花板从 100 压到了 76 左右"; "环形算法的峰值要到一千五百张卡左右……递归减半加倍在图里一直在涨"
+    step = dict(compute_time=64.0, grad_bytes=1e9, bandwidth=10e9, latency=C.NETWORK_STEP_LATENCY)
+    assert C.NETWORK_STEP_LATENCY == 14e-6 and C.NVLINK_STEP_LATENCY == 3.4e-6       # NCCL tuning.cc
+    n = np.arange(1, 2 ** 16 + 1)
+    ring = C.speedup_with_allreduce(0.99, n, **step)
+    tree = C.speedup_with_allreduce(0.99, n, **step, algorithm="halving_doubling")
+    ceiling = 64 / (64 * 0.01 + 2 * 1e9 / 10e9)                                       # 76.2, by hand
+    assert ceiling == pytest.approx(76.19, abs=0.01)
+    assert 1.02 < tree[1023] / ring[1023] < 1.04
+    assert max(ring[1023], tree[1023]) < 0.8 * F.amdahl(0.99, 1024)
+    assert n[np.argmax(ring)] == round(math.sqrt((63.36 - 0.2) / (2 * 14e-6)))          # 1,502
+    powers = tree[[2 ** k - 1 for k in range(17)]]       # steps are counted to the next power of two
+    assert np.all(np.diff(powers) > 0) and tree[-1] < ceiling                            # still rising
+    # "一千到四千张卡之间，两条都离点线不远（差一成半以内）"
+    assert np.all(ring[1023:4096] > 0.85 * ceiling) and np.all(tree[1023:4096] > 0.85 * ceiling)
+
+
+def test_overlap_at_the_books_alpha():
+    # 6.6: compute-bound close to 64x; comm-bound "不到 5 倍"; 8 devices "只比 64 张卡低一成以内"
+    from hetlab.models.training import data_parallel_step
+    kw = dict(grad_size=1.0, bandwidth=10.0, latency=C.NETWORK_STEP_LATENCY, overlap=0.8, backward_share=2 / 3)
+    fast, slow = (c / data_parallel_step(c, 64, **kw) for c in (64.0, 1.0))
+    few = 1.0 / data_parallel_step(1.0, 8, **kw)
+    assert 60 < fast < 64 and 4 < slow < 5 and 0.9 * slow < few < slow
+
+
 def test_the_peak_depends_on_the_algorithm():
-    # "环形算法……峰值在一两百张卡；对数增长的算法把峰值推到两万张卡附近"; 1024 devices: about 22x vs 69x
+    # the exaggerated alpha = 1 ms: "环形在 178 张卡就见顶"; halving-doubling about 22,000 (16,384 among powers of
+    # two); 1024 devices: about 22x vs 69x, "三倍多"
     step = dict(compute_time=64.0, grad_bytes=1e9, bandwidth=10e9, latency=1e-3)
     n = np.arange(1, 2 ** 16 + 1)
     ring = C.speedup_with_allreduce(0.99, n, **step)

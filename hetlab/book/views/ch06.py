@@ -12,8 +12,8 @@ from hetlab.models.training import data_parallel_step
 from hetlab.widgets import Explorer, dropdown, int_slider, slider
 
 __all__ = ['amdahl_explorer', 'barrier_explorer', 'lock_explorer', 'comm_peak_explorer', 'comm_peak_figure',
-           'decimal_log_ticks', 'pipeline_figure', 'barrier_figure', 'lock_figure', 'ring_figure',
-           'overlap_figure']
+           'alpha_label', 'bandwidth_ceiling', 'decimal_log_ticks', 'pipeline_figure', 'barrier_figure',
+           'lock_figure', 'ring_figure', 'overlap_figure']
 
 #: The all-reduce algorithms as the chapter names them (communication.ALLREDUCE_ALGORITHMS keys).
 ALGORITHMS = {"ring": ("环形", "ring"), "halving_doubling": ("递归减半加倍", "halving-doubling")}
@@ -112,36 +112,71 @@ def _algo(name: str) -> str:
     return P.label(*ALGORITHMS[name])
 
 
+def alpha_label(alpha: float) -> str:
+    """A per-step latency in seconds as the chapter writes it: "14 µs", "1 ms"."""
+    return f"{alpha * 1e6:g} µs" if alpha < 1e-3 else f"{alpha * 1e3:g} ms"
+
+
+def _exaggerated(alpha: float) -> bool:
+    """True for a per-step latency well above NCCL's network figure (kept only to show the latency term)."""
+    return alpha > 5 * C.NETWORK_STEP_LATENCY
+
+
+def bandwidth_ceiling(p: float) -> float:
+    """The speed-up that the serial part and the all-reduce's bandwidth term allow with any number of devices
+    and no latency: ``C / (C (1 - p) + 2 G / B)`` with :data:`STEP`'s numbers."""
+    c = STEP["compute_time"]
+    return c / (c * (1 - p) + 2 * STEP["grad_bytes"] / STEP["bandwidth"])
+
+
 def _peak_curves(ax, p: float, curves) -> list[tuple[str, int, float]]:
-    """Plain Amdahl and, for each ``(algorithm, latency_s)``, Amdahl + that all-reduce, peaks marked.
+    """Plain Amdahl, the ceiling of the serial part plus the bandwidth term, and, for each ``(algorithm,
+    latency_s)``, Amdahl + that all-reduce with its peak marked (dashed when the latency is exaggerated).
     Returns ``(algorithm, peak N, peak S)`` per curve."""
     n = np.arange(1, 2 ** 16 + 1)
     ax.plot(n, F.amdahl(p, n), color="0.5", ls="--", label=P.label(f"Amdahl，p = {p:g}（不计通信）",
                                                                   f"Amdahl, p = {p:g} (no communication)"))
+    top = bandwidth_ceiling(p)
+    ax.axhline(top, color="0.3", ls=":", lw=1,
+               label=P.label(f"串行部分 + 带宽项给的上限 {top:.0f}", f"serial part + bandwidth term: {top:.0f}"))
+    colours = {"ring": "#4C72B0", "halving_doubling": "#C44E52"}
     peaks = []
     for algorithm, alpha in curves:
         s = C.speedup_with_allreduce(p, n, **STEP, latency=alpha, algorithm=algorithm)
         best = int(n[np.argmax(s)])
-        line, = ax.plot(n, s, label=P.label(f"+ {_algo(algorithm)}全归约，α = {alpha * 1e3:g} ms：峰值在 N = {best:,}",
-                                            f"+ {_algo(algorithm)} all-reduce, alpha = {alpha * 1e3:g} ms: "
-                                            f"peak at N = {best:,}"))
-        ax.plot([best], [s.max()], "o", color=line.get_color())
+        loud = _exaggerated(alpha)
+        tag = P.label("（故意放大）", " (exaggerated)") if loud else ""
+        where = (P.label(f"峰值 N = {best:,}", f"peak N = {best:,}") if best < n[-1]
+                 else P.label("图内无峰值", "no peak in range"))
+        line, = ax.plot(n, s, color=colours[algorithm], ls="-." if loud else "-", lw=1.1 if loud else 1.6,
+                        alpha=0.75 if loud else 1.0,
+                        label=P.label(f"+ {_algo(algorithm)}，α = {alpha_label(alpha)}{tag}：{where}",
+                                      f"+ {_algo(algorithm)}, alpha = {alpha_label(alpha)}{tag}: {where}"))
+        if best < n[-1]:
+            ax.plot([best], [s.max()], "o", color=line.get_color())
         peaks.append((algorithm, best, float(s.max())))
     return peaks
 
 
-def comm_peak_figure(p: float = 0.99, curves=(("ring", 1e-3), ("ring", 1e-2), ("halving_doubling", 1e-3)), ax=None):
+#: Figure 6-7's curves: the book's per-step latency (NCCL, across nodes) and 1 ms, exaggerated to show the term.
+PEAK_CURVES = (("ring", C.NETWORK_STEP_LATENCY), ("halving_doubling", C.NETWORK_STEP_LATENCY),
+               ("ring", 1e-3), ("halving_doubling", 1e-3))
+
+
+def comm_peak_figure(p: float = 0.99, curves=PEAK_CURVES, ax=None):
     """Plain Amdahl against Amdahl + an all-reduce (C = 64 s, 1 GB, 10 GB/s) for each ``(algorithm, latency in
-    seconds)`` of ``curves``, each curve's peak marked; 1 to 65,536 devices."""
-    ax = P.new_axes(ax, figsize=(7.5, 4))
+    seconds)`` of ``curves``, each curve's peak marked, with the ceiling of the serial part and the bandwidth
+    term; 1 to 65,536 devices. Latencies far above NCCL's are drawn dash-dotted and labelled exaggerated."""
+    ax = P.new_axes(ax, figsize=(7.5, 5.2))
     _peak_curves(ax, p, curves)
-    _speedup_axes(ax, P.label("把全归约放进 Amdahl：峰值的位置取决于全归约算法",
-                              "Amdahl with the all-reduce: where it peaks depends on the algorithm"))
+    _speedup_axes(ax, P.label("把全归约放进 Amdahl：真实的 α 与放大的 α",
+                              "Amdahl with the all-reduce: realistic and exaggerated alpha"))
     return ax
 
 
 def _speedup_axes(ax, title: str) -> None:
-    """Log-log speed-up axes of the all-reduce figures (static and widget): 1-65,536 devices, S up to 128."""
+    """Log-log speed-up axes of the all-reduce figures (static and widget): 1-65,536 devices, S up to 128;
+    the legend below the axes, clear of the curves."""
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.set_ylim(1, 128)
@@ -151,28 +186,38 @@ def _speedup_axes(ax, title: str) -> None:
     ax.set_xlabel(P.label("设备数 N", "devices N"))
     ax.set_ylabel(P.label("加速比 S", "speed-up S"))
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7.5, loc="upper left")
+    ax.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
+
+
+#: The widget's per-step latencies: NCCL's NVLink and network figures, their neighbours, and exaggerated ones.
+ALPHAS_US = (3.4, 5.0, 14.0, 20.0, 100.0, 1000.0, 10000.0)
 
 
 def comm_peak_explorer() -> Explorer:
     """Amdahl with an all-reduce in the step time (:mod:`hetlab.communication`) against plain Amdahl, with the
-    peak device count marked; controls for p, the per-step latency alpha and the all-reduce algorithm."""
-    def draw(ax, p: float, latency_ms: float, algorithm: str) -> str:
-        alpha = latency_ms * 1e-3
+    peak device count marked; controls for p, the per-step latency alpha (in µs, default the book's
+    :data:`~hetlab.communication.NETWORK_STEP_LATENCY`) and the all-reduce algorithm."""
+    def draw(ax, p: float, latency_us: float, algorithm: str) -> str:
+        alpha = latency_us * 1e-6
         (_, best, top), = _peak_curves(ax, p, [(algorithm, alpha)])
-        _speedup_axes(ax, P.label(f"C = 64 s，梯度 1 GB，带宽 10 GB/s，{_algo(algorithm)}，α = {latency_ms:g} ms",
-                                  f"C = 64 s, 1 GB, 10 GB/s, {_algo(algorithm)}, alpha = {latency_ms:g} ms"))
+        _speedup_axes(ax, P.label(f"C = 64 s，梯度 1 GB，带宽 10 GB/s，{_algo(algorithm)}，α = {alpha_label(alpha)}",
+                                  f"C = 64 s, 1 GB, 10 GB/s, {_algo(algorithm)}, alpha = {alpha_label(alpha)}"))
         formula = C.peak_devices(p, **STEP, latency=alpha, algorithm=algorithm)
         at_1024 = C.speedup_with_allreduce(p, 1024, **STEP, latency=alpha, algorithm=algorithm)
-        return (f"峰值在 N = {best:,}（连续公式 {formula:,.1f}），加速比 {top:.2f}；"
-                f"N = 1024 时 {at_1024:.2f}，Amdahl 给 {F.amdahl(p, 1024):.2f}")
+        where = (f"峰值在 N = {best:,}（连续公式 {formula:,.1f}）" if best < 2 ** 16
+                 else f"到 65,536 张卡仍未见顶（连续公式 {formula:,.0f}）")
+        return (f"{where}，{best:,} 张卡时加速比 {top:.2f}；N = 1024 时 {at_1024:.2f}，"
+                f"Amdahl 给 {F.amdahl(p, 1024):.2f}，串行部分 + 带宽项的上限 {bandwidth_ceiling(p):.1f}")
 
-    alphas = [(f"{a:g}", a) for a in (0.1, 0.3, 1.0, 3.0, 10.0)]
+    def name(us: float) -> str:
+        note = {3.4: "（NVLink）", 14.0: "（跨节点，本书取值）"}.get(us, "（放大）" if us > 70 else "")
+        return alpha_label(us * 1e-6) + note
+
     return Explorer(draw, {"p": slider("可并行比例 p", 0.9, 0.999, 0.001, 0.99, fmt=".3f"),
-                           "latency_ms": dropdown("每步延迟 α（ms）", alphas, 1.0),
+                           "latency_us": dropdown("每步延迟 α", [(name(a), a) for a in ALPHAS_US], 14.0),
                            "algorithm": dropdown("全归约算法", [(zh, k) for k, (zh, _) in ALGORITHMS.items()],
                                                  "ring")},
-                    figsize=(7.5, 4))
+                    figsize=(7.5, 5.2))
 
 
 def pipeline_figure(batches: int = 4, copy: float = 0.7e-3, compute: float = 2e-3, ax=None):
@@ -316,20 +361,22 @@ def ring_figure(n: int = 4):
     return fig
 
 
-def overlap_figure(n_devices: int = 64, overlap: float = 0.8, backward_share: float = 2 / 3, computes=(64.0, 1.0)):
+def overlap_figure(n_devices: int = 64, overlap: float = 0.8, backward_share: float = 2 / 3, computes=(64.0, 1.0),
+                   latency: float = C.NETWORK_STEP_LATENCY):
     """One data-parallel step per one-device compute time ``C`` of ``computes`` (1 GB of gradients, 10 GB/s,
-    0.1 ms per ring step): the compute row (forward, then backward) and the all-reduce row, whose hidden part
-    ``min(o T_comm, beta C / N)`` runs under the end of the backward pass and whose rest sticks out after it."""
+    ``latency`` per ring step, the book's 14 µs by default): the compute row (forward, then backward) and the
+    all-reduce row, whose hidden part ``min(o T_comm, beta C / N)`` runs under the end of the backward pass and
+    whose rest sticks out after it. One legend under both panels, clear of the bars."""
     import matplotlib.pyplot as plt
     P.use_cjk_font()
-    comm = C.ring_allreduce_time(n_devices, 1.0, 10.0, 1e-4)
-    fig, axes = plt.subplots(1, len(computes), figsize=(9, 2.5), layout="constrained")
+    comm = C.ring_allreduce_time(n_devices, 1.0, 10.0, latency)
+    fig, axes = plt.subplots(1, len(computes), figsize=(9, 2.8), layout="constrained")
     for ax, c in zip(np.atleast_1d(axes), computes):
         local = c / n_devices
         forward, backward = (1 - backward_share) * local, backward_share * local
         hidden = min(overlap * comm, backward)
         start = forward + backward - hidden
-        step = data_parallel_step(c, n_devices, grad_size=1.0, bandwidth=10.0, latency=1e-4, overlap=overlap,
+        step = data_parallel_step(c, n_devices, grad_size=1.0, bandwidth=10.0, latency=latency, overlap=overlap,
                                   backward_share=backward_share)
         ax.barh(1, forward, color="#8FAADC", label=P.label("前向", "forward"))
         ax.barh(1, backward, left=forward, color="#4C72B0", label=P.label("反向", "backward"))
@@ -342,7 +389,8 @@ def overlap_figure(n_devices: int = 64, overlap: float = 0.8, backward_share: fl
         kind = P.label("计算受限", "compute-bound") if backward >= overlap * comm else P.label("通信受限", "comm-bound")
         ax.set_title(P.label(f"{kind}：C = {c:g} s，每步 {step:.3f} s", f"{kind}: C = {c:g} s, step {step:.3f} s"),
                      fontsize=9)
-    np.atleast_1d(axes)[-1].legend(fontsize=7, loc="lower right", ncol=2)
+    fig.legend(*np.atleast_1d(axes)[-1].get_legend_handles_labels(), fontsize=7.5, loc="outside lower center",
+               ncol=4, frameon=False)
     return fig
 
 

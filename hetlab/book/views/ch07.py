@@ -19,8 +19,11 @@ __all__ = ['efficiency_explorer', 'metrics_explorer', 'imbalance_explorer', 'thr
            'isoefficiency_figure', 'isoefficiency_explorer']
 
 #: Chapter 7's data-parallel overhead model (chapter 6's numbers): a serial 0.64 s per step that does not shrink
-#: with N, 1 GB of gradients over 10 GB/s links, 1 ms per all-reduce step.
-ISO = {"t_serial": 0.64, "grad_bytes": 1e9, "bandwidth": 10e9, "latency": 1e-3}
+#: with N, 1 GB of gradients over 10 GB/s links, the book's per-step latency across nodes (NCCL's ring/Simple,
+#: 14 us, :data:`hetlab.communication.NETWORK_STEP_LATENCY`).
+ISO = {"t_serial": 0.64, "grad_bytes": 1e9, "bandwidth": 10e9, "latency": C.NETWORK_STEP_LATENCY}
+#: A per-step latency about 70 times NCCL's, kept only to make the ring's N^2 term visible within 1024 devices.
+EXAGGERATED_LATENCY = 1e-3
 #: The overhead models of the isoefficiency figure: key -> (Chinese label, English label).
 ISO_MODELS = {"serial": ("只有固定串行时间", "fixed serial time only"),
               "ring": ("+ 环形全归约", "+ ring all-reduce"),
@@ -231,64 +234,91 @@ def latency_figure(utilisations=(0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9), seeds: int
     return ax
 
 
-def isoefficiency_overhead(n_devices, model: str = "ring"):
+def isoefficiency_overhead(n_devices, model: str = "ring", latency: float = ISO["latency"]):
     """Total overhead ``T_o(N) = N T_N - T_1 = (N - 1) t_s + N T_allreduce(N)`` of the data-parallel step
-    ``T_N = t_s + (T_1 - t_s) / N + T_allreduce(N)`` with :data:`ISO`'s numbers (``model="serial"``: no
-    all-reduce)."""
+    ``T_N = t_s + (T_1 - t_s) / N + T_allreduce(N)`` with :data:`ISO`'s numbers and ``latency`` seconds per
+    all-reduce step (``model="serial"``: no all-reduce)."""
     n = np.asarray(n_devices, dtype=float)
     serial = (n - 1.0) * ISO["t_serial"]
     if model == "serial":
         return serial
-    allreduce = C.ALLREDUCE_ALGORITHMS[model](n, ISO["grad_bytes"], ISO["bandwidth"], ISO["latency"])
+    allreduce = C.ALLREDUCE_ALGORITHMS[model](n, ISO["grad_bytes"], ISO["bandwidth"], latency)
     return serial + n * allreduce
 
 
-def _iso_curves(ax, efficiency: float, models) -> dict[str, np.ndarray]:
-    n = np.unique(np.round(np.geomspace(1, 1024, 120)))
+def _alpha(latency: float) -> str:
+    return f"{latency * 1e6:g} µs" if latency < 1e-3 else f"{latency * 1e3:g} ms"
+
+
+def _iso_label(model: str, latency: float) -> str:
+    zh, en = ISO_MODELS[model]
+    if model == "serial":
+        return P.label(zh, en)
+    loud = latency > 5 * C.NETWORK_STEP_LATENCY
+    return P.label(f"{zh}，α = {_alpha(latency)}" + ("（故意放大）" if loud else ""),
+                   f"{en}, alpha = {_alpha(latency)}" + (" (exaggerated)" if loud else ""))
+
+
+def _iso_curves(ax, efficiency: float, curves, n_max: int = 2 ** 16) -> dict:
+    """T_1 that holds ``efficiency`` against N for each ``(model, latency)`` of ``curves``, with the reference
+    slopes T_1 ~ N (through the first curve's last point) and T_1 ~ N^2 (through the steepest one's)."""
+    n = np.unique(np.round(np.geomspace(1, n_max, 160)))
     out = {}
-    for model in models:
-        w = F.isoefficiency_work(efficiency, isoefficiency_overhead(n, model))
-        ax.plot(n[1:], w[1:], label=P.label(*ISO_MODELS[model]))
-        out[model] = w
-    # reference slopes through the last point of the first curve (W ~ N) and of the steepest one (W ~ N^2)
+    for model, latency in curves:
+        w = F.isoefficiency_work(efficiency, isoefficiency_overhead(n, model, latency))
+        loud = model != "serial" and latency > 5 * C.NETWORK_STEP_LATENCY
+        ax.plot(n[1:], w[1:], ls="-." if loud else "-", label=_iso_label(model, latency))
+        out[(model, latency)] = w
     first, steep = out[next(iter(out))], max(out.values(), key=lambda w: w[-1])
     ax.plot(n[1:], first[-1] * n[1:] / n[-1], color="0.6", ls=":", lw=1,
-            label=P.label("参照斜率：W ∝ N", "reference: W ~ N"))
+            label=P.label("参照斜率：$T_1 \\propto N$", "reference: $T_1 \\propto N$"))
     ax.plot(n[1:], steep[-1] * (n[1:] / n[-1]) ** 2, color="0.6", ls="--", lw=1,
-            label=P.label("参照斜率：W ∝ N²", "reference: W ~ N^2"))
+            label=P.label("参照斜率：$T_1 \\propto N^2$", "reference: $T_1 \\propto N^2$"))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xticks([2, 4, 16, 64, 256, 1024], ["2", "4", "16", "64", "256", "1024"])
+    ticks = [t for t in (2, 16, 64, 256, 1024, 4096, 16384, 65536) if t <= n_max]
+    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.tick_params(axis="x", labelsize=8)
     ax.set_ylim(1, None)
     ax.set_xlabel(P.label("设备数 N", "devices N"))
-    ax.set_ylabel(P.label("需要的单卡工作量 W（s）", "work W needed (s)"))
+    ax.set_ylabel(P.label("保持效率所需的工作量 $T_1$（单卡串行时间，s）", "work $T_1$ needed (one-device time, s)"),
+                  fontsize=9)
     ax.legend(fontsize=7.5, loc="upper left")
     return out
 
 
+#: Figure 7-5's curves: (overhead model, per-step latency in seconds).
+ISO_CURVES = (("serial", ISO["latency"]), ("ring", ISO["latency"]), ("halving_doubling", ISO["latency"]),
+              ("ring", EXAGGERATED_LATENCY))
+
+
 def isoefficiency_figure(efficiency: float = 0.8, ax=None):
-    """The work ``W = E/(1-E) T_o(N)`` that holds ``efficiency`` for each overhead model of :data:`ISO_MODELS`,
-    against N (log-log), with reference slopes N and N^2."""
-    ax = P.new_axes(ax, figsize=(7, 3.8))
-    _iso_curves(ax, efficiency, ISO_MODELS)
+    """The work ``T_1 = E/(1-E) T_o(N)`` that holds ``efficiency`` for each curve of :data:`ISO_CURVES`
+    against N up to 65,536 (log-log), with reference slopes N and N^2."""
+    ax = P.new_axes(ax, figsize=(7, 4.6))
+    _iso_curves(ax, efficiency, ISO_CURVES)
     ax.set_title(P.label(f"等效率：保持 E = {efficiency:g} 需要多少工作量",
                          f"isoefficiency: work to hold E = {efficiency:g}"), fontsize=10)
     return ax
 
 
 def isoefficiency_explorer() -> Explorer:
-    """Work needed to hold an efficiency against N, for one overhead model; readout at 64 and 1024 devices."""
-    def draw(ax, efficiency: float, model: str) -> str:
-        _iso_curves(ax, efficiency, [model])
+    """Work T_1 needed to hold an efficiency against N, for one overhead model and per-step latency; readout at
+    64 and 1024 devices."""
+    def draw(ax, efficiency: float, model: str, latency_us: float) -> str:
+        latency = latency_us * 1e-6
+        _iso_curves(ax, efficiency, [(model, latency)])
         ax.set_title(P.label(f"保持 E = {efficiency:.2f}：{ISO_MODELS[model][0]}",
                              f"hold E = {efficiency:.2f}: {ISO_MODELS[model][1]}"), fontsize=10)
-        w64, w1024 = F.isoefficiency_work(efficiency, isoefficiency_overhead([64, 1024], model))
-        return (f"64 台需要 W = {w64:,.0f} s，1024 台需要 W = {w1024:,.0f} s："
+        w64, w1024 = F.isoefficiency_work(efficiency, isoefficiency_overhead([64, 1024], model, latency))
+        return (f"64 台需要 T₁ = {w64:,.0f} s，1024 台需要 T₁ = {w1024:,.0f} s："
                 f"设备数 ×16，工作量 ×{w1024 / w64:.1f}")
 
+    latencies = [("14 µs（跨节点，本书取值）", ISO["latency"] * 1e6), ("1 ms（故意放大）", EXAGGERATED_LATENCY * 1e6)]
     return Explorer(draw, {"efficiency": slider("目标效率 E", 0.5, 0.95, 0.05, 0.8),
-                           "model": dropdown("开销模型", [(zh, k) for k, (zh, _) in ISO_MODELS.items()], "ring")},
-                    figsize=(7, 3.6))
+                           "model": dropdown("开销模型", [(zh, k) for k, (zh, _) in ISO_MODELS.items()], "ring"),
+                           "latency_us": dropdown("每步延迟 α", latencies, ISO["latency"] * 1e6)},
+                    figsize=(7, 4.0))
 
 
 #: (chapter, factory) for each widget of this module.

@@ -52,3 +52,71 @@ def test_calibration_is_cached_per_machine_and_names_its_blas_threads(tmp_path, 
     assert first["gpu"]["available"] in (True, False)
     assert first["blas_threads"] is None or first["blas_threads"] >= 1
     assert measure.calibrate() == first                 # read back from the cache
+
+
+def test_thread_scaling_times_the_same_job_on_each_pool_size():
+    out = measure.thread_scaling((1, 2), blocks=4, size=16, repeat=2)
+    assert sorted(out) == [1, 2]
+    assert all(wall > 0 and cpu >= 0 for wall, cpu in out.values())
+    with pytest.raises(ValueError, match="counts"):
+        measure.thread_scaling((0, 2))
+    with pytest.raises(TypeError, match="blocks"):
+        measure.thread_scaling((1,), blocks=2.5)
+
+
+class _FakeClock:
+    """A perf_counter that only moves when the fake GPU works: copies cost 5 us + bytes / 50 GB/s, a launch
+    with its synchronise 10 us (the numbers the fit must give back)."""
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+    def process_time(self):
+        return self.now
+
+
+def _fake_torch(clock):
+    import types
+
+    class Tensor:
+        def __init__(self, n):
+            self.n = n
+
+        def pin_memory(self):
+            return self
+
+        def copy_(self, src, non_blocking=False):
+            clock.now += 5e-6 + src.n / 50e9
+            return self
+
+        def add_(self, value):
+            clock.now += 10e-6
+            return self
+
+    cuda = types.SimpleNamespace(is_available=lambda: True, synchronize=lambda: None,
+                                 get_device_name=lambda i=0: "Fake GPU")
+    return types.SimpleNamespace(cuda=cuda, uint8="uint8", empty=lambda n, **kw: Tensor(n),
+                                 zeros=lambda n, **kw: Tensor(n))
+
+
+def test_gpu_copy_launch_fits_alpha_and_bandwidth_from_two_copies(monkeypatch):
+    import sys
+    import types
+    clock = _FakeClock()
+    monkeypatch.setitem(sys.modules, "torch", _fake_torch(clock))
+    monkeypatch.setattr(measure, "time", types.SimpleNamespace(perf_counter=clock.perf_counter))
+    got = measure.gpu_copy_launch(repeat=3)
+    assert got["available"] and got["name"] == "Fake GPU"
+    assert got["bandwidth"] == pytest.approx(50e9) and got["alpha_s"] == pytest.approx(5e-6)
+    assert got["copy_4k_s"] == pytest.approx(5e-6 + 4096 / 50e9)
+    assert got["launch_sync_s"] == pytest.approx(10e-6)
+
+
+def test_gpu_copy_launch_says_why_it_cannot_measure(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "torch", None)          # import torch raises ImportError
+    assert measure.gpu_copy_launch() == {"available": False, "reason": "torch is not installed"}
+    with pytest.raises(ValueError, match="repeat"):
+        measure.gpu_copy_launch(repeat=0)
