@@ -30,8 +30,10 @@ def test_every_binder_pin_is_a_constraints_pin_and_the_language_pack_is_there():
     assert set(binder) <= set(pins.constraints().values())
     names = {pins.canonical(line.split("==")[0]) for line in binder}
     assert {"jupyterlab", "jupyterlab-language-pack-zh-cn", "ipywidgets", "matplotlib", "numpy"} <= names
-    assert json.loads((ROOT / "binder" / "overrides.json").read_text(encoding="utf-8")) == {
-        "@jupyterlab/translation-extension:plugin": {"locale": "zh_CN"}}
+    overrides = json.loads((ROOT / "binder" / "overrides.json").read_text(encoding="utf-8"))
+    assert overrides["@jupyterlab/translation-extension:plugin"] == {"locale": "zh_CN"}
+    # No "Jupyter news" prompt and no update check: both would ask another host (issue 18 item 9).
+    assert overrides["@jupyterlab/apputils-extension:notification"] == {"fetchNews": "false", "checkForUpdates": False}
 
 
 @pytest.mark.binder
