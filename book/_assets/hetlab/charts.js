@@ -118,6 +118,10 @@
                     fill: b.textColor || "#fff"}, body, b.text);
       }
     }
+    for (const n of spec.notes || []) {     // a grey note just right of (x, y), e.g. after a bar
+      el("text", {x: px(n.x) + 6, y: py(n.y) + 4, class: "hetlab-chart-note", style: "fill:#777;font-size:11px"}, svg,
+         n.text);
+    }
     for (const l of spec.vlines || []) {
       el("line", {x1: px(l.x), x2: px(l.x), y1: top, y2: top + plotHeight, stroke: l.color || "currentColor",
                   "stroke-dasharray": l.dash, "stroke-width": l.width || 1.2}, body);
