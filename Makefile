@@ -16,12 +16,14 @@ STAMP := $(VENV)/.installed
 .PHONY: lab test venv lint bench bench-saga-venv clean system-deps chapters site pdf test-lib test-binder pins
 
 # Re-installs whenever pyproject.toml, constraints.txt or the Lab settings change (a fresh clone has no stamp).
-$(STAMP): pyproject.toml constraints.txt binder/overrides.json
+$(STAMP): pyproject.toml constraints.txt binder/overrides.json $(wildcard binder/learner/*.json binder/learner/*/*.json)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) -e ".[book,site,test]"
 	@# JupyterLab's default settings for this environment: the interface in Chinese (as on Binder).
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	@# The learners' Jupyter config folder, a copy: Jupyter writes into its config folder, never into the repository.
+	rm -rf $(VENV)/learner-config && cp -r binder/learner $(VENV)/learner-config
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -30,9 +32,10 @@ system-deps:
 	@bash scripts/system-deps.sh
 
 # The learners' JupyterLab: the venv also holds nbgrader (make test needs it), whose English menu, Validate button
-# and side tab are instructor tools; binder/learner switches them off. Lab settings and workspaces stay in ~/.jupyter.
+# and side tab are instructor tools; binder/learner (copied into the venv) switches them off. Lab settings and
+# workspaces stay in ~/.jupyter.
 lab: system-deps venv
-	JUPYTER_CONFIG_DIR="$(CURDIR)/binder/learner" \
+	JUPYTER_CONFIG_DIR="$(CURDIR)/$(VENV)/learner-config" \
 	JUPYTERLAB_SETTINGS_DIR="$${JUPYTERLAB_SETTINGS_DIR:-$$HOME/.jupyter/lab/user-settings}" \
 	JUPYTERLAB_WORKSPACES_DIR="$${JUPYTERLAB_WORKSPACES_DIR:-$$HOME/.jupyter/lab/workspaces}" \
 	$(VENV)/bin/jupyter lab chapters/01-visual-demo.ipynb $(if $(filter 0,$(shell id -u)),--allow-root,)
