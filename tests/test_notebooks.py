@@ -85,7 +85,9 @@ def test_no_cell_downloads_and_cells_stay_thin(path):
         source = INSTALL_GUARD.sub("", cell.source, count=1) if k == 0 else cell.source
         assert not re.search(r"https?://|urllib|requests\.|urlopen|wget|curl ", source), cell.source[:60]
         lines = [line for line in source.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-        assert len(lines) <= 16, f"cell too long for a chapter ({len(lines)} lines): {cell.source[:60]}"
+        # An algorithm shown in the open (issue 17: a short function over plain data) may take up to 25 lines.
+        limit = 25 if re.search(r"^def \w+\(", source, re.M) else 16
+        assert len(lines) <= limit, f"cell too long for a chapter ({len(lines)} lines): {cell.source[:60]}"
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
