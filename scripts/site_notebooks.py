@@ -168,6 +168,15 @@ def transform(nb: dict, context: PageContext) -> dict:
                 report["widgets"].append((name, mode))
             outputs.append({"output_type": "display_data", "metadata": {}, "data": {"text/html": block}})
         cell["outputs"] = outputs
+        images = [o for o in outputs if "image/png" in o.get("data", {})]
+        others = [o for o in outputs if o not in images and o.get("output_type") != "stream"]
+        if images and others:
+            # MyST-NB captions every rich output of a figure cell: a table displayed beside the figure would carry
+            # the figure's caption (and number) too. The figure moves to a cell of its own whose code is hidden.
+            cells.append({**cell, "outputs": [o for o in outputs if o not in images]})
+            cell = {**cell, "id": f"{cell.get('id', len(cells))}-figure"[:64], "outputs": images,
+                    "metadata": {**cell.get("metadata", {}),
+                                 "tags": [*cell.get("metadata", {}).get("tags", []), "remove-input"]}}
         _caption_metadata(cell, context, section)
         cells.append(cell)
     metadata = {k: v for k, v in nb.get("metadata", {}).items() if k != "widgets"}
