@@ -107,6 +107,7 @@ class Explorer:
     controls: name -> widget; the names are ``draw``'s keyword arguments.
     figsize, subplots: the figure's size in inches and its ``(rows, cols)`` grid.
     play: name of an integer slider to drive with a Play button (animations).
+    play_label: the Play button's text (the book passes its own language's word).
     clear: clear the axes before each draw (default). With ``clear=False`` the draw function
         keeps its artists and updates them in place (set_data, set_text), which skips rebuilding
         ticks and lines: the fastest redraw.
@@ -116,7 +117,7 @@ class Explorer:
 
     def __init__(self, draw: Callable[..., str | None], controls: Mapping[str, Any], *, figsize=(8, 3.5),
                  subplots: tuple[int, int] | None = None, play: str | None = None, interval: int = 400,
-                 dpi: int = 80, fast: bool = True, clear: bool = True):
+                 play_label: str = "Play", dpi: int = 80, fast: bool = True, clear: bool = True):
         from collections.abc import Mapping
 
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -157,6 +158,7 @@ class Explorer:
         FigureCanvasAgg(self.figure)
         self.axes = self.figure.subplots(*subplots) if subplots else self.figure.subplots()
         self.play = play
+        self.play_label = check_str("play_label", play_label)
         self.interval = interval
         self.fast = fast
         self.clear = clear
@@ -235,7 +237,7 @@ class Explorer:
             if self.play:
                 target = self.controls[self.play]
                 button = w.Play(min=target.min, max=target.max, step=target.step, interval=self.interval,
-                                value=target.value, description="播放")
+                                value=target.value, description=self.play_label)
                 w.jslink((button, "value"), (target, "value"))
                 top = [button] + top
             rows = [w.HBox(top[k:k + 2]) for k in range(0, len(top), 2)]

@@ -49,3 +49,13 @@ def test_controls_refuse_bad_ranges_by_name():
         int_slider("n", 1, 9, 10)
     with pytest.raises(ValueError, match="value must be one of the options"):
         dropdown("x", ["a", "b"], "c")
+
+
+def test_the_play_button_drives_its_slider_and_carries_the_callers_label():
+    explorer, _ = _explorer(play="n", play_label="播放")
+    play = explorer.widget.children[0].children[0]
+    assert type(play).__name__ == "Play" and play.description == "播放"
+    assert (play.min, play.max, play.value) == (1, 9, 3)
+    assert _explorer(play="n")[0].widget.children[0].children[0].description == "Play"
+    with pytest.raises(TypeError, match="play_label must be a string, got int 3"):
+        _explorer(play="n", play_label=3)
