@@ -125,7 +125,7 @@ def orchestration_explorer() -> Explorer:
 
     return Explorer(draw, {"step": int_slider("已派出的菜", 0, n, n),
                            "policy": dropdown("调度策略", options, "article_demo")},
-                    play="step", figsize=(8, 2.8), clear=False)
+                    play="step", play_label="播放", figsize=(8, 2.8), clear=False)
 
 
 class Player:
