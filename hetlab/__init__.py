@@ -8,9 +8,10 @@ Where things live (concepts first, the textbook last; nothing outside ``book`` i
   forms with data movement (ring all-reduce, Amdahl + all-reduce, offload break-even); ``metrics`` speed-up and
   efficiency against a named baseline on mixed devices, device sweeps, batching latency;
 - ``models/`` analytic models and simulations, one topic each (granularity, hardware and roofline, dynamics and
-  dispatch cost, host overheads, sync, pipelines, training, serving, queueing); ``workloads/`` the book's task sets, operator
-  graphs, workflows, request streams, tiled Cholesky; ``real/`` runs and timings on this machine (CPU pools,
-  Dask; ``real.hybrid`` runs a Schedule on CPU threads plus a CUDA GPU) and the stored readings of other machines;
+  dispatch cost, host overheads, sync, pipelines, training, serving, queueing); ``workloads/`` the book's task
+  sets, operator graphs, workflows, request streams, tiled Cholesky; ``real/`` runs and timings on this machine
+  (CPU pools, Dask; ``real.hybrid`` runs a Schedule on CPU threads plus a CUDA GPU) and the stored readings of
+  other machines;
 - ``plotting``, ``widgets`` figures and sliders; ``book/`` chapter views, readings (the sentences a run prints),
   quizzes, progress, the student edition and the command line.
 
