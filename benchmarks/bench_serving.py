@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import best_of  # noqa: E402
 
 from hetlab.models import serving as SV  # noqa: E402
+from hetlab.workloads.requests import bursty_requests  # noqa: E402
 
 
 def bare_token_loop(arrivals, output) -> int:
@@ -46,7 +47,7 @@ def bare_request_loop(arrivals) -> int:
 
 
 def main(rate: float = 60.0, gpus: int = 8) -> dict:
-    w = SV.workload(rate, 100_000 / (rate * 1.9), burst_share=0.1, seed=0)   # ~1.9x the calm rate on average
+    w = bursty_requests(rate, 100_000 / (rate * 1.9), burst_share=0.1, seed=0)   # ~1.9x the calm rate on average
     n = len(w)
     results = {}
     for policy in SV.POLICIES:

@@ -16,17 +16,22 @@ takes the oldest request of the longest other queue), then generates ``output`` 
   while the prefill computes, so an iteration takes the longer of memory and compute time);
 - **request-level batching** (``policy="static"``; with ``max_wait > 0`` it is dynamic batching): a free GPU
   takes up to ``max_batch`` queued requests, prefills them together and decodes until the longest is done; no
-  request joins or leaves in between and all return at the end (Yu et al. 2022, Orca, section 2);
+  request joins or leaves in between and all return at the end (Yu et al. 2022, Orca, section 2), so a
+  request's first token reaches its user with the whole batch (``first_token == finish``);
 - **iteration-level (continuous) batching** (``policy="continuous"``, Orca, OSDI 2022; vLLM, Kwon et al.,
-  SOSP 2023): after every iteration finished sequences leave and queued ones join (their prefill rides in the
-  next iteration), so no slot idles while requests wait;
+  SOSP 2023): every iteration first admits queued requests while the batch and the KV cache have room, then
+  runs one step for every running sequence (a joiner's prefill rides in it and yields its first token, which is
+  streamed to the user at once), then retires the sequences that produced their last token;
 - **KV cache**: each running sequence reserves ``prompt + output`` tokens of a GPU's ``kv_capacity`` (as Orca
   does; vLLM's paging reserves on demand, which admits more): memory bounds the running batch.
 
 Reports TTFT, time per output token (TPOT), request latency percentiles, tokens/s, the GPUs' busy share and
-the useful share (busy time spent on real sequences rather than on the padding slots of request-level
-batches). Between events the batch is fixed, so the simulation jumps over runs of identical decode iterations
-instead of stepping through them: its cost grows with the number of requests, not of tokens.
+the time-average number of requests on the GPUs (with :attr:`ServingResult.admitted`, Little's law
+``L = lambda W`` can be checked). :func:`throughput_bound` is the most output tokens per second continuous
+batching can deliver, the yardstick for utilisation (busy share cannot be one: a decode iteration of one
+sequence keeps a GPU as busy as one of ``max_batch``). Between events the batch is fixed, so the simulation
+jumps over runs of identical decode iterations instead of stepping through them: its cost grows with the
+number of requests, not of tokens.
 
 :func:`kv_cache_bytes` sizes the KV cache of a model (what ``kv_capacity`` counts in tokens). Request streams
 to feed the simulation are in :mod:`hetlab.workloads.requests`.
@@ -40,23 +45,21 @@ True
 """
 from __future__ import annotations
 
-import heapq
-import math
-from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 
 from hetlab._validate import as_float_array, check_bool, check_choice, check_int, check_nonnegative, check_positive
+from hetlab.models._serving_loop import Simulator, preprocess
 
-__all__ = ["simulate", "ServingResult", "POLICIES", "DISPATCH", "ITERATION_COSTS", "kv_cache_bytes"]
+__all__ = ["simulate", "ServingResult", "POLICIES", "DISPATCH", "ITERATION_COSTS", "kv_cache_bytes",
+           "throughput_bound"]
 
 POLICIES = ("static", "continuous")
 DISPATCH = ("round_robin", "least_loaded")
 ITERATION_COSTS = ("sum", "max")   # how an iteration combines weight-read time and prefill compute time
 _MAX_REQUESTS = 10 ** 7
 _MAX_TOKENS = 10 ** 7
-
 
 
 def kv_cache_bytes(*, layers: int, kv_heads: int, head_dim: int, tokens: int = 1, batch: int = 1,
@@ -80,20 +83,49 @@ def kv_cache_bytes(*, layers: int, kv_heads: int, head_dim: int, tokens: int = 1
     width = check_positive("bytes_per_value", bytes_per_value, high=8.0)
     return 2.0 * n_layers * heads * dim * width * n_tokens * n_seq
 
+
+def throughput_bound(*, max_batch: int, step_base: float, step_per_sequence: float, prefill_per_token: float,
+                     prompt_per_output: float = 0.0, gpus: int = 1) -> float:
+    """Output tokens per second that continuous batching delivers at most (``cost="sum"``).
+
+    At saturation every GPU runs ``B = max_batch`` sequences, and each iteration yields one token for each
+    of them; over a long run the prompts to prefill add ``prompt_per_output`` (mean prompt over mean output
+    length, ``P / O``) prompt tokens per output token. So ``B`` output tokens cost
+    ``step_base + step_per_sequence B + prefill_per_token (P / O) B`` seconds:
+
+        bound = gpus * B / (step_base + step_per_sequence * B + prefill_per_token * (P / O) * B).
+
+    By Little's law (``L = lambda W``, Little 1961) the same number follows from the running requests:
+    ``L = gpus * B`` requests each stay ``O`` iterations, so they finish at ``lambda = L / (O t_iter)`` per
+    second and yield ``lambda O`` tokens per second. A KV cache that holds fewer than ``B`` requests lowers it.
+
+    >>> throughput_bound(max_batch=32, step_base=0.02, step_per_sequence=0.0, prefill_per_token=0.0)
+    1600.0
+    """
+    b = check_int("max_batch", max_batch, low=1, high=100_000)
+    base = check_positive("step_base", step_base, high=3600.0)
+    per_seq = check_nonnegative("step_per_sequence", step_per_sequence, high=3600.0)
+    per_tok = check_nonnegative("prefill_per_token", prefill_per_token, high=3600.0)
+    ratio = check_nonnegative("prompt_per_output", prompt_per_output, high=1e7)
+    n_gpu = check_int("gpus", gpus, low=1, high=4096)
+    return n_gpu * b / (base + per_seq * b + per_tok * ratio * b)
+
+
 @dataclass(frozen=True)
 class ServingResult:
-    """Per-request times (s) and per-GPU busy/useful time of a :func:`simulate` run."""
+    """Per-request times (s) and per-GPU busy time of a :func:`simulate` run."""
 
     policy: str
     arrivals: np.ndarray
     ready: np.ndarray          # pre-processing done, request enters a GPU queue
-    first_token: np.ndarray
+    admitted: np.ndarray       # the request joins a running batch: its prefill iteration starts
+    prefilled: np.ndarray      # its prefill iteration ends: the first token is computed
+    first_token: np.ndarray    # the user receives the first token (streamed, or with the whole batch)
     finish: np.ndarray
     gpu_of: np.ndarray
     prompt: np.ndarray
     output: np.ndarray
     busy: np.ndarray           # per GPU: seconds running iterations
-    useful: np.ndarray         # per GPU: busy seconds weighted by the share of slots holding a real sequence
     slot_time: np.ndarray      # per GPU: sum over iterations of batch size x duration
     stolen: int                # requests a GPU took from another GPU's queue
     served: np.ndarray         # how many times each request was completed (1 for every request)
@@ -103,15 +135,17 @@ class ServingResult:
         arr = _vector("arrivals", self.arrivals, low=0.0)
         n = arr.size
         object.__setattr__(self, "arrivals", arr)
-        for name in ("ready", "first_token", "finish"):
+        for name in ("ready", "admitted", "prefilled", "first_token", "finish"):
             value = _vector(name, getattr(self, name), low=0.0, size=n)
             object.__setattr__(self, name, value)
-        if (self.ready < arr).any() or (self.first_token < self.ready).any() or (self.finish < self.first_token).any():
-            raise ValueError("arrivals, ready, first_token and finish must not decrease for any request")
+        steps = (arr, self.ready, self.admitted, self.prefilled, self.first_token, self.finish)
+        if any((later < earlier).any() for earlier, later in zip(steps, steps[1:])):
+            raise ValueError("arrivals, ready, admitted, prefilled, first_token and finish must not decrease for "
+                             "any request")
         for name in ("prompt", "output"):
             object.__setattr__(self, name, _tokens(name, getattr(self, name), n))
         busy = _vector("busy", self.busy, low=0.0)
-        for name in ("busy", "useful", "slot_time"):
+        for name in ("busy", "slot_time"):
             object.__setattr__(self, name, _vector(name, getattr(self, name), low=0.0, size=busy.size))
         gpu_of = _vector("gpu_of", self.gpu_of, low=0.0, high=busy.size - 1, size=n, integer=True)
         object.__setattr__(self, "gpu_of", gpu_of.astype(np.int64))
@@ -130,11 +164,11 @@ class ServingResult:
 
     @property
     def tpot(self) -> float:
-        """Mean time per output token after the first, over requests with more than one token."""
+        """Mean time per output token after the first was computed, over requests with more than one token."""
         many = self.output > 1
         if not many.any():
             return 0.0
-        return float(np.mean((self.finish[many] - self.first_token[many]) / (self.output[many] - 1)))
+        return float(np.mean((self.finish[many] - self.prefilled[many]) / (self.output[many] - 1)))
 
     @property
     def horizon(self) -> float:
@@ -163,9 +197,10 @@ class ServingResult:
         return float(self.busy.sum() / (self.busy.size * h)) if h > 0 else 0.0
 
     @property
-    def useful_fraction(self) -> float:
+    def mean_running(self) -> float:
+        """Time-average number of requests in the GPUs' batches over the horizon (all GPUs together)."""
         h = self.horizon
-        return float(self.useful.sum() / (self.busy.size * h)) if h > 0 else 0.0
+        return float(self.slot_time.sum() / h) if h > 0 else 0.0
 
     @property
     def mean_batch(self) -> float:
@@ -192,26 +227,6 @@ def _tokens(name: str, value, n: int) -> np.ndarray:
     if arr.shape != (n,):
         raise ValueError(f"{name} must have one entry per request (arrivals has {n}), got shape {arr.shape}")
     return arr.astype(np.int64)
-
-
-def _preprocess(arrivals: np.ndarray, cost: np.ndarray, workers: int) -> np.ndarray:
-    """FIFO multi-server queue: when each request leaves the CPU pool."""
-    if not cost.any():
-        return arrivals.copy()
-    if workers == 1:
-        # Lindley's recursion ready_i = max(a_i, ready_{i-1}) + c_i unrolled: with S_i = c_0 + ... + c_i,
-        # ready_i = S_i + max_{j <= i} (a_j - S_{j-1}), a running maximum -- vectorised.
-        total = np.cumsum(cost)
-        before = total - cost
-        return total + np.maximum.accumulate(arrivals - before)
-    heap = [0.0] * workers
-    ready = np.empty_like(arrivals)
-    for i, (a, c) in enumerate(zip(arrivals.tolist(), cost.tolist())):
-        free = heap[0]
-        done = (a if a > free else free) + c
-        heapq.heapreplace(heap, done)
-        ready[i] = done
-    return ready
 
 
 def simulate(arrivals, prompt, output, *, policy: str = "continuous", gpus: int = 1, max_batch: int = 32,
@@ -253,235 +268,15 @@ def simulate(arrivals, prompt, output, *, policy: str = "continuous", gpus: int 
                          f"got {kv_cap}")
 
     order = np.argsort(arr, kind="stable")
-    ready_sorted = _preprocess(arr[order], np.full(n, cpu), workers)
+    ready_sorted = preprocess(arr[order], np.full(n, cpu), workers)
     ready = np.empty(n)
     ready[order] = ready_sorted
     ready_order = order[np.argsort(ready_sorted, kind="stable")]   # requests in the order they reach a GPU
 
-    sim = _Simulator(ready, p_tok, o_tok, n_gpu, max_batch, wait, kv_cap, base, per_seq, per_tok,
+    sim = Simulator(ready, p_tok, o_tok, n_gpu, max_batch, wait, kv_cap, base, per_seq, per_tok,
                      dispatch, steal, policy == "continuous", cost == "max")
     sim.run(ready_order)
-    return ServingResult(policy, arr, ready, sim.first, sim.finish, sim.gpu_of, p_tok, o_tok,
-                         sim.busy, sim.useful, sim.slots, sim.stolen, sim.served)
-
-
-class _Simulator:
-    """The event loop. Events: a request becomes ready, a GPU reaches a planned iteration boundary,
-    a GPU's batching timer (request-level batching) expires. A GPU's planned boundary is cancelled
-    (by a version number) when a new request could join earlier."""
-
-    READY, BOUNDARY, TIMER, KICK = 0, 1, 2, 3   # at equal times: arrivals first, then boundaries, then starts
-
-    def __init__(self, ready, prompt, output, n_gpu, max_batch, wait, kv_cap, base, per_seq, per_tok, dispatch,
-                 steal, continuous, roofline=False):
-        self.roofline = roofline
-        self.ready_t, self.prompt, self.output = ready, prompt.tolist(), output.tolist()
-        self.need = (prompt + output).tolist()
-        self.G, self.B, self.wait, self.kv_cap = n_gpu, max_batch, wait, kv_cap
-        self.base, self.per_seq, self.per_tok = base, per_seq, per_tok
-        self.least_loaded, self.steal, self.continuous = dispatch == "least_loaded", steal, continuous
-        n = ready.size
-        self.first = np.zeros(n)
-        self.finish = np.zeros(n)
-        self.gpu_of = np.zeros(n, dtype=np.int64)
-        self.served = np.zeros(n, dtype=np.int64)
-        self.busy = np.zeros(n_gpu)
-        self.useful = np.zeros(n_gpu)
-        self.slots = np.zeros(n_gpu)
-        self.stolen = 0
-        self.queues = [deque() for _ in range(n_gpu)]
-        self.load = [0] * n_gpu            # queued + running requests, for least-loaded dispatch
-        self.running = [[] for _ in range(n_gpu)]   # heap of (finishing iteration, request)
-        self.kv = [0] * n_gpu
-        self.iters = [0] * n_gpu           # iterations completed
-        self.active = [False] * n_gpu      # an iteration run is planned
-        self.plan = [(0.0, 0.0, 0, 0)] * n_gpu   # (start, step duration, iterations, slots) of the planned run
-        self.version = [0] * n_gpu
-        self.joiners: list[list[int]] = [[] for _ in range(n_gpu)]
-        self.timer = [math.inf] * n_gpu
-        self.kicked = [False] * n_gpu
-        self.events: list = []
-        self.seq = 0
-        self.rr = 0
-
-    def push(self, t, kind, x, version=0):
-        self.seq += 1
-        heapq.heappush(self.events, (t, kind, self.seq, x, version))
-
-    def run(self, ready_order):
-        for i in ready_order.tolist():
-            self.events.append((float(self.ready_t[i]), self.READY, i, i, 0))
-        self.seq = len(self.events) + 1
-        heapq.heapify(self.events)
-        pop = heapq.heappop
-        events = self.events
-        while events:
-            t, kind, _, x, version = pop(events)
-            if kind == self.READY:
-                self.arrive(t, x)
-            elif kind == self.BOUNDARY:
-                if version == self.version[x]:
-                    self.boundary(t, x)
-            elif kind == self.KICK:
-                self.kicked[x] = False
-                if not self.active[x]:
-                    self.start(t, x)
-            elif self.timer[x] == t and not self.active[x]:
-                self.timer[x] = math.inf
-                self.start(t, x)
-
-    # -- dispatch ---------------------------------------------------------------------------------
-    def arrive(self, t, i):
-        if self.least_loaded:
-            g = min(range(self.G), key=self.load.__getitem__)
-        else:
-            g = self.rr
-            self.rr = (g + 1) % self.G
-        self.queues[g].append(i)
-        self.load[g] += 1
-        self.poke(t, g)
-        if self.steal:
-            for h in range(self.G):
-                if h != g and not self.queues[h]:
-                    self.poke(t, h)
-
-    def poke(self, t, g):
-        """A request is waiting that ``g`` could take: start ``g`` if idle (after every arrival at this
-        instant has been queued), or cut its planned run short."""
-        if not self.active[g]:
-            if not self.kicked[g]:
-                self.kicked[g] = True
-                self.push(t, self.KICK, g)
-            return
-        if not self.continuous or len(self.running[g]) >= self.B:
-            return
-        start, step, k, _ = self.plan[g]
-        j = max(1, math.ceil((t - start) / step - 1e-12))
-        if j < k:
-            self.version[g] += 1
-            self.plan[g] = (start, step, j, self.plan[g][3])
-            self.push(start + j * step, self.BOUNDARY, g, self.version[g])
-
-    def take(self, g, fits):
-        """Oldest request of ``g``'s queue, or with stealing of the longest other queue, if ``fits`` it."""
-        q = self.queues[g]
-        if not q and self.steal:
-            victim = max(range(self.G), key=lambda h: len(self.queues[h]))
-            if self.queues[victim]:
-                q = self.queues[victim]
-                if fits(q[0]):
-                    self.stolen += 1
-                    self.load[victim] -= 1
-                    self.load[g] += 1
-                    return q.popleft()
-                return None
-        if q and fits(q[0]):
-            return q.popleft()
-        return None
-
-    def iteration(self, size, prompt_tokens):
-        """Time of one iteration with ``size`` running sequences and ``prompt_tokens`` to prefill."""
-        memory = self.base + self.per_seq * size
-        compute = self.per_tok * prompt_tokens
-        return max(memory, compute) if self.roofline else memory + compute
-
-    # -- request-level batching -----------------------------------------------------------------
-    def start(self, t, g):
-        if self.continuous:
-            self.boundary(t, g, idle=True)
-            return
-        q = self.queues[g]
-        if not q and not (self.steal and any(self.queues)):
-            return
-        if q and len(q) < self.B and self.wait > 0 and t < self.ready_t[q[0]] + self.wait:
-            due = float(self.ready_t[q[0]] + self.wait)
-            if due < self.timer[g]:
-                self.timer[g] = due
-                self.push(due, self.TIMER, g)
-            return
-        batch, kv = [], 0
-        while len(batch) < self.B:
-            i = self.take(g, lambda r, kv=kv: kv + self.need[r] <= self.kv_cap)
-            if i is None:
-                break
-            batch.append(i)
-            kv += self.need[i]
-        if not batch:
-            return
-        size = len(batch)
-        outs = [self.output[i] for i in batch]
-        longest = max(outs)
-        prefill = self.iteration(size, sum(self.prompt[i] for i in batch))
-        step = self.base + self.per_seq * size
-        end = t + prefill + (longest - 1) * step
-        for i in batch:
-            self.first[i] = t + prefill
-            self.finish[i] = end      # request-level batching returns the batch together
-            self.served[i] += 1
-            self.gpu_of[i] = g
-        decode_useful = (sum(outs) - size) / (size * (longest - 1)) if longest > 1 else 1.0
-        busy = prefill + (longest - 1) * step
-        self.busy[g] += busy
-        self.useful[g] += min(busy, prefill + (longest - 1) * step * decode_useful)
-        self.slots[g] += size * busy
-        self.active[g] = True
-        self.timer[g] = math.inf
-        self.version[g] += 1
-        self.running[g] = batch
-        self.push(end, self.BOUNDARY, g, self.version[g])
-
-    # -- iteration-level (continuous) batching and the end of a static batch ------------------------
-    def boundary(self, t, g, idle=False):
-        if not self.continuous:
-            self.active[g] = False
-            self.load[g] -= len(self.running[g])
-            self.running[g] = []
-            self.start(t, g)
-            return
-        run = self.running[g]
-        if not idle and self.active[g]:
-            start, step, k, size = self.plan[g]
-            self.iters[g] += k
-            self.busy[g] += k * step
-            self.useful[g] += k * step
-            self.slots[g] += k * step * size
-            for i in self.joiners[g]:
-                self.first[i] = start + step    # a joiner's prefill iteration yields its first token
-            self.joiners[g] = []
-            now = self.iters[g]
-            while run and run[0][0] <= now:
-                _, i = heapq.heappop(run)
-                self.finish[i] = t
-                self.served[i] += 1
-                self.kv[g] -= self.need[i]
-                self.load[g] -= 1
-        elif self.active[g]:
-            return                              # mid-run: poke() handles early joins
-        joined = []
-        while len(run) + len(joined) < self.B:
-            kv = self.kv[g]
-            i = self.take(g, lambda r, kv=kv: kv + self.need[r] <= self.kv_cap)
-            if i is None:
-                break
-            self.kv[g] += self.need[i]
-            joined.append(i)
-        now = self.iters[g]
-        for i in joined:
-            self.gpu_of[i] = g
-            # it yields token 1 in the next iteration (now + 1) and its last in iteration now + output
-            heapq.heappush(run, (now + self.output[i], i))
-        if not run:
-            self.active[g] = False
-            return
-        size = len(run)
-        if joined:
-            step = self.iteration(size, sum(self.prompt[i] for i in joined))
-            k = 1
-        else:
-            step = self.base + self.per_seq * size
-            k = run[0][0] - now
-        self.joiners[g] = joined
-        self.active[g] = True
-        self.plan[g] = (t, step, k, size)
-        self.version[g] += 1
-        self.push(t + k * step, self.BOUNDARY, g, self.version[g])
+    admitted, prefilled, finish = np.array(sim.admitted), np.array(sim.prefilled), np.array(sim.finish)
+    first = finish.copy() if policy == "static" else prefilled      # request-level: results return together
+    return ServingResult(policy, arr, ready, admitted, prefilled, first, finish, np.array(sim.gpu_of), p_tok,
+                         o_tok, np.array(sim.busy), np.array(sim.slots), sim.stolen, np.array(sim.served))

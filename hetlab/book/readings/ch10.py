@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hetlab._validate import check_instance
+from hetlab._validate import check_instance, check_positive
 from hetlab.models.serving import ServingResult
 from hetlab.models.training import TrainingStep
 
@@ -31,11 +31,23 @@ def training_summary(step: TrainingStep) -> str:
     return f"{head}：不可行——" + "；".join(reasons[x] for x in step.limits)
 
 
-def serving_summary(result: ServingResult) -> str:
-    """One line: latency percentiles, time to first token, time per output token, throughput and GPU shares."""
+def serving_summary(result: ServingResult, bound: float | None = None) -> str:
+    """One line: time to first token, latency percentiles, time per output token, throughput (with ``bound``,
+    as a share of :func:`hetlab.models.serving.throughput_bound`), the GPUs' busy share and the mean batch.
+
+    >>> from hetlab.models.serving import simulate
+    >>> line = serving_summary(simulate([0.0], [100], [10], step_base=0.02, step_per_sequence=0.0,
+    ...                                 prefill_per_token=0.0), bound=1600.0)
+    >>> for part in line.split("，每词元"):      # the line in two halves, to fit the page
+    ...     print(part)
+    连续批处理：首字延迟 P99 20 ms，延迟 P50 200 ms、P99 200 ms
+     20.0 ms，50 词元/秒（吞吐上限的 3%），GPU 忙碌 100%，平均批 1.0
+    """
     check_instance("result", result, ServingResult)
     r = result
-    return (f"{POLICY_NAMES[r.policy]}：P50 {r.p50 * 1e3:.0f} ms，P99 {r.p99 * 1e3:.0f} ms，"
-            f"首字延迟 P99 {np.percentile(r.ttft, 99) * 1e3:.0f} ms，每词元 {r.tpot * 1e3:.1f} ms，"
-            f"{r.tokens_per_s:.0f} 词元/秒，GPU 忙碌 {r.busy_fraction:.0%}，有效 {r.useful_fraction:.0%}，"
-            f"平均批 {r.mean_batch:.1f}")
+    share = ""
+    if bound is not None:
+        share = f"（吞吐上限的 {r.tokens_per_s / check_positive('bound', bound):.0%}）"
+    return (f"{POLICY_NAMES[r.policy]}：首字延迟 P99 {np.percentile(r.ttft, 99) * 1e3:.0f} ms，"
+            f"延迟 P50 {r.p50 * 1e3:.0f} ms、P99 {r.p99 * 1e3:.0f} ms，每词元 {r.tpot * 1e3:.1f} ms，"
+            f"{r.tokens_per_s:.0f} 词元/秒{share}，GPU 忙碌 {r.busy_fraction:.0%}，平均批 {r.mean_batch:.1f}")

@@ -19,7 +19,8 @@ from hetlab.workloads.requests import RequestStream, bursty_requests
 
 __all__ = ['training_explorer', 'serving_explorer', 'phone_explorer', 'serving_workload', 'gpu_npu_split',
            'TRAINING_CASE', 'SERVING', 'SPLIT', 'SPLIT_CUT', 'FRAMES', 'PLACEMENTS', 'clamp_micro_batches', 'COSTS',
-           'GPU_COSTS', 'SERVING_MODEL', 'training_figure', 'serving_figure', 'phone_figure', 'POLICY_COLOURS']
+           'GPU_COSTS', 'SERVING_MODEL', 'training_figure', 'serving_figure', 'phone_figure', 'POLICY_COLOURS',
+           'SEED', 'SEEDS', 'capacity', 'ttft_p99_over_seeds', 'load_sweep', 'load_figure', 'LOAD_RATES']
 
 #: The seed's training case: a 70B LLaMA-shaped model (80 layers, hidden 8192, 64 heads; Touvron et al. 2023)
 #: on 512 A100 80 GB (NVIDIA datasheet: 312 TFLOP/s BF16 dense), 1024 sequences of 2048 tokens per step.
@@ -74,7 +75,7 @@ def training_explorer() -> Explorer:
         ax.set_xscale("log", base=2)
         ax.set_ylim(0, 512)
         ax.set_xlabel(P.label("微批次数 m（每个数据并行副本）", "micro-batches m per replica"))
-        ax.set_ylabel(P.label("相对假想单卡（50% 峰值）的加速", "speed-up over a hypothetical GPU at 50% of peak"))
+        ax.set_ylabel(P.label("加速比（相对假想单卡）", "speed-up over a hypothetical GPU"))
         ax.set_title(P.label(f"70B，512 张 A100：DP {dp} × TP {tp} × PP {pp}，{recompute}",
                              f"70B on 512 A100: DP {dp} x TP {tp} x PP {pp}, {_RECOMPUTE[recompute]}"))
         ax.legend(fontsize=8, loc="upper left")
@@ -89,10 +90,37 @@ def training_explorer() -> Explorer:
                     figsize=(7, 3.2))
 
 
-@lru_cache(maxsize=32)
-def serving_workload(rate: int, seed: int = 0) -> RequestStream:
+#: The draw of the burst scenario the chapter shows: of 20 draws (:data:`SEEDS`) at 3 requests per second, this
+#: one's TTFT P99 under both policies sits at the median (tests/chapters/test_ch10_claims.py checks it).
+SEED = 15
+#: The draws over which the chapter states its serving claims.
+SEEDS = tuple(range(20))
+
+
+@lru_cache(maxsize=64)
+def serving_workload(rate: int, seed: int = SEED) -> RequestStream:
     """Ten minutes of bursty requests: bursts at 10x the calm rate, 10% of the time, 2 s on average."""
     return bursty_requests(rate, 600.0, burst_factor=10.0, burst_share=0.1, mean_burst=2.0, seed=seed)
+
+
+def capacity(workload: RequestStream, max_batch: int = 32) -> float:
+    """Output tokens per second the scenario's GPUs deliver at most with continuous batching on ``workload``
+    (:func:`hetlab.models.serving.throughput_bound` with the workload's prompt-to-output ratio)."""
+    costs = {k: v for k, v in GPU_COSTS.items() if k != "kv_capacity"}
+    return SV.throughput_bound(max_batch=max_batch, gpus=SERVING["gpus"],
+                               prompt_per_output=float(workload.prompt.sum() / workload.output.sum()), **costs)
+
+
+def ttft_p99_over_seeds(rate: int = 3, seeds=SEEDS, policies=SV.POLICIES, **overrides) -> dict[str, np.ndarray]:
+    """TTFT P99 (ms) of each policy on each draw of the burst scenario, ``{"static": [...], "continuous": [...]}``;
+    ``overrides`` replace entries of :data:`SERVING` (or add ``cost``)."""
+    out: dict[str, list[float]] = {p: [] for p in policies}
+    for seed in seeds:
+        w = serving_workload(rate, seed)
+        for policy in policies:
+            r = SV.simulate(w.arrivals, w.prompt, w.output, policy=policy, **{**SERVING, **overrides})
+            out[policy].append(float(np.percentile(r.ttft, 99)) * 1e3)
+    return {p: np.array(v) for p, v in out.items()}
 
 
 #: One colour code for the serving figure and widget: red = request-level, blue = continuous batching
@@ -112,7 +140,7 @@ def _serving_curves(rate: int, policy: str, max_batch: int, steal: bool) -> tupl
     ttft, latency = np.quantile(r.ttft, _SHARE) * 1e3, np.quantile(r.latency, _SHARE) * 1e3
     for curve in (ttft, latency):
         curve.setflags(write=False)
-    return len(w), ttft, latency, readings.serving_summary(r) + f"，窃取 {r.stolen} 次"
+    return len(w), ttft, latency, readings.serving_summary(r, capacity(w, max_batch)) + f"，窃取 {r.stolen} 次"
 
 
 def _latency_cdf_axes(ax, *, longest_ms: float, legend: bool = True) -> None:
@@ -225,11 +253,17 @@ def phone_explorer() -> Explorer:
                            "pipelined": checkbox("连续 10 帧流水", False)}, figsize=(8, 2.6))
 
 
-def training_figure(tp: int = 1, pp: int = 16, recompute: str = "选择性重计算"):
-    """Static copy of the training widget's figure (speed-up against m) for one TP x PP."""
+def training_figure(tp: int = 8, pp: int = 16, recompute: str = "选择性重计算", micro_batches: int | None = None):
+    """Static copy of the training widget's figure (speed-up against m) for one TP x PP; the circled point is
+    ``micro_batches``, by default the fastest feasible one."""
     e = training_explorer()
+    if micro_batches is None:
+        dp = TRAINING_CASE["devices"] // (tp * pp)
+        runs = [T.step_time(**TRAINING_CASE, dp=dp, tp=tp, pp=pp, micro_batches=m, recompute=_RECOMPUTE[recompute])
+                for m in T.micro_batch_options(TRAINING_CASE["global_batch"], dp)]
+        micro_batches = max((r for r in runs if r.feasible), key=lambda r: r.speedup, default=runs[-1]).micro_batches
     ax = P.new_axes(figsize=(7, 3.2))
-    e.draw(ax, **dict(e.values, tp=tp, pp=pp, recompute=recompute))
+    e.draw(ax, **dict(e.values, tp=tp, pp=pp, recompute=recompute, micro_batches=micro_batches))
     return ax.figure
 
 
@@ -247,6 +281,64 @@ def serving_figure(rate: int = 3):
                          f"{requests} requests, 10x bursts, 4 GPUs: latency CDF"))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     return ax.figure
+
+
+#: Offered loads (requests per second, Poisson) of the load sweep, and its horizon and steady-state window (s).
+LOAD_RATES = (4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 48)
+_LOAD_HORIZON, _LOAD_WINDOW = 90.0, (15.0, 90.0)
+_OUTPUT_MEAN = 100.0        # bursty_requests' mean output length (tokens)
+
+
+@lru_cache(maxsize=4)
+def load_sweep(seed: int = 1) -> dict[str, np.ndarray]:
+    """Steady load at each of :data:`LOAD_RATES` for 90 s (prompt and output lengths as in the burst scenario):
+    per policy, the output tokens per second of the requests finishing between 15 s and 90 s (the steady state,
+    without the start and the drain) and the TTFT P99 (ms); ``"bound"`` is :func:`capacity` of each load."""
+    out: dict[str, list[float]] = {"rate": [], "bound": []}
+    lo, hi = _LOAD_WINDOW
+    for rate in LOAD_RATES:
+        w = bursty_requests(rate, _LOAD_HORIZON, burst_share=0.0, seed=seed)
+        out["rate"].append(rate)
+        out["bound"].append(capacity(w))
+        for policy in SV.POLICIES:
+            r = SV.simulate(w.arrivals, w.prompt, w.output, policy=policy, **SERVING)
+            steady = (r.finish >= lo) & (r.finish < hi)
+            out.setdefault(f"{policy}_tokens", []).append(float(r.output[steady].sum() / (hi - lo)))
+            out.setdefault(f"{policy}_ttft", []).append(float(np.percentile(r.ttft, 99)) * 1e3)
+    result = {k: np.array(v) for k, v in out.items()}
+    # the knee: the bound in requests per second (tokens per second over the mean output length)
+    result["knee"] = np.array(float(np.mean(result["bound"])) / _OUTPUT_MEAN)
+    return result
+
+
+def load_figure(seed: int = 1):
+    """Throughput (left) and TTFT P99 (right) against a steady offered load, request-level vs continuous batching,
+    with the throughput bound."""
+    import matplotlib.pyplot as plt
+
+    P.use_cjk_font()
+    sweep = load_sweep(seed)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
+    for policy, zh in [("static", "请求级批处理"), ("continuous", "连续批处理")]:
+        colour = POLICY_COLOURS[policy]
+        left.plot(sweep["rate"], sweep[f"{policy}_tokens"], "o-", color=colour, label=P.label(zh, policy))
+        right.plot(sweep["rate"], sweep[f"{policy}_ttft"], "o-", color=colour, label=P.label(zh, policy))
+    left.plot(sweep["rate"], sweep["bound"], ls="--", color="0.3", label=P.label("吞吐上限", "throughput bound"))
+    for ax in (left, right):
+        ax.axvline(float(sweep["knee"]), color="0.6", ls="-.", lw=1,
+                   label=P.label(f"上限 ÷ 平均输出 ≈ {float(sweep['knee']):.0f} 请求/秒", "bound / mean output"))
+    left.set_xlabel(P.label("到达率（请求/秒）", "offered load (requests/s)"))
+    left.set_ylabel(P.label("稳态吞吐（词元/秒）", "steady throughput (tokens/s)"))
+    left.set_ylim(0, 4000)
+    left.legend(fontsize=8, loc="lower right")
+    left.set_title(P.label("吞吐：连续批处理贴着上限饱和", "throughput"), fontsize=10)
+    right.axhline(200, color="0.3", ls=":", lw=1, label="200 ms")
+    right.set_yscale("log")
+    right.set_xlabel(P.label("到达率（请求/秒）", "offered load (requests/s)"))
+    right.set_ylabel(P.label("首字延迟 P99（毫秒，对数轴）", "TTFT P99 (ms, log)"))
+    right.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0.0, 0.22))
+    right.set_title(P.label("首字延迟：过了拐点就排队", "time to first token"), fontsize=10)
+    return fig
 
 
 def _frame_blocks(schedule, gap: float = 0.05):

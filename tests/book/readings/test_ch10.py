@@ -15,6 +15,15 @@ def test_serving_summary_names_the_policy_and_quotes_the_result():
         readings.serving_summary("P99")
 
 
+def test_serving_summary_gives_throughput_as_a_share_of_the_bound():
+    # one request of 10 tokens at 20 ms per iteration: 50 tokens/s, a quarter of a 200 tokens/s bound
+    r = SV.simulate([0.0], [10], [10], step_base=0.02, step_per_sequence=0.0, prefill_per_token=0.0)
+    assert "50 词元/秒（吞吐上限的 25%）" in readings.serving_summary(r, bound=200.0)
+    assert "吞吐上限" not in readings.serving_summary(r)
+    with pytest.raises(ValueError, match="bound"):
+        readings.serving_summary(r, bound=0.0)
+
+
 def _case(**kw):
     args = dict(devices=512, dp=32, tp=1, pp=16, global_batch=1024, micro_batches=32, sequence=2048, layers=80,
                 hidden=8192, heads=64)

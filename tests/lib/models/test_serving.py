@@ -26,7 +26,10 @@ def test_one_request_at_a_time_has_the_closed_form_latency(policy):
     expected = 0.003 + 5e-5 * prompt + output * (0.02 + 2e-4)
     assert np.allclose(r.latency, expected)
     assert r.latency[0] == pytest.approx(0.003 + 0.823)
-    assert np.allclose(r.ttft, 0.003 + 0.02 + 2e-4 + 5e-5 * prompt)
+    assert np.allclose(r.admitted, r.arrivals + 0.003)
+    assert np.allclose(r.prefilled - r.arrivals, 0.003 + 0.02 + 2e-4 + 5e-5 * prompt)
+    # continuous batching streams the first token; request-level batching returns the whole answer at the end
+    assert np.allclose(r.ttft, r.prefilled - r.arrivals if policy == "continuous" else r.latency)
     assert r.tpot == pytest.approx(0.0202)
 
 
@@ -51,8 +54,13 @@ def test_properties(w, policy, gpus, max_batch, steal, dispatch, wait, kv):
     assert ((r.gpu_of >= 0) & (r.gpu_of < gpus)).all()
     assert (r.latency >= _minimum_latency(prompt, output) - 1e-9).all()   # cannot beat running alone
     assert (r.ready >= r.arrivals + 0.001 - 1e-12).all() and (r.first_token >= r.ready).all()
-    assert (r.finish >= r.first_token).all()
-    assert 0 <= r.useful_fraction <= r.busy_fraction + 1e-12 <= 1 + 1e-9
+    assert (r.finish >= r.first_token).all() and (r.first_token >= r.prefilled).all()
+    assert (r.admitted >= r.ready).all() and (r.prefilled > r.admitted).all()
+    assert np.array_equal(r.first_token, r.finish if policy == "static" else r.prefilled)
+    assert 0 <= r.busy_fraction <= 1 + 1e-9
+    # Little's law as a sample path: the GPUs' batch-size x time integral equals the requests' time in batches
+    # (request-level batches hold finished requests until the batch ends, and finish is that end)
+    assert r.slot_time.sum() == pytest.approx(np.sum(r.finish - r.admitted), rel=1e-9, abs=1e-12)
     again = SV.simulate(arrivals, prompt, output, **kwargs)
     assert np.array_equal(again.finish, r.finish) and np.array_equal(again.gpu_of, r.gpu_of)   # deterministic
 
@@ -71,10 +79,10 @@ def test_continuous_batching_lets_short_requests_leave_early():
     args = ([0.0, 0.0], [10, 10], [100, 2])
     static = SV.simulate(*args, policy="static", max_batch=2, **COST)
     cont = SV.simulate(*args, policy="continuous", max_batch=2, **COST)
-    assert static.finish[1] == static.finish[0]
+    assert static.finish[1] == static.finish[0] and static.ttft[1] == static.latency[1]
     assert cont.finish[1] < cont.finish[0] / 10
-    # padding: the short request's slot idles for 98 of the 99 decode iterations
-    assert static.useful_fraction < static.busy_fraction and cont.useful_fraction == cont.busy_fraction
+    # both hold the GPU for the long request's 100 iterations: the same busy time, the same tokens
+    assert static.busy.sum() == pytest.approx(cont.busy.sum(), rel=0.01)
 
 
 def test_continuous_batching_beats_request_level_under_a_burst():
@@ -99,8 +107,8 @@ def test_stealing_rescues_a_skewed_round_robin():
 def test_dynamic_batching_waits_to_fill_a_batch():
     # two requests 10 ms apart: with max_wait 50 ms they share one batch starting when the second arrives
     r = SV.simulate([0.0, 0.01], [10, 10], [5, 5], policy="static", max_batch=2, max_wait=0.05, **COST)
-    assert r.finish[0] == r.finish[1]
-    assert r.ttft[1] == pytest.approx(0.02 + 2 * 2e-4 + 5e-5 * 20)
+    assert r.finish[0] == r.finish[1] and np.array_equal(r.admitted, [0.01, 0.01])
+    assert r.prefilled[1] - r.arrivals[1] == pytest.approx(0.02 + 2 * 2e-4 + 5e-5 * 20)
 
 
 def test_cpu_preprocessing_is_a_fifo_queue():
@@ -195,3 +203,24 @@ def test_kv_cache_bytes_rejects_bad_sizes(kwargs, match):
     args = {"layers": 2, "kv_heads": 2, "head_dim": 4, **kwargs}
     with pytest.raises((ValueError, TypeError), match=match):
         SV.kv_cache_bytes(**args)
+
+
+def test_throughput_bound_by_hand():
+    # 4 GPUs, 32 sequences each: 32 tokens per iteration of 20 ms + 32 x 0.2 ms, plus two prompt tokens to
+    # prefill per output token at 0.05 ms: 128 / (0.02 + 0.0064 + 0.0032) = 4324.3 tokens/s
+    bound = SV.throughput_bound(max_batch=32, gpus=4, prompt_per_output=2.0, **COST)
+    assert bound == pytest.approx(128 / 0.0296)
+    with pytest.raises(ValueError, match="prompt_per_output"):
+        SV.throughput_bound(max_batch=32, prompt_per_output=-1.0, **COST)
+
+
+def test_saturated_continuous_batching_reaches_the_throughput_bound():
+    # outputs of 50-150 tokens (mean 100, spread so that finishes do not come in cohorts), prompts twice as long,
+    # arriving at 100 per second, above the ~43 per second 4 GPUs can finish: in the steady state (finishing
+    # between 20 s and 50 s) output tokens flow at the bound, within 0.5%
+    i = np.arange(6000)
+    output = 50 + (37 * i) % 101
+    r = SV.simulate(i * 0.01, 2 * output, output, gpus=4, max_batch=32, **COST)
+    window = (r.finish >= 20.0) & (r.finish < 50.0)
+    bound = SV.throughput_bound(max_batch=32, gpus=4, prompt_per_output=2.0, **COST)
+    assert r.output[window].sum() / 30.0 == pytest.approx(bound, rel=0.005)
