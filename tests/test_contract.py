@@ -72,6 +72,8 @@ SIDE_EFFECTS = {
     "workflow": "workloads.workflows.workflow: an unstored instance imports wfcommons (seconds) and reseeds the global "
                 "generators; see tests/lib/workloads/test_workflows.py",
     "TorchCUDA": "real.hybrid.TorchCUDA needs torch with a CUDA device; tests/lib/real/test_hybrid.py drives it",
+    "TorchCPU": "real.hybrid.TorchCPU needs torch and sets its process-wide thread count; "
+                "tests/lib/real/test_hybrid.py drives it with a stand-in torch",
 }
 #: A public function whose name says it writes, or with one of these parameters, must be listed above (or in
 #: WRITERS_DRIVEN, when it only writes where it is told): the sweep refuses to call an unlisted writer.
@@ -329,6 +331,8 @@ OVERRIDES.update({
         **{k: v() for k, v in _SERVING.items()})},
     "book.readings.ch04.u_sweep_lines": {"sweep": lambda: _sweep_reading(), "round_trip": 3e-5},
     "models.granularity.halo_ratio": {"n": 1024, "pieces": 16},
+    "book.readings.ch09.balance_reading": {"tasks": 20, "spread": 1.0,
+                                           "rows": lambda: [("分块", 0.431, 9.39), ("LPT", 0.018, 6.68)]},
     "models.training.memory_per_device": {"params": 1e9, "layers": 8, "hidden": 1024, "sequence": 512, "heads": 16},
     "models.training.step_time": _TRAINING,
     "models.training.TrainingStep": _fields_of(lambda: _mod("models.training").step_time(**_TRAINING)),

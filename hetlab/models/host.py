@@ -8,7 +8,9 @@ resource and returns the predicted execution as a :class:`~hetlab.schedule.Sched
 Each task, on the thread of its device, does in turn:
 
 1. for each input made on a device of the other kind (CPU <-> accelerator), one host visit, then the copy
-   (the transfer time of the plan's devices) without the host;
+   (the transfer time of the plan's devices) without the host; on an accelerator, the same for each input that
+   is still in host memory when the task runs (``host_inputs``: e.g. a matrix tile no task has written yet, copied
+   by the first accelerator task that reads it), the copy taking the accelerator's link latency;
 2. a dispatch visit to the host, holding it for ``hold_s``;
 3. its work without the host: a CPU tile computes for its one-thread time times ``slowdown(k)``, where ``k``
    counts the CPU tiles computing at that moment, itself included (shared caches and memory bandwidth); an
@@ -180,16 +182,47 @@ def _queues(plan: Schedule) -> list[list[int]]:
     return queues
 
 
-def simulate_host(plan: Schedule, profile: HostProfile) -> Schedule:
+def _check_host_inputs(host_inputs, graph) -> list[int]:
+    """``host_inputs`` as a count per task index (tasks not named read nothing from host memory)."""
+    counts = [0] * len(graph.tasks)
+    if host_inputs is None:
+        return counts
+    if not isinstance(host_inputs, Mapping):
+        raise TypeError(f"host_inputs must map task names to how many of their inputs start in host memory, "
+                        f"got {describe(host_inputs)}")
+    index = {t.name: k for k, t in enumerate(graph.tasks)}
+    for name, count in host_inputs.items():
+        if name not in index:
+            raise ValueError(f"host_inputs must name tasks of the plan's graph, got {describe(name)}")
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+            raise ValueError(f"host_inputs[{name!r}] must be a whole number of inputs >= 0, got {describe(count)}")
+        counts[index[name]] = int(count)
+    return counts
+
+
+def simulate_host(plan: Schedule, profile: HostProfile, *, host_inputs: Mapping[str, int] | None = None) -> Schedule:
     """Run ``plan`` (which device runs each task, and in what order) with the host as a shared resource.
+
+    ``host_inputs`` maps a task's name to how many of its inputs are in host memory when it runs (none if not
+    named): on an accelerator each is copied first (a host visit, then the accelerator's link latency without the
+    host); on a CPU it is already there.
 
     Returns the predicted execution: a task starts at its dispatch visit and ends after its completion visit.
     ``info`` holds ``plan_makespan``, ``host_visits``, ``handoffs`` (visits that had to wake a sleeping
     thread) and ``host_wait_s`` (time threads spent waiting for the host, summed).
+
+    >>> from hetlab.devices import Device, Link
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> gpu = Device("GPU", "GPU", link=Link(latency=3.0))
+    >>> graph = TaskGraph([Task("t", times={"GPU": 10.0})], [])
+    >>> plan = Schedule(graph, [gpu], [0], [0.0], [10.0])
+    >>> simulate_host(plan, HostProfile("p", hold_s=1.0, handoff_s=0.0), host_inputs={"t": 2}).makespan  # 2 x (1 + 3)
+    18.0
     """
     check_instance("plan", plan, Schedule)
     check_instance("profile", profile, HostProfile)
     g, devices = plan.graph, plan.devices
+    from_host = _check_host_inputs(host_inputs, g)
     n, m = len(g.tasks), len(devices)
     if n == 0:
         return plan
@@ -215,6 +248,8 @@ def simulate_host(plan: Schedule, profile: HostProfile) -> Schedule:
     def phases(i: int, j: int) -> list[tuple[str, Any]]:
         """(kind, seconds) of the work without the host, ("host", purpose) for each visit."""
         out: list[tuple[str, Any]] = []
+        if accel[j]:
+            out += [("host", "copy"), ("copy", devices[j].link.latency)] * from_host[i]
         for p, data in zip(g.preds[i], g.pred_data[i]):
             if accel[device_of[p]] != accel[j]:
                 out += [("host", "copy"), ("copy", float(latency[device_of[p], j] + data * inverse[device_of[p], j]))]

@@ -9,7 +9,9 @@ Gantt chart sits beside the plan's and beside :func:`~hetlab.models.host.simulat
 A device's work goes through a backend:
 
 - :class:`NumpyCPU`: numpy in the worker's thread (set one BLAS thread per worker, e.g. with threadpoolctl,
-  to measure one core per worker);
+  to measure one core per worker); its TRSM is a blocked triangular solve (matrix products around small solves);
+- :class:`TorchCPU`: PyTorch on the CPU with one intra-op thread, as the CPU tiles of the stored H200 readings
+  ``h200-2026-12-04`` ran (torch's triangular solve, Cholesky and matrix product), when torch is installed;
 - :class:`TorchCUDA`: PyTorch on a CUDA device, when torch with CUDA is installed (``pip install hetlab[gpu]``);
   nothing else in hetlab needs torch;
 - :class:`StandInGPU`: numpy plus an injected launch cost, for tests and machines without a GPU: each kernel
@@ -42,10 +44,13 @@ from hetlab._validate import check_bool, check_choice, check_instance, check_int
 from hetlab.devices import Device
 from hetlab.schedule import Schedule
 
-__all__ = ["ARITY", "NumpyCPU", "StandInGPU", "TorchCUDA", "cuda_available", "HybridRun", "run_on_devices", "factor"]
+__all__ = ["ARITY", "NumpyCPU", "TorchCPU", "StandInGPU", "TorchCUDA", "cuda_available", "HybridRun",
+           "run_on_devices", "factor"]
 
 #: Longest a device's thread waits for one input before it gives up (a plan that cannot finish).
 WAIT_LIMIT_S = 600.0
+#: Largest diagonal block :func:`_trsm` solves directly; above it, it splits and updates by matrix products.
+_TRSM_LEAF = 64
 
 
 def _potrf(a):
@@ -53,7 +58,16 @@ def _potrf(a):
 
 
 def _trsm(l_kk, a_ik):
-    return np.linalg.solve(l_kk, a_ik.T).T     # X with X L_kk^T = A_ik
+    """X with X L_kk^T = A_ik for lower-triangular L_kk, by blocks: X1 L11^T = A1, then
+    X2 L22^T = A2 - X1 L21^T. A general solve (LU, ~8/3 b^3 flops here) costs several times a triangular
+    solve (b^3), and numpy has no triangular solver; products do most of the work, small solves the rest."""
+    order = l_kk.shape[0]
+    if order <= _TRSM_LEAF:
+        return np.linalg.solve(l_kk, a_ik.T).T
+    h = order // 2
+    x1 = _trsm(l_kk[:h, :h], a_ik[:, :h])
+    x2 = _trsm(l_kk[h:, h:], a_ik[:, h:] - x1 @ l_kk[h:, :h].T)
+    return np.hstack([x1, x2])
 
 
 def _syrk(a_ik, a_ii):
@@ -103,6 +117,64 @@ class NumpyCPU:
         """
         _check_kernel(op, tiles)
         return _NUMPY_KERNELS[op](*(_check_tile(f"tiles[{k}]", t) for k, t in enumerate(tiles)))
+
+    def synchronize(self) -> None:
+        """Nothing runs asynchronously on a CPU worker."""
+
+
+class TorchCPU:
+    """A CPU worker computing its tiles with PyTorch on the CPU, in the calling thread: ``torch.linalg.cholesky``,
+    ``torch.linalg.solve_triangular`` and matrix products in fp64, as the CPU tiles of the readings
+    ``h200-2026-12-04`` were computed. Needs torch (the CPU wheel is enough); nothing else in hetlab does.
+
+    ``threads`` sets torch's intra-op thread count, which is one setting for the whole process
+    (``torch.set_num_threads``): with 1, each worker computes on its own thread only. A tile is a CPU tensor
+    that shares memory with the numpy array it came from (``torch.from_numpy``: no copy). The example is skipped
+    by the doctests, which run without torch and must not change the process's thread count:
+
+    >>> cpu = TorchCPU()                                                           # doctest: +SKIP
+    >>> cpu.get(cpu.run("syrk", [cpu.put(np.ones((2, 2))), cpu.put(np.eye(2) * 3)])).tolist()  # doctest: +SKIP
+    [[1.0, -2.0], [-2.0, 1.0]]
+    """
+
+    kind = "CPU"
+
+    def __init__(self, threads: int = 1):
+        self.threads = check_int("threads", threads, low=1, high=1024)
+        try:
+            import torch
+        except ImportError:
+            raise ValueError("TorchCPU needs torch (pip install torch, the CPU wheel is enough); none found") \
+                from None
+        self._torch = torch
+        torch.set_num_threads(self.threads)
+
+    def _tensor(self, name: str, tile):
+        if not isinstance(tile, self._torch.Tensor) or tile.ndim != 2 or tile.device.type != "cpu":
+            raise TypeError(f"{name} must be a 2-D CPU tensor (see put()), got {describe(tile)}")
+        return tile
+
+    def put(self, tile: np.ndarray):
+        """A host tile as a CPU tensor (the same memory)."""
+        return self._torch.from_numpy(np.ascontiguousarray(_check_tile("tile", tile)))
+
+    def get(self, tile) -> np.ndarray:
+        """A tile of this worker as a numpy array (the same memory)."""
+        return self._tensor("tile", tile).numpy()
+
+    def run(self, op: str, tiles: Sequence):
+        """Run tile kernel ``op`` on CPU tensors ``tiles`` (the :data:`ARITY` tiles it reads) and return the
+        new tile."""
+        _check_kernel(op, tiles)
+        args = [self._tensor(f"tiles[{k}]", t) for k, t in enumerate(tiles)]
+        torch = self._torch
+        if op == "potrf":
+            return torch.linalg.cholesky(args[0])
+        if op == "trsm":
+            return torch.linalg.solve_triangular(args[0], args[1].T, upper=False).T
+        if op == "syrk":
+            return args[1] - args[0] @ args[0].T
+        return args[2] - args[0] @ args[1].T     # gemm
 
     def synchronize(self) -> None:
         """Nothing runs asynchronously on a CPU worker."""
@@ -275,8 +347,10 @@ def factor(plan: Schedule, matrix: np.ndarray, b: int, backends: Mapping[str, An
     """Factor the symmetric positive definite ``matrix`` by the tiled-Cholesky ``plan`` (tiles of ``b x b``,
     task names as in :func:`~hetlab.workloads.cholesky.cholesky_graph`); return ``(L, run)``.
 
-    A tile lives where its last writer ran; a task whose input lives on a device of the other kind copies it
-    (through host memory) inside the task, as the measured executor did.
+    A tile lives where its last writer ran. Every tile starts in host memory (the timed run includes the copy of
+    each tile to the GPU by the first GPU task that uses it: :attr:`CholeskyCase.inputs_on_host
+    <hetlab.workloads.cholesky.CholeskyCase>`); a task whose input lives on a device of another kind, or on a CPU
+    worker of another backend class, copies it (through host memory, as numpy) inside the task.
     """
     check_instance("plan", plan, Schedule)
     b = check_int("b", b, low=1)
@@ -293,7 +367,8 @@ def factor(plan: Schedule, matrix: np.ndarray, b: int, backends: Mapping[str, An
 
     def fetch(key, backend):
         value, owner = store[key]
-        if owner is backend or (backend.kind == "CPU" and (owner is None or owner.kind == "CPU")):
+        if owner is backend or (owner is not None and owner.kind == backend.kind == "CPU"
+                                and type(owner) is type(backend)):
             return value                       # already here, or in the host memory CPU workers share
         return backend.put(value if owner is None else owner.get(value))
 
@@ -321,5 +396,6 @@ def factor(plan: Schedule, matrix: np.ndarray, b: int, backends: Mapping[str, An
     run = run_on_devices(plan, bodies, backends, synchronize=synchronize)
     lower = np.zeros_like(a)
     for (i, j), (value, owner) in store.items():
-        lower[i * b:(i + 1) * b, j * b:(j + 1) * b] = value if owner is None else owner.get(value)
-    return np.tril(lower), run
+        tile = value if owner is None else owner.get(value)
+        lower[i * b:(i + 1) * b, j * b:(j + 1) * b] = np.tril(tile) if i == j else tile
+    return lower, run

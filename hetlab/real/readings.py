@@ -7,7 +7,9 @@ every stored makespan with the plan that produced it, and :func:`trace_schedule`
 :class:`~hetlab.schedule.Schedule` (for a Gantt chart beside the simulated plan).
 
 ``hetlab/data/readings/h200-2026-12-04b/`` (:data:`HOLDOUT`) holds readings the machine profile never saw: new
-tile sizes and worker counts, measured by ``tools/measure_cholesky_gpu.py`` with hetlab's own executor.
+tile sizes and worker counts, measured by ``tools/measure_cholesky_gpu.py`` with hetlab's own executor (numpy CPU
+tiles); ``h200-2026-12-04c/`` (:data:`TORCH_HOLDOUT`) the same configurations with torch CPU tiles, like the
+calibration readings, each plan's median of interleaved runs.
 :func:`measured_makespans` gives a reading's measured makespans in the shape of the predictions, and
 :func:`compare_readings` puts every prediction beside its measurement.
 
@@ -19,25 +21,28 @@ tile sizes and worker counts, measured by ``tools/measure_cholesky_gpu.py`` with
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from hetlab._validate import check_choice, check_int, check_nonnegative, check_positive, check_str, describe
+from hetlab._validate import check_bool, check_choice, check_int, check_nonnegative, check_positive, check_str, describe
 from hetlab.devices import Device
 from hetlab.schedule import Placement, Schedule, from_placements
 from hetlab.tasks import TaskGraph
 from hetlab.workloads.cholesky import CholeskyCase
 
-__all__ = ["MACHINE", "HOLDOUT", "reading_names", "reading", "case_of", "read_case", "MeasuredRun", "measured_runs",
-           "predict_run", "measured_makespans", "compare_readings", "trace_schedule"]
+__all__ = ["MACHINE", "HOLDOUT", "TORCH_HOLDOUT", "reading_names", "reading", "case_of", "read_case", "MeasuredRun",
+           "measured_runs", "predict_run", "measured_makespans", "compare_readings", "trace_schedule"]
 
 #: The machine whose readings ship with hetlab: one NVIDIA H200 + 16 CPU cores, measured on 2026-12-04.
 MACHINE = "h200-2026-12-04"
 #: Hold-out readings of the same kind of machine (2026-12-04, a later lease): configurations the profile never saw.
 HOLDOUT = "h200-2026-12-04b"
+#: The same configurations again (a third lease), CPU tiles in torch with one thread as in the calibration readings.
+TORCH_HOLDOUT = "h200-2026-12-04c"
 #: The plans a reading in the format of h200_hetero.json may measure per worker count, as predictions name them.
 _PLANS = ("cpu_only", "hybrid_heft", "hybrid_dispatch_aware")
 #: The readings' names for the per-op costs of each device kind.
@@ -82,14 +87,16 @@ def _case(section: Mapping, where: str) -> CholeskyCase:
             raise ValueError(f"{where}: op_costs[{op!r}] must give 'cpu1_s' and 'gpu_s', got {describe(row)}")
         table[op] = {kind: row[key] for kind, key in _COST_KEYS.items()}
     try:
-        return CholeskyCase(section["n"], section["b"], table, section["tile_copy_s"])
+        return CholeskyCase(section["n"], section["b"], table, section["tile_copy_s"],
+                            inputs_on_host=section.get("inputs_on_host", False))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: {exc}") from None
 
 
 def case_of(data: Mapping) -> tuple[CholeskyCase, list[int]]:
     """The prediction inputs of a reading in the format of ``h200_hetero.json``: the :class:`CholeskyCase`
-    (``n``, ``b``, ``op_costs``, ``tile_copy_s``) and the CPU worker counts W of its ``cpuW`` sections, in
+    (``n``, ``b``, ``op_costs``, ``tile_copy_s``, and ``inputs_on_host`` if the reading says the matrix started in
+    host memory; absent: on the GPU) and the CPU worker counts W of its ``cpuW`` sections, in
     increasing order. No measured makespan or trace is read. The object may be the file's top level (one
     section holding ``n``) or that section itself."""
     if not isinstance(data, Mapping):
@@ -246,18 +253,24 @@ def measured_makespans(data: Mapping) -> dict:
     return out
 
 
-def compare_readings(machine: str = HOLDOUT, profile=None) -> list[dict]:
+def compare_readings(machine: str = HOLDOUT, profile=None, *, first_copy: bool = True) -> list[dict]:
     """Every measured makespan of ``machine``'s readings in the format of ``h200_hetero.json`` beside the host
     model's prediction, one dict per plan: ``source`` (file), ``n``, ``b``, ``plan``, ``cpu_workers`` (0 for
     GPU-only), ``predicted_s``, ``measured_s`` and ``error`` (predicted / measured - 1).
 
     The predictions are :func:`~hetlab.workloads.cholesky.predict_makespans` of the reading's inputs alone
     (:func:`case_of`) with ``profile`` (default: :func:`~hetlab.models.host.load_profile`); a measured makespan
-    never enters a prediction. Plans a prediction does not cover (a refitted HEFT) are left out.
+    never enters a prediction. A measured dispatch-aware plan is predicted as the plan that ran: HEFT on the GPU and
+    the ``cpu_workers_used`` it chose on the device (the planner here may choose otherwise). Plans a prediction does
+    not cover (a refitted HEFT) and plans not run again because they equal another (``same_plan_as``) are left out.
+    ``first_copy=False`` leaves out the first copy of each tile to the GPU even where a reading says its matrix
+    started in host memory: the model as it was before it had that term (:data:`HOLDOUT` was predicted with it).
 
     >>> rows = compare_readings()
     >>> len(rows), sorted({(r["n"], r["b"]) for r in rows})
     (45, [(3072, 256), (4096, 256), (8192, 512)])
+    >>> len(compare_readings(TORCH_HOLDOUT))      # the dispatch-aware plan ran as the GPU-only one: 3 + 2 x 14
+    31
     """
     from hetlab.models.host import HostProfile, load_profile
     from hetlab.workloads.cholesky import predict_makespans
@@ -265,6 +278,7 @@ def compare_readings(machine: str = HOLDOUT, profile=None) -> list[dict]:
     profile = load_profile() if profile is None else profile
     if not isinstance(profile, HostProfile):
         raise TypeError(f"profile must be a HostProfile (see hetlab.models.host.load_profile), got {describe(profile)}")
+    first_copy = check_bool("first_copy", first_copy)
     rows = []
     for name in reading_names(machine):
         data = reading(name, machine)
@@ -272,8 +286,15 @@ def compare_readings(machine: str = HOLDOUT, profile=None) -> list[dict]:
             case, workers = case_of(data)
         except ValueError:                           # another kind of file (a calibration, CUDA graphs)
             continue
+        if not first_copy:
+            case = dataclasses.replace(case, inputs_on_host=False)
         predicted = predict_makespans(case, workers, profile)
         measured = measured_makespans(data)
+        section = data if "n" in data else next(v for v in data.values() if isinstance(v, Mapping) and "n" in v)
+        for w in workers:
+            ran = (section.get(f"cpu{w}") or {}).get("hybrid_dispatch_aware") or {}
+            if "measured_s" in ran and "cpu_workers_used" in ran:
+                predicted[f"cpu{w}"]["hybrid_dispatch_aware"] = _predict_heft(case, ran["cpu_workers_used"], profile)
         cells = [("gpu_only", 0, measured.get("gpu_only"), predicted["gpu_only"])]
         cells += [(plan, w, measured.get(f"cpu{w}", {}).get(plan), predicted[f"cpu{w}"][plan])
                   for w in workers for plan in _PLANS]
@@ -281,6 +302,15 @@ def compare_readings(machine: str = HOLDOUT, profile=None) -> list[dict]:
                   "predicted_s": guess, "measured_s": m, "error": guess / m - 1}
                  for plan, w, m, guess in cells if m is not None]
     return rows
+
+
+def _predict_heft(case: CholeskyCase, cpu_workers: int, profile) -> float:
+    """The host model's makespan of HEFT's plan on the GPU and ``cpu_workers`` CPU workers."""
+    from hetlab.models.host import simulate_host
+    from hetlab.schedulers.heft import heft
+
+    devices = case.devices(check_int("cpu_workers_used", cpu_workers, low=0, high=1000))
+    return simulate_host(heft(case.graph(devices), devices), profile, host_inputs=case.host_inputs()).makespan
 
 
 def trace_schedule(graph: TaskGraph, devices: Sequence[Device], trace: Sequence, policy: str = "measured") -> Schedule:

@@ -45,7 +45,8 @@ def _worker_counts(available: int, has_accelerator: bool) -> list[int]:
     return counts + ([available] if available else [])
 
 
-def host_aware(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, profile=None) -> Schedule:
+def host_aware(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, profile=None,
+               host_inputs=None) -> Schedule:
     """The HEFT plan on the accelerators plus ``u`` CPU workers whose predicted execution ends first.
 
     ``profile``: a :class:`~hetlab.models.host.HostProfile` or a profile name (default: the H200 machine of
@@ -53,6 +54,7 @@ def host_aware(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, 
     in the order given. Returns the chosen plan on all of ``devices`` (HEFT's times; the unused CPU workers
     idle); ``info`` holds ``cpu_workers`` (the ``u`` chosen), ``candidates`` (``{u: predicted makespan}``)
     and ``predicted`` (the plan's execution predicted by :func:`~hetlab.models.host.simulate_host`).
+    ``host_inputs`` (task name -> inputs in host memory when it runs) is passed on to the simulation.
     """
     from hetlab.models.host import HostProfile, load_profile, simulate_host
 
@@ -79,7 +81,7 @@ def host_aware(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *, 
             continue
         device_of = np.array(chosen)[sub.device_of]
         plan = Schedule(graph, devices, device_of, sub.start, sub.end, "HEFT")
-        run = simulate_host(plan, profile)
+        run = simulate_host(plan, profile, host_inputs=host_inputs)
         candidates[u] = run.makespan
         if best is None or run.makespan < best[1].makespan:
             best = (u, run, plan)

@@ -65,16 +65,20 @@ def task_counts(tiles: int) -> dict[str, int]:
     return counts
 
 
-def _structure(tiles: int) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(name, op) of every task in step order, and the dependency edges (last writer -> next user)."""
+def _structure(tiles: int) -> tuple[list[tuple[str, str]], list[tuple[str, str]], dict[str, int]]:
+    """(name, op) of every task in step order, the dependency edges (last writer -> next user), and for each task
+    that is the first to use a tile of the matrix, how many such tiles it uses (each tile has one first user)."""
     tasks: list[tuple[str, str]] = []
     edges: list[tuple[str, str]] = []
     writer: dict[tuple[int, int], str] = {}
+    first: dict[str, int] = {}
 
     def use(name: str, reads: Sequence[tuple[int, int]], writes: tuple[int, int]) -> None:
         for tile in (*reads, writes):     # the writers of distinct tiles are distinct tasks: no edge twice
             if tile in writer:
                 edges.append((writer[tile], name))
+            else:                         # nobody wrote it yet: the matrix's own tile
+                first[name] = first.get(name, 0) + 1
         writer[writes] = name
 
     for k in range(tiles):
@@ -89,7 +93,7 @@ def _structure(tiles: int) -> tuple[list[tuple[str, str]], list[tuple[str, str]]
             for j in range(k + 1, i):
                 tasks.append((f"GEMM_{i}_{j}_{k}", "gemm"))
                 use(f"GEMM_{i}_{j}_{k}", [(i, k), (j, k)], (i, j))
-    return tasks, edges
+    return tasks, edges, first
 
 
 def _check_costs(op_costs, kinds: set[str]) -> dict[str, dict[str, float]]:
@@ -128,7 +132,7 @@ def cholesky_graph(tiles: int, op_costs: Mapping[str, Mapping[str, float]] | Non
     if (op_costs is None) != (devices is None):
         raise ValueError("op_costs and devices go together: give both (run times in seconds) or neither "
                          "(work in flop units)")
-    names, edges = _structure(tiles)
+    names, edges, _ = _structure(tiles)
     if op_costs is None:
         tasks = [Task(name, FLOPS[op], op=op) for name, op in names]
     else:
@@ -160,24 +164,35 @@ def cholesky_devices(cpu_workers: int, *, gpu: bool = True, tile_copy_s: float =
 @dataclass(frozen=True)
 class CholeskyCase:
     """One measured Cholesky configuration: matrix order ``n``, tile size ``b``, the per-tile kernel times
-    ``op_costs`` (``{op: {"CPU": one-thread seconds, "GPU": seconds}}``) and the time ``tile_copy_s`` to copy
-    one tile between the host and the GPU.
+    ``op_costs`` (``{op: {"CPU": one-thread seconds, "GPU": seconds}}``), the time ``tile_copy_s`` to copy
+    one tile between the host and the GPU, and where the matrix is when the clock starts: ``inputs_on_host``
+    (hetlab's executor, :func:`hetlab.real.hybrid.factor`: every tile in host memory, copied to the GPU by the
+    first GPU task that uses it, inside the timed run) or already on the GPU (the executor of the readings
+    ``h200-2026-12-04``, whose GPU-only traces show no such copy).
 
-    >>> case = CholeskyCase(1024, 256, {op: {"CPU": 1e-3, "GPU": 1e-4} for op in OPS}, 5e-5)
-    >>> case.tiles, len(case.graph(case.devices(2)).tasks)
-    (4, 20)
+    >>> case = CholeskyCase(1024, 256, {op: {"CPU": 1e-3, "GPU": 1e-4} for op in OPS}, 5e-5, inputs_on_host=True)
+    >>> case.tiles, len(case.graph(case.devices(2)).tasks), sum(case.host_inputs().values())   # 4 x 5 / 2 tiles
+    (4, 20, 10)
     """
 
     n: int
     b: int
     op_costs: Mapping[str, Mapping[str, float]] = field(hash=False)
     tile_copy_s: float = 0.0
+    inputs_on_host: bool = False
 
     def __post_init__(self) -> None:
         tile_count(self.n, self.b)
         costs = _check_costs(self.op_costs, {"CPU", "GPU"})
         object.__setattr__(self, "op_costs", MappingProxyType({op: MappingProxyType(c) for op, c in costs.items()}))
         object.__setattr__(self, "tile_copy_s", check_nonnegative("tile_copy_s", self.tile_copy_s))
+        if not isinstance(self.inputs_on_host, bool):
+            raise TypeError(f"inputs_on_host must be True or False, got {describe(self.inputs_on_host)}")
+
+    def host_inputs(self) -> dict[str, int]:
+        """How many matrix tiles each task is the first to use, if the matrix starts in host memory (the
+        ``host_inputs`` of :func:`~hetlab.models.host.simulate_host`); empty if it starts on the GPU."""
+        return dict(_structure(self.tiles)[2]) if self.inputs_on_host else {}
 
     @property
     def tiles(self) -> int:
@@ -202,7 +217,8 @@ def predict_makespans(case: CholeskyCase, workers: Sequence[int], profile=None) 
     ``{"gpu_only": s, "cpu<W>": {"cpu_only": s, "hybrid_heft": s, "hybrid_dispatch_aware": s}, ...}``.
 
     Each plan (HEFT on the case's own costs, or :func:`~hetlab.schedulers.host_aware.host_aware`) is run through
-    :func:`~hetlab.models.host.simulate_host` with ``profile`` (default: the H200 profile of 2026-12-04).
+    :func:`~hetlab.models.host.simulate_host` with ``profile`` (default: the H200 profile of 2026-12-04), the
+    first copy of each tile to the GPU included when the case's matrix starts in host memory.
     Nothing measured on the run itself enters: only the case and the machine profile.
     """
     from hetlab.models.host import HostProfile, load_profile, simulate_host
@@ -220,15 +236,17 @@ def predict_makespans(case: CholeskyCase, workers: Sequence[int], profile=None) 
     if not counts:
         raise ValueError("workers must list at least one CPU worker count, got none")
 
+    copies = case.host_inputs()
+
     def predicted(devices: list[Device], plan_policy) -> float:
-        return simulate_host(plan_policy(case.graph(devices), devices), profile).makespan
+        return simulate_host(plan_policy(case.graph(devices), devices), profile, host_inputs=copies).makespan
 
     out: dict = {"gpu_only": predicted(case.devices(0), heft)}
     for w in counts:
         out[f"cpu{w}"] = {
             "cpu_only": predicted(case.devices(w, gpu=False), heft),
             "hybrid_heft": predicted(case.devices(w), heft),
-            "hybrid_dispatch_aware": host_aware(case.graph(case.devices(w)), case.devices(w),
-                                                profile=profile).info["predicted"].makespan,
+            "hybrid_dispatch_aware": host_aware(case.graph(case.devices(w)), case.devices(w), profile=profile,
+                                                host_inputs=copies).info["predicted"].makespan,
         }
     return out

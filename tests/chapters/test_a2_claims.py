@@ -12,7 +12,7 @@ NAMES = ("n3072_b256", "n4096_b256", "n8192_b512")
 
 @pytest.fixture(scope="module")
 def rows():
-    return compare_readings(HOLDOUT)
+    return compare_readings(HOLDOUT, first_copy=False)     # as predicted before the model had the first copy
 
 
 @pytest.fixture(scope="module")

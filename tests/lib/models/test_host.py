@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from hetlab.devices import Device
+from hetlab.devices import Device, Link
 from hetlab.models.host import HostProfile, load_profile, next_grant, profile_names, simulate_host
 from hetlab.real.readings import measured_runs, predict_run
 from hetlab.schedule import Schedule
@@ -54,6 +54,27 @@ def test_two_cpu_tiles_queue_for_the_host():
     assert s.start.tolist() == [0.0, 3.0]
     assert s.end.tolist() == pytest.approx([12.0, 4.0 + slow + 1.0])
     assert s.info["handoffs"] == 1 and s.info["host_visits"] == 4 and s.info["host_wait_s"] == pytest.approx(3.0)
+
+
+def test_inputs_in_host_memory_are_copied_by_accelerator_tasks_only():
+    # GPU task t (10 s; link latency 3) reads 2 inputs from host memory; the CPU task u (4 s) reads 1, already
+    # where it runs. Both threads ask at 0; the tie goes to the GPU's thread (device 0): copy visit 0-1, copy 1-4.
+    # u: dispatch 1-2, compute 2-6, completion 6-7. t: copy visit 4-5, copy 5-8, dispatch 8-9, the device
+    # 10 - 2 x 1 = 8 more (9-17), completion 17-18.
+    profile = HostProfile("p", hold_s=1.0, handoff_s=0.0, switch_interval_s=100.0)
+    gpu = Device("GPU", "GPU", link=Link(latency=3.0))
+    tasks = [Task("t", times={"GPU": 10.0}), Task("u", times={"CPU": 4.0})]
+    s = simulate_host(_plan(tasks, [gpu, Device("CPU")], [0, 1]), profile, host_inputs={"t": 2, "u": 1})
+    assert s.end.tolist() == [18.0, 7.0]
+    assert s.start.tolist() == [8.0, 1.0]          # a task starts at its dispatch visit, after its copies
+    assert s.info["host_visits"] == 2 + 2 + 2      # t: 2 copies + dispatch + completion; u: dispatch + completion
+    assert simulate_host(_plan(tasks, [gpu, Device("CPU")], [0, 1]), profile).end.tolist() == [10.0, 7.0]
+    with pytest.raises(ValueError, match="host_inputs must name tasks of the plan's graph"):
+        simulate_host(_plan(tasks, [gpu, Device("CPU")], [0, 1]), profile, host_inputs={"x": 1})
+    with pytest.raises(ValueError, match=r"host_inputs\['t'\] must be a whole number of inputs >= 0"):
+        simulate_host(_plan(tasks, [gpu, Device("CPU")], [0, 1]), profile, host_inputs={"t": -1})
+    with pytest.raises(TypeError, match="host_inputs must map task names"):
+        simulate_host(_plan(tasks, [gpu, Device("CPU")], [0, 1]), profile, host_inputs=[("t", 1)])
 
 
 def test_one_thread_never_waits():

@@ -1,4 +1,5 @@
 """The tiled-Cholesky task graph: counts, dependencies and HEFT's stored plans."""
+import dataclasses
 import math
 
 import pytest
@@ -118,6 +119,25 @@ def test_predictions_with_the_shipped_profile_keep_the_dispatch_aware_plan_at_mo
     from hetlab.models.host import load_profile
 
     assert out["gpu_only"] == simulate_host(gpu_only, load_profile()).makespan
+
+
+def test_each_tile_of_the_matrix_is_copied_once_by_its_first_user():
+    # Step 0 touches every tile first: POTRF_0 (0,0), TRSM_i_0 (i,0), SYRK_i_0 (i,i), GEMM_i_j_0 (i,j); T(T+1)/2 tiles.
+    case = CholeskyCase(1024, 256, {op: {"CPU": 4e-4, "GPU": 1e-4} for op in OPS}, 5e-5, inputs_on_host=True)
+    first = case.host_inputs()
+    assert first == {name: 1 for name in ["POTRF_0", "TRSM_1_0", "TRSM_2_0", "TRSM_3_0", "SYRK_1_0", "SYRK_2_0",
+                                          "SYRK_3_0", "GEMM_2_1_0", "GEMM_3_1_0", "GEMM_3_2_0"]}
+    assert _case().host_inputs() == {}             # the matrix already on the GPU
+    with pytest.raises(TypeError, match="inputs_on_host must be True or False"):
+        CholeskyCase(1024, 256, _case().op_costs, inputs_on_host=1)
+
+
+def test_the_first_copies_lengthen_the_gpu_only_prediction_by_a_visit_and_a_copy_each():
+    # One GPU thread, no CPU worker: nothing overlaps, so the 10 copies (host visit 2e-5 + copy 5e-5) add up.
+    profile = HostProfile("p", hold_s=2e-5, handoff_s=0.0)
+    on_host = dataclasses.replace(_case(), inputs_on_host=True)
+    gap = predict_makespans(on_host, [1], profile)["gpu_only"] - predict_makespans(_case(), [1], profile)["gpu_only"]
+    assert gap == pytest.approx(10 * (2e-5 + 5e-5))
 
 
 def test_predict_makespans_checks_its_arguments():
