@@ -10,6 +10,11 @@ from hetlab.workloads import article_tasks
 __all__ = ['article_policies', 'policy_readout', 'LABELS', 'POLICY_DEFINITIONS', 'policy_table', 'demo_gantts',
            'AFFINITY_POLICIES', 'affinity_table']
 
+def _xlabel() -> str:
+    """The Gantt charts' x axis: the kitchen's times are simulated time units (work / speed), not seconds;
+    chosen at draw time, when the fonts are known."""
+    return P.label("时间（模拟时间单位）", "time (simulated time units)")
+
 #: The policies the chapter compares, in the order the dropdown lists them.
 NAMES = ["article_demo", "round_robin", "by_affinity", "eft", "lpt", "work_stealing", "heft", "optimal"]
 #: Chinese labels (HEFT, EFT and LPT keep their names; the others as chapter 5 names them).
@@ -28,7 +33,7 @@ def policy_readout(policy: str, gpu_speed: int) -> str:
     cpu = S.serial(s.graph, s.devices, device="CPU").makespan
     fastest = max(s.devices, key=lambda d: d.speed).name
     solo = S.serial(article_tasks(), s.devices, device=fastest).makespan
-    return (f"{LABELS[policy]}，GPU 速度 {gpu_speed:g}：完成时间 {s.makespan:.3f}，最优 {best.makespan:.3f}，"
+    return (f"{LABELS[policy]}，GPU 速度 {gpu_speed:g}：完工时间 {s.makespan:.3f}，最优 {best.makespan:.3f}，"
             f"差距 {(s.makespan - best.makespan) / best.makespan:.1%}；"
             f"加速比 {cpu / s.makespan:.2f}x（以 CPU 串行为基线）、"
             f"{solo / s.makespan:.2f}x（以最快的 {fastest} 串行为基线）。{POLICY_DEFINITIONS[policy]}")
@@ -40,8 +45,8 @@ def article_policies() -> Explorer:
     def draw(ax, policy: str, gpu_speed: int) -> str:
         s = kitchen_with_gpu(policy, gpu_speed)
         xmax = max(kitchen_with_gpu(name, gpu_speed).makespan for name in NAMES)   # the slowest policy here
-        P.gantt(s, ax, xmax=xmax,
-                title=P.label(f"{LABELS[policy]}：完成时间 {s.makespan:.3f}",
+        P.gantt(s, ax, xmax=xmax, xlabel=_xlabel(),
+                title=P.label(f"{LABELS[policy]}：完工时间 {s.makespan:.3f}",
                               f"{S.POLICY_LABELS[policy]}: makespan {s.makespan:.3f}"))
         preference_legend(ax)
         return policy_readout(policy, gpu_speed)
@@ -60,7 +65,7 @@ POLICY_DEFINITIONS = {
     "lpt": "LPT（Longest Processing Time first）：先按最快耗时从大到小排序，再逐道按 EFT 派。",
     "work_stealing": "工作窃取：先轮流发到各设备的队列，谁闲下来就从别人的队列里随机偷一道（第 5 章）。",
     "heft": "HEFT：按向上秩排序、按最早完成时刻放置并允许插空（第 9 章）；菜互不依赖时向上秩就是平均耗时。",
-    "optimal": "最优解：分支定界枚举 3^8 种分法，求出最短的完成时间。",
+    "optimal": "最优解：分支定界枚举 3^8 种分法，求出最短的完工时间。",
 }
 
 
@@ -73,7 +78,7 @@ def policy_table(gpu_speed: float = 20.0) -> str:
     best = kitchen_with_gpu("optimal", gpu_speed)
     cpu = S.serial(best.graph, best.devices, device="CPU").makespan
     gpu = S.serial(best.graph, best.devices, device="GPU").makespan
-    rows = ["| 策略 | 完成时间 | 相对 CPU 串行 | 相对 GPU 串行 | 距最优 |", "|---|---:|---:|---:|---:|"]
+    rows = ["| 策略 | 完工时间 | 相对 CPU 串行 | 相对 GPU 串行 | 距最优 |", "|---|---:|---:|---:|---:|"]
     for name in NAMES:
         t = kitchen_with_gpu(name, gpu_speed).makespan
         rows.append(f"| {LABELS[name]} | {t:.3f} | {cpu / t:.2f}x | {gpu / t:.2f}x | "
@@ -101,14 +106,14 @@ def demo_gantts(policies: tuple[str, ...] = ("article_demo", "lpt", "optimal"), 
         xmax = max(kitchen_with_gpu(name, float(speed)).makespan for name in policies)
         for r, name in enumerate(policies):
             s, ax = kitchen_with_gpu(name, float(speed)), axes[r, c]
-            P.gantt(s, ax, xmax=xmax, xlabel="" if r < len(policies) - 1 else None, title=P.label(
-                f"{LABELS[name]}，GPU 速度 {speed:g}：完成 {s.makespan:.3f}",
+            P.gantt(s, ax, xmax=xmax, xlabel="" if r < len(policies) - 1 else _xlabel(), title=P.label(
+                f"{LABELS[name]}，GPU 速度 {speed:g}：完工 {s.makespan:.3f}",
                 f"{S.POLICY_LABELS[name]}, GPU speed {speed:g}: makespan {s.makespan:.3f}"))
             if r == 0 and c == len(gpu_speeds) - 1:
                 preference_legend(ax)
                 legend = ax.get_legend()
                 handles = list(legend.legend_handles) + [Line2D([], [], color="black", lw=0.8, ls="--")]
-                labels = [t.get_text() for t in legend.get_texts()] + [P.label("完成时间", "makespan")]
+                labels = [t.get_text() for t in legend.get_texts()] + [P.label("完工时间", "makespan")]
             ax.get_legend().remove()
     _drop_clipped_labels(fig)
     # One legend for every panel, outside the grid: the colours and the dashed makespan line.
@@ -157,7 +162,7 @@ def affinity_table(factors=(1, 1.5, 2, 3, 4)) -> str:
     factors = list(factors)
     if not factors:
         raise ValueError("factors must hold at least one number >= 1, got an empty sequence")
-    head = ["偏好设备上的加速倍数"] + [LABELS[n] for n in AFFINITY_POLICIES] + ["演示程序距最优", "按专长距最优",
+    head = ["偏好设备上快几倍"] + [LABELS[n] for n in AFFINITY_POLICIES] + ["演示程序距最优", "按专长距最优",
                                                                               "演示程序的改派次数"]
     rows = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
     for f in factors:

@@ -1,14 +1,11 @@
-"""Chapter 11: the kitchen where a preference really changes the run time, and the new views."""
-import matplotlib
+"""hetlab.book.demo (chapter 11's kitchen where a preference really changes the run time) and
+hetlab.book._article_program (the seed article's program, which chapter 11 prints and runs)."""
 import pytest
 
 from hetlab import schedulers as S
 from hetlab.book.demo import preference_kitchen
-from hetlab.book.views import ch11
 from hetlab.devices import kitchen
 from hetlab.workloads import ARTICLE_TASKS, article_tasks
-
-matplotlib.use("Agg")
 
 
 def test_factor_one_is_the_plain_kitchen():
@@ -47,36 +44,10 @@ def test_preference_kitchen_rejects_bad_factors(bad, exc):
         preference_kitchen(bad)
 
 
-def test_affinity_table_rows_and_validation():
-    table = ch11.affinity_table((1, 4))
-    lines = table.splitlines()
-    assert len(lines) == 4
-    assert lines[2].startswith("| 1× | 2.667 | 3.600 |")
-    assert "| 0.900 | 0.900 |" in lines[3]
-    with pytest.raises(ValueError, match="factors"):
-        ch11.affinity_table(())
-    with pytest.raises(TypeError, match="factors"):
-        ch11.affinity_table(2)
-    with pytest.raises(ValueError, match="factor"):
-        ch11.affinity_table((0.5,))
+def test_article_program_agrees_with_the_library(capsys):
+    from hetlab.book import _article_program as A
 
-
-def test_demo_gantts_has_one_legend_with_the_makespan_line():
-    fig = ch11.demo_gantts()
-    assert all(ax.get_legend() is None for ax in fig.axes)
-    labels = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert any("完成时间" in x or "makespan" in x for x in labels)
-    assert len(labels) == 4
-    matplotlib.pyplot.close(fig)
-
-
-def test_demo_gantts_drops_names_that_do_not_fit():
-    # A narrow figure: the short bars (t3, t7 on the fast GPU) cannot hold their names.
-    import matplotlib.pyplot as plt
-
-    wide = ch11.demo_gantts(("lpt",), (40,))
-    narrow_before = sum(len(ax.texts) for ax in wide.axes)
-    wide.set_size_inches(2.0, 1.5)
-    ch11._drop_clipped_labels(wide)
-    assert sum(len(ax.texts) for ax in wide.axes) < narrow_before
-    plt.close(wide)
+    assert A.parallel_time(A.TASKS, A.DEVICES) == S.article_demo(article_tasks(), kitchen()).makespan
+    assert A.serial_time(A.TASKS) == pytest.approx(11.4)     # 114 units on the CPU at speed 10
+    A.main()
+    assert "加速比: 4.27x" in capsys.readouterr().out          # the article's printed line
