@@ -43,7 +43,7 @@ from hetlab._validate import (
     check_positive,
     check_real,
 )
-from hetlab.communication import ring_allreduce_time
+from hetlab.communication import NETWORK_STEP_LATENCY, NVLINK_STEP_LATENCY, ring_allreduce_time
 
 __all__ = ["memory_per_device", "activation_memory", "ring_allreduce", "bubble_fraction", "step_time",
            "micro_batch_options", "TrainingStep", "SCHEDULES", "RECOMPUTE", "LIMITS", "kernel_efficiency",
@@ -79,13 +79,13 @@ def _divides(name: str, value: int, by_name: str, by: int, what: str) -> None:
                          f"{by_name} = {by}")
 
 
-def _ring(n: int, nbytes: float, bandwidth: float, latency: float, name: str) -> float:
+def _ring(n: int, nbytes: float, bandwidth: float, latency: float, name: str, latency_name: str) -> float:
     """:func:`~hetlab.communication.ring_allreduce_time`, its overflow reported under the caller's names."""
     try:
         return ring_allreduce_time(n, nbytes, bandwidth, latency)
     except ValueError:
-        raise ValueError(f"{name} = {bandwidth!r} and latency = {latency!r} make the all-reduce of {nbytes:g} bytes "
-                         f"over {n} devices longer than any float: raise {name}") from None
+        raise ValueError(f"{name} = {bandwidth!r} and {latency_name} = {latency!r} make the all-reduce of "
+                         f"{nbytes:g} bytes over {n} devices longer than any float: raise {name}") from None
 
 
 def _params(params: Any) -> float:
@@ -149,6 +149,8 @@ def memory_per_device(params: float, *, dp: int = 1, tp: int = 1, pp: int = 1, z
     stage: ``micro_batches`` for GPipe, ``min(pp, micro_batches)`` for 1F1B (Narayanan et al. 2021), and for
     the interleaved schedule with ``chunks`` = v model chunks per device ``pp * (1 + (pp - 1) / (pp v))``
     micro-batches' worth (Korthikanti et al. 2022, section 4.2.3). ``micro_batches`` defaults to ``pp``.
+    ``recompute="full"`` adds once the layer being recomputed, its whole activations for one micro-batch
+    (``activation_memory(recompute="none")``; selective's smaller transient is left out, as by Korthikanti et al.).
 
     Returns a dict with ``"params"``, ``"grads"``, ``"optimizer"``, ``"model_states"``, ``"activations"``
     and ``"total"``, in bytes.
@@ -193,6 +195,9 @@ def memory_per_device(params: float, *, dp: int = 1, tp: int = 1, pp: int = 1, z
         else:
             in_flight = min(pp, m) * (1.0 + (pp - 1) / (pp * v))
         act = per_layer * (n_layers / pp) * in_flight
+        if recompute == "full":
+            act += activation_memory(sequence=sequence, micro_batch=micro_batch, hidden=hidden, heads=heads, tp=tp,
+                                     sequence_parallel=sequence_parallel, recompute="none")
     model_states = sum(states.values())
     return {**states, "model_states": model_states, "activations": act, "total": model_states + act}
 
@@ -369,7 +374,8 @@ def step_time(params: float, *, devices: int, dp: int, tp: int = 1, pp: int = 1,
               micro_batches: int = 1, sequence: int = 2048, layers: int, hidden: int, heads: int,
               peak_flops: float = 312e12, peak_efficiency: float = 0.5, half_tokens: float = 256.0,
               device_memory: float = 80e9, gpus_per_node: int = 8, intra_bandwidth: float = 300e9,
-              inter_bandwidth: float = 25e9, latency: float = 5e-6, schedule: str = "1f1b", chunks: int = 1,
+              inter_bandwidth: float = 25e9, intra_latency: float = NVLINK_STEP_LATENCY,
+              inter_latency: float = NETWORK_STEP_LATENCY, schedule: str = "1f1b", chunks: int = 1,
               zero_stage: int = 1, recompute: str = "selective", sequence_parallel: bool = False,
               overlap: float = 0.5) -> TrainingStep:
     """Time of one step of DP x TP x PP training of a ``params``-parameter transformer.
@@ -380,11 +386,16 @@ def step_time(params: float, *, devices: int, dp: int, tp: int = 1, pp: int = 1,
       ``peak_flops`` times a kernel efficiency that rises with the micro-batch's tokens ``b s``
       (``peak_efficiency * b s / (b s + half_tokens)``: small micro-batches run less efficiently);
     - tensor parallelism: per layer and micro-batch, two all-reduces of the ``b s h`` activations forward and
-      two backward (Megatron-LM's column-then-row split), on the intra-node link; they are on the critical path;
+      two backward (Megatron-LM's column-then-row split), on the intra-node link; on the critical path;
     - pipeline: ``m`` micro-batches of ``b`` samples each make the step last ``(m + (p - 1) / v)`` micro-batch
       times (:func:`bubble_fraction`); point-to-point activation sends between stages are ignored;
     - data parallelism: a ring all-reduce (:func:`~hetlab.communication.ring_allreduce_time`) of the stage's 16-bit
       gradients on the inter-node link, of which ``overlap`` hides behind compute, capped by the compute time.
+
+    Links: ``intra_*`` within a node, ``inter_*`` between nodes; step latencies default to the book's NCCL ring
+    estimates (:data:`~hetlab.communication.NVLINK_STEP_LATENCY`, :data:`~hetlab.communication.NETWORK_STEP_LATENCY`).
+    ``speedup`` is over one hypothetical device holding the whole model at ``peak_efficiency`` with no
+    recomputation (``6 params tokens`` FLOPs, like for like).
 
     ``dp * tp * pp`` must equal ``devices``; ``global_batch`` must split evenly into ``dp`` replicas and each
     replica's samples into ``micro_batches`` (so ``micro_batches <= global_batch / dp``): otherwise ValueError.
@@ -421,7 +432,8 @@ def step_time(params: float, *, devices: int, dp: int, tp: int = 1, pp: int = 1,
     per_node = check_int("gpus_per_node", gpus_per_node, low=1, high=_MAX_DEVICES)
     intra = check_positive("intra_bandwidth", intra_bandwidth)
     inter = check_positive("inter_bandwidth", inter_bandwidth)
-    alpha = check_nonnegative("latency", latency)
+    alpha_intra = check_nonnegative("intra_latency", intra_latency, high=1.0)
+    alpha_inter = check_nonnegative("inter_latency", inter_latency, high=1.0)
     v = check_int("chunks", chunks, low=1, high=n_layers)
     ov = check_real("overlap", overlap)
     if not 0.0 <= ov <= 1.0:
@@ -437,18 +449,18 @@ def step_time(params: float, *, devices: int, dp: int, tp: int = 1, pp: int = 1,
     eff = _kernel_efficiency(b * s, eff_max, half)
     compute = flops / (n * peak * eff)                       # per device, all micro-batches
     # Megatron-LM: 2 all-reduces forward + 2 backward per layer and micro-batch, b*s*h 16-bit values each.
-    tp_one = _ring(tp, 2.0 * b * s * h, intra, alpha, "intra_bandwidth")
+    tp_one = _ring(tp, 2.0 * b * s * h, intra, alpha_intra, "intra_bandwidth", "intra_latency")
     tp_comm = 4.0 * (n_layers / pp) * m * tp_one
     per_micro = (compute + tp_comm) / m
     pipeline = per_micro * (m + (pp - 1) / v)
     bubble = pipeline - compute - tp_comm
-    dp_comm = _ring(dp, 2.0 * psi / (tp * pp), inter, alpha, "inter_bandwidth")
+    dp_comm = _ring(dp, 2.0 * psi / (tp * pp), inter, alpha_inter, "inter_bandwidth", "inter_latency")
     hidden_comm = min(ov * dp_comm, compute)
     exposed = dp_comm - hidden_comm
     total = pipeline + exposed
-    single = flops / (peak * eff_max)
+    single = 6.0 * psi * tokens / (peak * eff_max)          # like for like: the baseline never recomputes
     check_finite_result([total, single, compute, tp_comm, dp_comm], params=psi, peak_flops=peak,
-                        intra_bandwidth=intra, inter_bandwidth=inter, latency=alpha, half_tokens=half)
+                        intra_bandwidth=intra, inter_bandwidth=inter, half_tokens=half)
     limits = tuple(x for x, hit in zip(LIMITS, (memory["total"] > mem_cap, tp > per_node)) if hit)
     return TrainingStep(dp=dp, tp=tp, pp=pp, micro_batches=m, micro_batch=b, time=total, compute=compute,
                         bubble=bubble, tp_comm=tp_comm, dp_comm=dp_comm, dp_exposed=exposed,

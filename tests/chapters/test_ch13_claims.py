@@ -14,7 +14,7 @@ from hetlab.models import sync
 from hetlab.models import training as T
 
 H100, H200 = H.GPUS["H100 SXM"], H.GPUS["H200 SXM"]
-LINK = dict(backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9, latency=10e-6)
+LINK = dict(backward_time=0.3, grad_bytes=3e9, n_devices=64, bandwidth=50e9, latency=14e-6)
 
 
 def _key(qid):
@@ -27,19 +27,23 @@ def _option(qid, letter):
 
 
 def test_whiteboard_buckets_err_on_the_large_side():
-    each = lambda k: ring_allreduce_time(64, 3e9 / k, 50e9, 10e-6)   # noqa: E731
+    each = lambda k: ring_allreduce_time(64, 3e9 / k, 50e9, 14e-6)   # noqa: E731
     none = exposed_allreduce(1, **LINK)
-    # 25 MB (120 buckets): the link keeps up and only the last bucket shows
-    assert each(120) <= 0.3 / 120 and exposed_allreduce(120, **LINK) == pytest.approx(each(120))
-    # halved: more shows than without buckets ("比不分桶还多"); doubled: still a few milliseconds
-    assert exposed_allreduce(240, **LINK) > none > 0.1
-    assert exposed_allreduce(60, **LINK) < 0.01
-    # half the bandwidth: the best bucket grows to about 60 MB and 25 MB buckets expose close to 100 ms
+    # 25 MB (120 buckets): 1.764 + 0.984 = 2.748 ms per bucket > 2.5 ms between buckets: the link falls a little
+    # behind, 2.5 + 120 x 2.748 - 300 = 32.3 ms show ("降到四分之一左右" of the 119.9 ms without buckets)
+    assert each(120) > 0.3 / 120 and exposed_allreduce(120, **LINK) == pytest.approx(0.0323, abs=1e-4)
+    assert 0.2 < exposed_allreduce(120, **LINK) / none < 0.3
+    # the best: k* = (300 - 118.125) / 1.764 = 103.1 -> 103 buckets of 29.1 MB, only the last one shows
+    assert best_bucket_count(**LINK, max_buckets=3000) == 103
+    # halved: more shows than without buckets ("比不分桶还多"); doubled: the link keeps up, a few milliseconds
+    assert exposed_allreduce(240, **LINK) > 2 * none > 0.2
+    assert each(60) <= 0.3 / 60 and exposed_allreduce(60, **LINK) < 0.01
+    # half the bandwidth: the best bucket grows to about 80 MB and 25 MB buckets expose about 150 ms
     slow = dict(LINK, bandwidth=25e9)
-    assert 3e9 / best_bucket_count(**slow, max_buckets=3000) / 1e6 == pytest.approx(60, rel=0.05)
-    assert 0.08 < exposed_allreduce(120, **slow) < 0.1
-    # the per-all-reduce latency of the flat ring of 64 is about 1.3 ms
-    assert 2 * 63 * 10e-6 == pytest.approx(1.26e-3)
+    assert 3e9 / best_bucket_count(**slow, max_buckets=3000) / 1e6 == pytest.approx(83.3, rel=0.01)
+    assert 0.14 < exposed_allreduce(120, **slow) < 0.16
+    # the per-all-reduce latency of the flat ring of 64 is about 1.8 ms
+    assert 2 * 63 * 14e-6 == pytest.approx(1.764e-3)
 
 
 def test_stragglers_the_slow_card_decides_at_8_jitter_from_64_on():

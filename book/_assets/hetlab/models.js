@@ -153,7 +153,9 @@
     };
     const perLayer = activationMemory(o.sequence, o.microBatch, o.hidden, o.heads, o.tp, o.recompute);
     const inFlight = Math.min(o.pp, o.pp);          // 1F1B with micro_batches = pp
-    const activations = perLayer * (o.layers / o.pp) * inFlight;
+    let activations = perLayer * (o.layers / o.pp) * inFlight;
+    // full recomputation also holds the layer being recomputed: its whole activations for one micro-batch
+    if (o.recompute === "full") activations += activationMemory(o.sequence, o.microBatch, o.hidden, o.heads, o.tp, "none");
     const modelStates = states.params + states.grads + states.optimizer;
     return {...states, modelStates, activations, total: modelStates + activations};
   }

@@ -2,23 +2,24 @@
 from __future__ import annotations
 
 from hetlab._validate import check_nonnegative, check_positive
-from hetlab.communication import best_bucket_count, exposed_allreduce, ring_allreduce_time
+from hetlab.communication import NETWORK_STEP_LATENCY, best_bucket_count, exposed_allreduce, ring_allreduce_time
 
 __all__ = ["bucket_readout"]
 
 
 def bucket_readout(bucket_mb: float, *, grad_gb: float = 3.0, n_devices: int = 64, bandwidth_gbs: float = 50.0,
-                   latency_us: float = 10.0, backward_s: float = 0.3) -> str:
+                   latency_us: float = NETWORK_STEP_LATENCY * 1e6, backward_s: float = 0.3) -> str:
     """One line for the whiteboard: with ``grad_gb`` GB of gradients sent in buckets of ``bucket_mb`` MB during a
     ``backward_s``-second backward pass (ring all-reduce over ``n_devices``, ``bandwidth_gbs`` GB/s and
-    ``latency_us`` per hop), whether the link keeps up, how much all-reduce is left when the backward pass ends,
-    and the same without buckets and at the best bucket size (:func:`hetlab.communication.exposed_allreduce`).
+    ``latency_us`` per hop, by default the book's network step, 14 us), whether the link keeps up, how much
+    all-reduce is left when the backward pass ends, and the same without buckets and at the best bucket size
+    (:func:`hetlab.communication.exposed_allreduce`).
 
-    >>> for clause in bucket_readout(25).split("；"):
+    >>> for clause in bucket_readout(50).split("；"):
     ...     print(clause)
-    桶 25 MB（120 个）：每个桶的全归约 2.24 ms，反向每 2.50 ms 交出一个桶，链路跟得上，只露出最后一个桶的 2.24 ms
-    不分桶露出 119.4 ms
-    最好的桶约 20.8 MB（144 个），露出 2.08 ms
+    桶 50 MB（60 个）：每个桶的全归约 3.73 ms，反向每 5.00 ms 交出一个桶，链路跟得上，只露出最后一个桶的 3.73 ms
+    不分桶露出 119.9 ms
+    最好的桶约 29.1 MB（103 个），露出 2.91 ms
     """
     size = check_positive("bucket_mb", bucket_mb)
     grad = check_positive("grad_gb", grad_gb, high=1e6) * 1e9

@@ -6,15 +6,16 @@ import numpy as np
 from hetlab import plotting as P
 from hetlab._validate import check_int, check_nonnegative, check_positive, check_sequence
 from hetlab.book.readings.ch13 import bucket_readout
-from hetlab.communication import best_bucket_count, exposed_allreduce
+from hetlab.communication import NETWORK_STEP_LATENCY, best_bucket_count, exposed_allreduce
 from hetlab.models import hardware as H
 from hetlab.models.roofline import attainable, dense_layer_intensity
 from hetlab.widgets import Explorer, dropdown, slider
 
 __all__ = ['bucket_whiteboard', 'bucket_figure', 'serving_roofline_figure']
 
-#: The whiteboard's fixed numbers: 3 GB of 16-bit gradients (a 1.5B-parameter model), 10 us per ring hop.
-GRAD_GB, LATENCY_US = 3.0, 10.0
+#: The whiteboard's fixed numbers: 3 GB of 16-bit gradients (a 1.5B-parameter model), the book's network step
+#: latency per ring hop (NCCL ring/Simple, 14 us).
+GRAD_GB, LATENCY_US = 3.0, round(NETWORK_STEP_LATENCY * 1e6, 3)
 BUCKETS_MB = (1.0, 5.0, 12.5, 25.0, 50.0, 100.0, 300.0, 1000.0, 3000.0)
 
 

@@ -11,8 +11,8 @@ from hetlab.book import views  # noqa: E402
 def test_bucket_figure_stars_each_best_bucket_and_marks_the_ddp_default():
     ax = views.bucket_figure((50, 25))
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    # (0.3 s - 118.1 ms) / 1.26 ms = 144 buckets of 20.8 MB at 50 GB/s; (0.3 - 0.236) / 1.26 ms = 50 of 60 MB at 25
-    assert any("20.8 MB" in t for t in legend) and any("60 MB" in t for t in legend)
+    # (0.3 s - 118.1 ms) / 1.764 ms = 103 buckets of 29.1 MB at 50 GB/s; (0.3 - 0.236) / 1.764 ms = 36 of 83.3 MB
+    assert any("29.1 MB" in t for t in legend) and any("83.3 MB" in t for t in legend)
     assert any("25 MB" in t.get_text() for t in ax.texts)
     assert len(ax.lines) == 2 * 2 + 1      # a curve and a star per bandwidth, the dotted default
     plt.close(ax.figure)

@@ -292,3 +292,39 @@ def test_bad_data_parallel_input_is_refused_by_name(call, name):
     with pytest.raises((ValueError, TypeError)) as info:
         call()
     assert name in str(info.value)
+
+
+def test_step_latencies_are_the_books_nvlink_and_network_alphas():
+    # a ring all-reduce over n devices pays 2 (n - 1) step latencies: DP over 32 replicas on the network pays
+    # 62 x 14 us more than with no latency; TP 8 on NVLink pays 14 x 3.4 us per all-reduce, 4 per layer and
+    # micro-batch, 5 layers per stage, m = 128 micro-batches
+    from hetlab.communication import NETWORK_STEP_LATENCY, NVLINK_STEP_LATENCY
+
+    assert (NVLINK_STEP_LATENCY, NETWORK_STEP_LATENCY) == (3.4e-6, 14e-6)
+    zero = dict(intra_latency=0.0, inter_latency=0.0)
+    assert _case().dp_comm - _case(**zero).dp_comm == pytest.approx(62 * 14e-6)
+    tp8 = dict(dp=4, tp=8, micro_batches=128)
+    assert _case(**tp8).tp_comm - _case(**tp8, **zero).tp_comm == pytest.approx(4 * 5 * 128 * 14 * 3.4e-6)
+    assert _case(**tp8).dp_comm - _case(**tp8, **zero).dp_comm == pytest.approx(6 * 14e-6)
+    with pytest.raises(ValueError, match="inter_latency"):
+        _case(inter_latency=-1e-6)
+
+
+def test_speedup_baseline_never_recomputes():
+    # like for like: the hypothetical single device does 6 x params x tokens FLOPs at 50% of 312 TFLOP/s,
+    # whatever the parallel configuration recomputes (the review's 31.8x was 8 x params against 8 x params)
+    single = 6 * 70e9 * 1024 * 2048 / (312e12 * 0.5)
+    for recompute in ("selective", "full"):
+        r = _case(recompute=recompute, micro_batches=2)
+        assert r.speedup == pytest.approx(single / r.time)
+
+
+def test_full_recomputation_holds_one_layer_being_recomputed():
+    # DP 32 x PP 16, m = 1 (b = 32): stored layer inputs 2 s b h per layer x 5 layers, plus the layer being
+    # recomputed, s b h (34 + 5 a s / h) = 2048 x 32 x 8192 x 114 = 61.2 GB (Korthikanti et al. 2022, eq. 1)
+    sbh = 2048 * 32 * 8192
+    r = _case(recompute="full", micro_batches=1)
+    assert r.memory["activations"] == pytest.approx(5 * 2 * sbh + sbh * (34 + 5 * 64 * 2048 / 8192))
+    assert r.memory["activations"] - 5 * 2 * sbh == pytest.approx(61.2e9, rel=1e-3)
+    assert not r.feasible and r.memory["total"] == pytest.approx(85.7e9, rel=1e-3)
+    assert _case(recompute="full", micro_batches=2).feasible          # b = 16 halves the working set
