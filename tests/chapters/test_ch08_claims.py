@@ -50,3 +50,77 @@ def test_slow_middle_stage_separates_gpipe_and_1f1b():
     ofob = PL.pipeline_schedule([1, 1, 2, 1], 8, method="1f1b")
     assert ofob.makespan < gpipe.makespan
     assert min(ofob.info["bubble_fraction"], gpipe.info["bubble_fraction"]) > T.bubble_fraction(4, 8)
+
+
+def test_the_widget_never_calls_a_full_recompute_split_that_misses_80_gb_fitting():
+    # 8.4 / 8.8: under full recomputation the backward pass holds one whole layer besides the stored inputs.
+    # Every widget setting, with the total computed here by hand from Korthikanti et al. (2022): the stored
+    # 2 s b h per layer of L/p layers for p in-flight micro-batches (1F1B, m = p), plus s b h (10 + 24/t + 5as/(ht))
+    # for the layer being recomputed; a ZeRO stage is "放得下" only if that total fits 80 GB. (The widget shows
+    # memory_verdict of these rows; tests/book/views/test_ch08.py checks that it does.)
+    from hetlab.book.readings.ch08 import memory_verdict
+    from hetlab.book.views.ch08 import MODELS
+
+    s, seen = 2048, 0
+    for model, (psi, layers, h, a) in MODELS.items():
+        for dp in (1, 2, 4, 8, 16, 32, 64):
+            for tp in (1, 2, 4, 8):
+                for pp in (1, 2, 4, 8, 16):
+                    if layers % pp or a % tp:
+                        continue
+                    for b in range(1, 9):
+                        rows = [T.memory_per_device(psi, dp=dp, tp=tp, pp=pp, zero_stage=z, layers=layers,
+                                                    hidden=h, heads=a, sequence=s, micro_batch=b,
+                                                    recompute="full") for z in range(4)]
+                        text = memory_verdict([r["total"] for r in rows], rows[0]["activations"], pp=pp)
+                        sbh = s * b * h
+                        act = 2 * sbh * layers / pp * pp + sbh * (10 + 24 / tp + 5 * a * s / (h * tp))
+                        shard = psi / (tp * pp)
+                        states = [16 * shard, 4 * shard + 12 * shard / dp, 2 * shard + 14 * shard / dp,
+                                  16 * shard / dp]
+                        offered = [z for z in range(4) if pp == 1 or z < 2]
+                        fits = [z for z in offered if states[z] + act <= 80e9]
+                        said = text.split("\n")[1]
+                        if fits:
+                            assert said.startswith("放得下 80 GB 的可选阶段："
+                                                   + "、".join(f"ZeRO-{z}" for z in fits)), (model, dp, tp, pp, b)
+                        else:
+                            assert said.startswith("没有哪个可选"), (model, dp, tp, pp, b)
+                        seen += 1
+    assert seen > 1000
+
+
+def test_the_review_examples_of_full_recomputation_do_not_fit():
+    # 13B, DP 8, ZeRO-1, b = 8: 71.5 GB of states + 6.7 GB of inputs + 9.6 GB for the layer recomputed = 87.8 GB
+    sbh = 2048 * 8 * 5120
+    want = (4 + 12 / 8) * 13e9 + 40 * 2 * sbh + sbh * (34 + 5 * 40 * 2048 / 5120)
+    got = T.memory_per_device(13e9, dp=8, zero_stage=1, layers=40, hidden=5120, heads=40, sequence=2048,
+                              micro_batch=8, recompute="full")["total"]
+    assert got == pytest.approx(want) and want == pytest.approx(87.8e9, abs=0.05e9)
+
+
+def test_the_deep_pipeline_exposes_less_than_wide_data_parallelism():
+    # 8.9: the all-reduce hides at most behind the last micro-batch's backward pass (2/3 C/m); with the bubble
+    # and the exposed fill/drain sends the deep pipeline's overhead is smaller, with or without the overlap.
+    from hetlab.communication import NETWORK_STEP_LATENCY as alpha
+
+    c = 6 * 70e9 * 1024 * 2048 / (512 * 312e12 * 0.5)
+    hop = 2 * 2048 * 8192 / 25e9 + alpha
+    cost = {}
+    for dp, tp, pp in [(64, 8, 1), (4, 8, 16)]:
+        grad = 2 * (dp - 1) / dp * 2 * 70e9 / (tp * pp) / 25e9 + 2 * (dp - 1) * alpha
+        m = 1024 // dp
+        rest = (pp - 1) / m * c + 2 * (pp - 1) * hop
+        cost[pp] = (grad - min(grad, 2 / 3 * c / m) + rest, grad + rest)
+    assert cost[16][0] < 0.8 * cost[1][0] and cost[16][1] < cost[1][1]
+    assert cost[1][0] == pytest.approx(0.920, abs=1e-3) and cost[16][0] == pytest.approx(0.724, abs=1e-3)
+
+
+def test_tensor_parallel_overhead_on_nvlink_and_the_network():
+    # 8.5: comm / compute per layer, 70B, t = 8, b s = 2048: ~11% on NVLink, ~118% on the network
+    from hetlab.communication import NETWORK_STEP_LATENCY, NVLINK_STEP_LATENCY
+
+    size, compute = 2 * 2048 * 8192, 6 * 70e9 / 80 * 2048 / 8 / 156e12
+    ratio = {bw: 4 * (14 / 8 * size / bw + 14 * a) / compute
+             for bw, a in [(300e9, NVLINK_STEP_LATENCY), (25e9, NETWORK_STEP_LATENCY)]}
+    assert ratio[300e9] == pytest.approx(0.113, abs=1e-3) and ratio[25e9] == pytest.approx(1.18, abs=0.01)

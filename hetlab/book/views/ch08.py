@@ -163,17 +163,20 @@ def pipeline_explorer() -> Explorer:
     """Pipeline parallel timeline: stages, micro-batches, GPipe or 1F1B, and one slow stage."""
     def draw(ax, stages: int, micro_batches: int, method: str, slow: float) -> str:
         times = np.ones(stages)
-        times[stages // 2] *= slow
+        times[stages // 2] *= slow          # stage p // 2 (from 0): a middle stage for p >= 3, the last for p = 2
         s = PL.pipeline_schedule(times, micro_batches, method=_SCHEDULE[method]).validate()
         _timeline(s, ax)
+        ax.set_xlabel(P.label("时间（前向 = 1 个时间单位，反向 = 2）", "time (forward = 1, backward = 2)"))
         formula = T.bubble_fraction(stages, micro_batches)
-        return (f"周期 max t_i = {times.max():.2f}，模拟气泡 {s.info['bubble_fraction']:.3f}"
-                f"（等长阶段公式 (p-1)/(m+p-1) = {formula:.3f}），各段峰值激活份数 {s.info['peak_activations']}")
+        # t_i of section 8.6: one micro-batch's forward and backward on stage i (backward = 2 forwards)
+        return (f"第 {stages // 2} 段每个微批次 t = {3 * times.max():.2f}（前向 + 反向），其余各段 3；"
+                f"模拟气泡 {s.info['bubble_fraction']:.3f}（等长各段的公式 (p-1)/(m+p-1) = {formula:.3f}），"
+                f"各段峰值激活份数 {s.info['peak_activations']}")
 
-    return Explorer(draw, {"stages": int_slider("阶段数 p", 1, 8, 4),
+    return Explorer(draw, {"stages": int_slider("段数 p", 1, 8, 4),
                            "micro_batches": int_slider("微批次 m", 1, 16, 8),
                            "method": dropdown("调度方式", list(_SCHEDULE), "1F1B"),
-                           "slow": slider("中间一段变慢倍数", 1.0, 3.0, 0.25, 1.0)}, figsize=(8, 3.2))
+                           "slow": slider("第 ⌊p/2⌋ 段变慢倍数", 1.0, 3.0, 0.25, 1.0)}, figsize=(8, 3.2))
 
 
 def memory_explorer() -> Explorer:
@@ -193,8 +196,8 @@ def memory_explorer() -> Explorer:
         rows = [T.memory_per_device(psi, dp=dp, tp=tp, pp=pp, zero_stage=z, layers=layers, hidden=hidden,
                                     heads=heads, sequence=2048, micro_batch=micro_batch,
                                     recompute=_RECOMPUTE[recompute]) for z in range(4)]
-        # With a pipeline, ZeRO-2/3 would need a collective per micro-batch and the engines refuse them:
-        # their bars are hatched and their labels starred (training.PIPELINE_ZERO_STAGES).
+        # With a pipeline, ZeRO-2/3's savings cost a collective per micro-batch, or are given back within the step
+        # (PyTorch FSDP keeps parameters and gradients whole): hatched bars, starred labels.
         barred = [z for z in range(4) if pp > 1 and z not in T.PIPELINE_ZERO_STAGES]
         left = np.zeros(4)
         for (key, zh, en), colour in zip(parts, colours):
@@ -205,12 +208,12 @@ def memory_explorer() -> Explorer:
                 bars[z].set_hatch("//")
             left += values
         for z in barred:
-            ax.text(left[z] + 1.5, z, P.label("流水线下不支持", "not with PP"), va="center", fontsize=8,
-                    color="dimgray")
+            ax.text(max(left[z], 80.0) + 1.5, z, P.label("流水线下省不下", "not saved with PP"), va="center",
+                    fontsize=8, color="dimgray")       # right of the 80 GB line, never across it
         ax.axvline(80, color="crimson", ls="--", lw=1, label=P.label("A100 显存 80 GB", "A100 80 GB"))
         ax.set_yticks(range(4), [f"ZeRO-{z}{'*' if z in barred else ''}" for z in range(4)])
         ax.invert_yaxis()
-        ax.set_xlim(0, max(100.0, float(left.max()) * (1.3 if barred else 1.05)))
+        ax.set_xlim(0, max(112.0 if barred else 100.0, float(left.max()) * (1.3 if barred else 1.05)))
         ax.set_xlabel(P.label("每张 GPU 的显存（GB，1 GB = 1e9 字节）", "memory per GPU (GB)"))
         ax.set_title(P.label(f"{model} 模型：DP {dp} × TP {tp} × PP {pp} = {dp * tp * pp} 张 GPU，序列 2048",
                              f"{model}: DP {dp} x TP {tp} x PP {pp}"))
