@@ -324,6 +324,11 @@ OVERRIDES.update({
     "plotting.gantt_panels": {"panels": lambda: [(_fixtures()["schedule"], "plan")]},
     "plotting.display_width": {"text": "工作窃取"},
     "plotting.pad": {"text": "工作窃取", "width": 10},
+    "book.readings.ch11.policy_readout": {"policy": "article_demo", "label": "演示程序",
+                                          "run": lambda: _mod("schedulers").article_demo(
+                                              _mod("workloads").article_tasks(), _mod("devices").kitchen()),
+                                          "best": lambda: _mod("schedulers").optimal(
+                                              _mod("workloads").article_tasks(), _mod("devices").kitchen())},
     "book.readings.ch08.memory_verdict": {"totals": [115.6e9, 69.7e9, 62.0e9, 54.4e9], "activations": 45.6e9,
                                            "pp": 16},
     "book.readings.ch10.training_summary": {"step": lambda: _mod("models.training").step_time(**_TRAINING)},

@@ -118,3 +118,20 @@ def test_gpu_speed_readouts(gpu, demo, best):
     assert brute_force(WORK, speeds) == pytest.approx(best)
     devices = [Device(n, n, s) for n, s in zip(["CPU", "GPU", "NPU"], speeds)]
     assert S.optimal(article_tasks(), devices).makespan == pytest.approx(best)
+
+
+def test_quiz_keys_follow_from_the_computation():
+    from hetlab.book import quiz
+
+    # c11-3: GPU 30, CPU 10, NPU 15: GPU alone 114/30 over the bound max(114/55, 25/30) = 55/30 = 1.83x.
+    speeds = [10.0, 30.0, 15.0]
+    devices = [Device(n, n, s) for n, s in zip(["CPU", "GPU", "NPU"], speeds)]
+    ratio = (114 / 30) / S.lower_bound(article_tasks(), devices)
+    assert ratio == pytest.approx(55 / 30)
+    assert quiz.check("c11-3", "A").correct
+    # c11-4: NPU 30: t5 ties to the CPU at 1.0 and runs 2.5 there, 3.5 in all (longer than 2.667).
+    assert list_schedule(WORK, [10.0, 20.0, 30.0], ["CPU", "GPU", "NPU"]) == pytest.approx(3.5)
+    assert quiz.check("c11-4", "B").correct
+    # c11-7: speeds 1 and 10, two unit dishes: list scheduling 1, optimum 2/10, ratio 5.
+    assert list_schedule([1, 1], [1.0, 10.0], [0, 1]) / brute_force([1, 1], [1.0, 10.0]) == pytest.approx(5)
+    assert quiz.check("c11-7", "A").correct

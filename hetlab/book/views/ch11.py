@@ -3,17 +3,19 @@ from __future__ import annotations
 
 from hetlab import plotting as P
 from hetlab import schedulers as S
+from hetlab.book.readings import ch11 as readings
 from hetlab.book.views._shared import kitchen_with_gpu, preference_legend
 from hetlab.widgets import Explorer, dropdown, int_slider
-from hetlab.workloads import article_tasks
 
-__all__ = ['article_policies', 'policy_readout', 'LABELS', 'POLICY_DEFINITIONS', 'policy_table', 'demo_gantts',
+__all__ = ['article_policies', 'policy_readout', 'LABELS', 'policy_table', 'demo_gantts',
            'AFFINITY_POLICIES', 'affinity_table']
+
 
 def _xlabel() -> str:
     """The Gantt charts' x axis: the kitchen's times are simulated time units (work / speed), not seconds;
     chosen at draw time, when the fonts are known."""
     return P.label("时间（模拟时间单位）", "time (simulated time units)")
+
 
 #: The policies the chapter compares, in the order the dropdown lists them.
 NAMES = ["article_demo", "round_robin", "by_affinity", "eft", "lpt", "work_stealing", "heft", "optimal"]
@@ -26,17 +28,12 @@ def policy_readout(policy: str, gpu_speed: int) -> str:
     """The widget's readout for one setting: makespan, the optimum, the gap and both serial baselines.
 
     Both baselines run all 114 work units on one device: the CPU (speed 10, the article's choice)
-    and the GPU (the fastest device at ``gpu_speed``)."""
+    and the fastest device (the GPU unless ``gpu_speed`` < 15). The sentence is
+    :func:`hetlab.book.readings.ch11.policy_readout`'s."""
     if policy not in NAMES:
         raise ValueError(f"policy must be one of {NAMES}, got {policy!r}")
-    s, best = kitchen_with_gpu(policy, gpu_speed), kitchen_with_gpu("optimal", gpu_speed)
-    cpu = S.serial(s.graph, s.devices, device="CPU").makespan
-    fastest = max(s.devices, key=lambda d: d.speed).name
-    solo = S.serial(article_tasks(), s.devices, device=fastest).makespan
-    return (f"{LABELS[policy]}，GPU 速度 {gpu_speed:g}：完工时间 {s.makespan:.3f}，最优 {best.makespan:.3f}，"
-            f"差距 {(s.makespan - best.makespan) / best.makespan:.1%}；"
-            f"加速比 {cpu / s.makespan:.2f}x（以 CPU 串行为基线）、"
-            f"{solo / s.makespan:.2f}x（以最快的 {fastest} 串行为基线）。{POLICY_DEFINITIONS[policy]}")
+    run, best = kitchen_with_gpu(policy, gpu_speed), kitchen_with_gpu("optimal", gpu_speed)
+    return readings.policy_readout(policy, LABELS[policy], run, best)
 
 
 def article_policies() -> Explorer:
@@ -54,19 +51,6 @@ def article_policies() -> Explorer:
     return Explorer(draw, {"policy": dropdown("策略", [(LABELS[n], n) for n in NAMES]),
                            "gpu_speed": int_slider("GPU 速度", 5, 40, 20)},
                     figsize=(8, 2.6))
-
-
-#: One sentence per policy of the chapter's table (Chinese), in the order of :data:`NAMES`.
-POLICY_DEFINITIONS = {
-    "article_demo": "演示程序的做法：按列表顺序，每道菜交给最早有空的设备（平局按设备名），不看速度。",
-    "round_robin": "轮转：第 i 道菜交给第 i mod 3 台设备，开工前就定好，不看大小也不看速度。",
-    "by_affinity": "按专长：每道菜交给它偏好的那类设备，同类有几台就轮流，不看那台设备有多忙。",
-    "eft": "EFT（Earliest Finish Time）：按列表顺序，每道菜交给能让它最早做完的设备。",
-    "lpt": "LPT（Longest Processing Time first）：先按最快耗时从大到小排序，再逐道按 EFT 派。",
-    "work_stealing": "工作窃取：先轮流发到各设备的队列，谁闲下来就从别人的队列里随机偷一道（第 5 章）。",
-    "heft": "HEFT：按向上秩排序、按最早完成时刻放置并允许插空（第 9 章）；菜互不依赖时向上秩就是平均耗时。",
-    "optimal": "最优解：分支定界枚举 3^8 种分法，求出最短的完工时间。",
-}
 
 
 def policy_table(gpu_speed: float = 20.0) -> str:
