@@ -472,6 +472,14 @@ OVERRIDES.update({
                                           "gpu_only_s": 0.0247, "tasks": 364, "library_s": 0.0016},
     "book.readings.a2.holdout_table": {"rows": lambda: [{"source": "x.json", "n": 512, "b": 256, "plan": "gpu_only",
                                                          "cpu_workers": 0, "predicted_s": 0.01, "measured_s": 0.012}]},
+    "book.readings.a2.miss_lines": {"rows": lambda: [{"source": "x.json", "n": 512, "b": 256, "plan": "gpu_only",
+                                                      "cpu_workers": 0, "predicted_s": 0.01, "measured_s": 0.02}]},
+    "book.readings.a2.heft_vs_gpu_lines": {"rows": lambda: [
+        {"source": "x.json", "n": 512, "b": 256, "plan": plan, "cpu_workers": w, "predicted_s": 0.01,
+         "measured_s": 0.02} for plan, w in (("gpu_only", 0), ("hybrid_heft", 2))]},
+    "book.readings.a2.copy_in_run_lines": {
+        "section": lambda: _mod("real.readings").reading("n8192_b512", "h200-2026-12-04c")["hetero"],
+        "cpu_workers": 6, "profile": lambda: _mod("models.host").load_profile()},
     "book.readings.a2.cost_change_lines": {
         "old": lambda: _mod("workloads.cholesky").CholeskyCase(**{k: _fresh(v) for k, v in _CASE.items()}),
         "new": lambda: _mod("workloads.cholesky").CholeskyCase(**{k: _fresh(v) for k, v in _CASE.items()})},

@@ -17,7 +17,8 @@ from hetlab.workloads.cholesky import OPS, CholeskyCase, cholesky_graph, task_co
 
 __all__ = ["MACHINE_ZH", "HOLDOUT_ZH", "workload_lines", "plan_lines", "measured_lines", "trace_lines",
            "prediction_table", "calibration_lines", "planner_lines", "free_host_lines", "cuda_graph_lines",
-           "holdout_table", "cost_change_lines", "same_plan_lines", "graph_replay_lines"]
+           "holdout_table", "miss_lines", "heft_vs_gpu_lines", "cost_change_lines", "same_plan_lines",
+           "copy_in_run_lines", "graph_replay_lines"]
 
 #: How the appendix names the machine of the stored readings.
 MACHINE_ZH = "一台 H200 + 16 核 CPU 的机器（2026-12-04 实测）"
@@ -269,15 +270,45 @@ def holdout_table(rows: Sequence[Mapping], band: float = 0.25) -> str:
     return "\n".join(lines)
 
 
+def miss_lines(rows: Sequence[Mapping], band: float = 0.25) -> str:
+    """The predictions outside ``band`` (``rows``: the dicts of :func:`~hetlab.real.readings.compare_readings`),
+    grouped by matrix, tile size and plan: how many of the group miss, and the group's error range."""
+    rows = _rows(rows)
+    band = check_positive("band", band, high=10.0)
+    groups: dict[tuple, list[float]] = {}
+    for r in rows:
+        groups.setdefault((r["n"], r["b"], r["plan"]), []).append(r["predicted_s"] / r["measured_s"] - 1)
+    lines = [f"n = {n}、b = {b}，{_PLAN_ZH[plan]}：{len(e)} 个里 {sum(abs(x) > band for x in e)} 个在带外，"
+             f"误差 {min(e):+.0%} 到 {max(e):+.0%}"
+             for (n, b, plan), e in groups.items() if any(abs(x) > band for x in e)]
+    return "\n".join(lines or [f"每个预测都在 ±{band:.0%} 以内"])
+
+
+def heft_vs_gpu_lines(rows: Sequence[Mapping]) -> str:
+    """How often HEFT's hybrid plan was slower than the GPU-only plan of the same reading, measured and predicted
+    (``rows``: the dicts of :func:`~hetlab.real.readings.compare_readings`)."""
+    rows = _rows(rows)
+    gpu = {r["source"]: r for r in rows if r["plan"] == "gpu_only"}
+    pairs = [(r, gpu[r["source"]]) for r in rows if r["plan"] == "hybrid_heft" and r["source"] in gpu]
+    if not pairs:
+        raise ValueError("rows must hold a GPU-only and a hybrid HEFT comparison of the same reading, got none")
+    measured = sum(h["measured_s"] > g["measured_s"] for h, g in pairs)
+    predicted = sum(h["predicted_s"] > g["predicted_s"] for h, g in pairs)
+    return (f"混合（HEFT）计划比只用 GPU 慢：实测 {measured} / {len(pairs)} 组，"
+            f"模型预测 {predicted} / {len(pairs)} 组")
+
+
 def cost_change_lines(old: CholeskyCase, new: CholeskyCase) -> str:
-    """The per-tile kernel costs of the same ``(n, b)`` in two readings: the calibration readings (``old``) and
-    the hold-out readings (``new``), one CPU thread and the GPU."""
+    """The per-tile kernel costs of the same tile size ``b`` in two readings, one CPU thread and the GPU: of the
+    same ``(n, b)`` in the calibration readings (``old``) and the hold-out readings (``new``), or of two matrix
+    orders in one set of readings."""
     check_instance("old", old, CholeskyCase)
     check_instance("new", new, CholeskyCase)
-    if (old.n, old.b) != (new.n, new.b):
-        raise ValueError(f"new must be the same (n, b) as old ({old.n}, {old.b}), got ({new.n}, {new.b})")
-    lines = [f"同一个 n = {new.n}、b = {new.b}，两次读数的块代价（校准用的读数 → 留出的读数）：",
-             f"  {pad('核函数', 8)}{pad('一个 CPU 线程', 24, right=True)}{pad('GPU', 20, right=True)}"]
+    if old.b != new.b:
+        raise ValueError(f"new must have the same tile size as old (b = {old.b}), got b = {new.b}")
+    head = (f"同一个 n = {new.n}、b = {new.b}，两次读数的块代价（校准用的读数 → 留出的读数）：" if old.n == new.n
+            else f"同样 b = {new.b} 的块，两次读数的块代价（n = {old.n} → n = {new.n}）：")
+    lines = [head, f"  {pad('核函数', 8)}{pad('一个 CPU 线程', 24, right=True)}{pad('GPU', 20, right=True)}"]
     for op in OPS:
         cpu = f"{_us(old.op_costs[op]['CPU'])} → {_us(new.op_costs[op]['CPU'])}"
         gpu = f"{_us(old.op_costs[op]['GPU'])} → {_us(new.op_costs[op]['GPU'])}"
@@ -320,6 +351,41 @@ def same_plan_lines(sections: Sequence[Mapping]) -> str:
                      + (f"，最多慢 {max(slower):.0%}" if slower else ""))
     lines.append(f"实测的混合（HEFT）计划比只用 GPU 慢：{heft_slower} / {cases} 组")
     return "\n".join(lines)
+
+
+def copy_in_run_lines(section: Mapping, cpu_workers: int, profile: HostProfile) -> str:
+    """What a tile copied between a CPU worker and the GPU costs inside a measured run: the GPU GEMMs of the hybrid
+    HEFT run with ``cpu_workers`` (``section``: the ``hetero`` section of a reading, with that run's trace) that
+    copy no tile of the matrix first, by how many inputs a CPU worker made (0 or 1), beside what the host model
+    charges for such a copy (a host visit and the tile copy of the reading)."""
+    from hetlab.real.readings import case_of
+
+    sec = _hetero_section(section, "section")
+    key = f"cpu{check_int('cpu_workers', cpu_workers, low=1, high=1000)}"
+    trace = (sec.get(key) or {}).get("hybrid_heft", {}).get("trace")
+    if not trace:
+        raise ValueError(f"section must hold the trace of the hybrid HEFT run {key!r}, got {describe(sec.get(key))}")
+    check_instance("profile", profile, HostProfile)
+    case, _ = case_of(sec)
+    graph, first = case.graph(case.devices(cpu_workers)), case.host_inputs()
+    device = {row[0]: row[1] for row in trace}
+    length = {row[0]: row[3] - row[2] for row in trace}
+    by_inputs: dict[int, list[float]] = {0: [], 1: []}
+    for i, task in enumerate(graph.tasks):
+        if task.op == "gemm" and device[task.name] == "GPU" and not first.get(task.name):
+            from_cpu = sum(device[graph.tasks[p].name] != "GPU" for p in graph.preds[i])
+            by_inputs.get(from_cpu, []).append(length[task.name])
+    if not all(by_inputs.values()):
+        raise ValueError(f"the run {key!r} has no GPU GEMM with 0 or with 1 input from a CPU worker to compare")
+    none, one = (statistics.median(by_inputs[k]) for k in (0, 1))
+    charged = profile.hold_s + case.tile_copy_s
+    return "\n".join([
+        f"n = {case.n}、b = {case.b}，{cpu_workers} 个 CPU 工作线程的混合（HEFT）运行里，"
+        "GPU 上的 GEMM（不含第一次拷贝）：",
+        f"  输入都在 GPU 上：{len(by_inputs[0])} 个，时长中位数 {_us(none)}",
+        f"  一个输入来自 CPU 工作线程：{len(by_inputs[1])} 个，时长中位数 {_us(one)}，多出 {_us(one - none)}",
+        f"  模型为这次拷贝记的是：占用主机 {_us(profile.hold_s)} + 单独测的块拷贝 {_us(case.tile_copy_s)}"
+        f" = {_us(charged)}"])
 
 
 def graph_replay_lines(graphs: Mapping, executor: Mapping[str, float]) -> str:

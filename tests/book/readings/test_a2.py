@@ -98,6 +98,50 @@ def test_holdout_table_counts_the_rows_inside_the_band():
         a2.holdout_table([{"plan": "gpu_only"}])
 
 
+def test_miss_lines_group_the_predictions_outside_the_band():
+    rows = [_row("cpu_only", 2, 0.150, 0.100), _row("cpu_only", 4, 0.110, 0.100), _row("gpu_only", 0, 0.011, 0.010),
+            _row("hybrid_heft", 2, 0.050, 0.100)]
+    # +50% and -50% are outside ±25%, +10% twice inside; the GPU-only group has no miss and is not listed
+    assert a2.miss_lines(rows).splitlines() == ["n = 1024、b = 256，只用 CPU：2 个里 1 个在带外，误差 +10% 到 +50%",
+                                                "n = 1024、b = 256，混合（HEFT）：1 个里 1 个在带外，误差 -50% 到 -50%"]
+    assert a2.miss_lines(rows, band=0.6) == "每个预测都在 ±60% 以内"
+
+
+def test_heft_vs_gpu_lines_compare_within_each_reading():
+    rows = [_row("gpu_only", 0, 0.030, 0.040), _row("hybrid_heft", 2, 0.050, 0.035),
+            _row("hybrid_heft", 4, 0.020, 0.045)]
+    # measured: 35 < 40 (faster), 45 > 40 (slower); predicted: 50 > 30 (slower), 20 < 30 (faster)
+    assert a2.heft_vs_gpu_lines(rows).endswith("实测 1 / 2 组，模型预测 1 / 2 组")
+    with pytest.raises(ValueError, match="GPU-only and a hybrid HEFT"):
+        a2.heft_vs_gpu_lines([_row("gpu_only", 0, 0.030, 0.040)])
+
+
+def test_copy_in_run_lines_time_the_gpu_gemms_by_their_inputs_from_cpu_workers():
+    from hetlab.models.host import HostProfile
+    from hetlab.workloads.cholesky import CholeskyCase
+
+    ops = ("potrf", "trsm", "syrk", "gemm")
+    case = CholeskyCase(1280, 256, {op: {"CPU": 1e-3, "GPU": 1e-4} for op in ops}, 2e-4, inputs_on_host=True)
+    rows = {t.name: [t.name, "GPU", 0.0, 1e-4] for t in case.graph(case.devices(0)).tasks}
+    # 5 x 5 tiles: the GEMMs of steps k >= 1 copy no matrix tile first. TRSM_3_1 on a CPU worker is one input of
+    # GEMM_3_2_1 and GEMM_4_3_1 (600 and 800 us: median 700); GEMM_4_2_1 and GEMM_4_3_2 read only GPU tiles
+    # (100 us each)
+    rows["TRSM_3_1"][1] = "CPU0"
+    rows["GEMM_3_2_1"][3], rows["GEMM_4_3_1"][3] = 6e-4, 8e-4
+    section = {"n": 1280, "b": 256, "op_costs": {op: {"cpu1_s": 1e-3, "gpu_s": 1e-4} for op in ops},
+               "tile_copy_s": 2e-4, "inputs_on_host": True, "gpu_only": {},
+               "cpu1": {"hybrid_heft": {"trace": list(rows.values())}}}
+    lines = a2.copy_in_run_lines(section, 1, HostProfile("p", 3e-5, 8e-5)).splitlines()
+    assert lines[1].endswith("输入都在 GPU 上：2 个，时长中位数 100 µs")
+    assert lines[2].endswith("一个输入来自 CPU 工作线程：2 个，时长中位数 700 µs，多出 600 µs")
+    assert lines[3].endswith("占用主机 30 µs + 单独测的块拷贝 200 µs = 230 µs")
+    rows["TRSM_3_1"][1] = "GPU"                      # no GEMM with an input from a CPU worker left
+    with pytest.raises(ValueError, match="no GPU GEMM with 0 or with 1 input"):
+        a2.copy_in_run_lines(section, 1, HostProfile("p", 3e-5, 8e-5))
+    with pytest.raises(ValueError, match="trace of the hybrid HEFT run 'cpu2'"):
+        a2.copy_in_run_lines(section, 2, HostProfile("p", 3e-5, 8e-5))
+
+
 def test_cost_change_lines_put_the_two_readings_side_by_side():
     from hetlab.workloads.cholesky import CholeskyCase
 
@@ -105,8 +149,11 @@ def test_cost_change_lines_put_the_two_readings_side_by_side():
     new = CholeskyCase(1024, 256, {op: {"CPU": 3e-3, "GPU": 4e-5} for op in ("potrf", "trsm", "syrk", "gemm")})
     text = a2.cost_change_lines(old, new)
     assert text.count("500 µs → 3000 µs") == 4 and text.count("60 µs → 40 µs") == 4
-    with pytest.raises(ValueError, match="same"):
-        a2.cost_change_lines(old, CholeskyCase(2048, 256, old.op_costs))
+    # two matrix orders with the same tile size: the header names them
+    assert a2.cost_change_lines(old, CholeskyCase(2048, 256, new.op_costs)).startswith(
+        "同样 b = 256 的块，两次读数的块代价（n = 1024 → n = 2048）")
+    with pytest.raises(ValueError, match="same tile size"):
+        a2.cost_change_lines(old, CholeskyCase(2048, 512, old.op_costs))
 
 
 def test_same_plan_lines_pool_every_run_of_the_gpu_only_plan():
