@@ -64,7 +64,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "plain_time": ("时间", "time"),
     "u_curve": ("粒度 U 形曲线：W = {W:g}, Os = {Os:g}", "Granularity U-curve: W = {W:g}, Os = {Os:g}"),
     "sisd": ("单核 CPU", "single core"),
-    "simd": ("CPU 向量指令 / GPU 的一个 warp", "CPU vector unit / one GPU warp"),
+    "simd": ("CPU 向量指令 / GPU 的一个线程束", "CPU vector unit / one GPU warp"),
     "misd": ("冗余容错计算（罕见）", "redundant fault-tolerant (rare)"),
     "mimd": ("多核 CPU / 集群", "multi-core / cluster"),
     "instruction_stream": ("I = 指令流", "I = instruction stream"),

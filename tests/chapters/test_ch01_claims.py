@@ -38,3 +38,27 @@ def test_seed_one_is_neither_the_best_nor_the_worst_of_twenty():
     ratios = [sum(g.work) / max(g.work) for g in (skewed_tasks(4, spread=0.5, seed=k) for k in range(20))]
     assert all(r < 4 for r in ratios)
     assert min(ratios) < ratios[1] < max(ratios)
+
+
+def test_preference_does_not_change_times_so_the_gpu_is_fastest_for_every_dish():
+    """Section 1.1: preference is a label; times are w / v whatever the kind, so the GPU (speed 20) is the
+    fastest cook for all 8 dishes, and t6 (prefers CPU) takes 18/20 = 0.90 on the GPU against 18/10 = 1.80."""
+    import hetlab
+
+    cooks = kitchen()
+    for t in article_tasks().tasks:
+        times = {d.name: hetlab.execution_time(t, d) for d in cooks}
+        assert min(times, key=times.get) == "GPU"
+        assert times["CPU"] == pytest.approx(t.work / 10)
+    t6 = article_tasks().tasks[6]
+    assert (hetlab.execution_time(t6, cooks[1]), hetlab.execution_time(t6, cooks[0])) == pytest.approx((0.9, 1.8))
+
+
+def test_zero_one_leaves_about_62_gib_for_activations():
+    """深入一点 of section 1.5: ZeRO-1 over 32 replicas keeps (2 + 2 + 12/32) B x 70e9 / 16 stages
+    = 19.14e9 B = 17.8 GiB per card, leaving 80 - 17.8 = 62.2 GiB."""
+    from hetlab.models.training import memory_per_device
+
+    states = memory_per_device(70e9, dp=32, tp=1, pp=16, zero_stage=1, activations=False)["model_states"]
+    assert states == pytest.approx((4 + 12 / 32) * 70e9 / 16)
+    assert 80 - states / 2**30 == pytest.approx(62.2, abs=0.05)

@@ -165,4 +165,4 @@ def test_flynn_diagram_has_a_key_and_consistent_subtitles():
     fig = axes[0].figure
     texts = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
     assert len(texts) == 3
-    assert "warp" in axes[1].get_title()
+    assert "线程束" in axes[1].get_title() or "warp" in axes[1].get_title()

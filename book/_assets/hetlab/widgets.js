@@ -49,9 +49,9 @@
       const bars = shown.map((i) => ({x0: s.start[i], x1: s.end[i], y0: rows - 1 - s.deviceOf[i] - 0.35,
                                       y1: rows - 1 - s.deviceOf[i] + 0.35, color: COLOURS[tasks[i].kind],
                                       text: tasks[i].name, title: `${tasks[i].name}：${s.start[i].toFixed(2)}–${s.end[i].toFixed(2)}`}));
-      const recent = order.slice(Math.max(0, step - 2), step);
-      const text = step === 0 ? `分解：一桌菜拆成 ${n} 道互不依赖的菜，还没有派出去` : "分配 + 编排：" + recent.map((i) =>
-        `${tasks[i].name}（偏好 ${tasks[i].kind}）→ ${devices[s.deviceOf[i]].name}，${s.start[i].toFixed(2)} 开工`).join("；");
+      const last = order[step - 1];   // one dish per frame: the readout names only the newest dispatch
+      const text = step === 0 ? `分解：一张大单拆成 ${n} 道互不依赖的菜，还没有派出去` : `分配 + 编排：第 ${step} 道，` +
+        `${tasks[last].name}（偏好 ${tasks[last].kind}）→ ${devices[s.deviceOf[last]].name}，${s.start[last].toFixed(2)} 开工`;
       return {text, chart: {
         title, xlabel: "时间（时间单位）", height: 150,
         x: {min: 0, max: s.makespan * 1.02}, bars,

@@ -19,7 +19,7 @@ from hetlab.widgets import Explorer, dropdown, int_slider, slider
 from hetlab.workloads import article_tasks, skewed_tasks
 
 __all__ = ['orchestration_explorer', 'orchestration_player', 'kitchen_schedule', 'serial_vs_parallel_explorer',
-           'parallelism_combo_explorer', 'serial_vs_parallel_figure', 'parallelism_figure', 'CARD_GIB']
+           'parallelism_combo_explorer', 'serial_vs_parallel_figure', 'memory_map_figure', 'CARD_GIB']
 
 #: Dropdown labels for the policies; only the article's demo policy is taught in chapter 1.
 POLICY_LABELS = {"article_demo": ("演示调度（最早空闲）", "demo (earliest free)"),
@@ -41,17 +41,18 @@ def kitchen_schedule(policy: str = "article_demo"):
 
 
 def _step_text(s, order, step: int, *, figure: bool = False) -> str:
-    """What the last two dispatches did: Chinese for the widget's readout, ``plotting.label`` inside a figure."""
+    """What the frame's one new dispatch did (one dish per frame): Chinese for the widget's readout,
+    ``plotting.label`` inside a figure."""
     n = len(s.graph)
-    names = [d.name for d in s.devices]
-    recent = [(s.graph.tasks[i], names[s.device_of[i]], s.start[i]) for i in order[max(0, step - 2):step]]
-    zh = (f"分解：一桌菜拆成 {n} 道互不依赖的菜，还没有派出去" if step == 0 else "分配 + 编排：" + "；".join(
-        f"{t.name}（偏好 {t.kind}）→ {d}，{start:.2f} 开工" for t, d, start in recent))
-    if not figure:
-        return zh
-    en = (f"decompose: {n} independent dishes, none dispatched yet" if step == 0 else "assign + orchestrate: " +
-          "; ".join(f"{t.name} (prefers {t.kind}) -> {d} at {start:.2f}" for t, d, start in recent))
-    return P.label(zh, en)
+    if step == 0:
+        zh, en = (f"分解：一张大单拆成 {n} 道互不依赖的菜，还没有派出去",
+                  f"decompose: {n} independent dishes, none dispatched yet")
+    else:
+        i = order[step - 1]
+        t, d, start = s.graph.tasks[i], s.devices[s.device_of[i]].name, s.start[i]
+        zh = f"分配 + 编排：第 {step} 道，{t.name}（偏好 {t.kind}）→ {d}，{start:.2f} 开工"
+        en = f"assign + orchestrate: dish {step}, {t.name} (prefers {t.kind}) -> {d} at {start:.2f}"
+    return P.label(zh, en) if figure else zh
 
 
 class _Chart:
@@ -379,18 +380,46 @@ def parallelism_combo_explorer() -> Explorer:
                                   "params": dropdown("模型大小", MODELS, 13e9)}, figsize=(8, 3.0))
 
 
-def parallelism_figure(data: int = 8, tensor: int = 4, pipeline: int = 4, params: float = 70e9, ax=None):
-    """The widget's grid as a static figure (for readers of the HTML or PDF). Returns the axes."""
-    from hetlab._validate import check_int, check_positive
+def memory_map_figure(ways: int = 4, axes=None):
+    """The combo widget's lesson at one glance (its static twin): per-card model states (GiB) over
+    tensor x pipeline ways in 1..``ways``, one panel per model of :data:`MODELS`, cells over
+    :data:`CARD_GIB` hatched grey. Data parallelism is no axis: it leaves every cell unchanged.
+    Returns the axes."""
+    from hetlab._validate import check_int
 
-    data = check_int("data", data, low=1, high=8)
-    tensor = check_int("tensor", tensor, low=1, high=4)
-    pipeline = check_int("pipeline", pipeline, low=1, high=4)
-    params = check_positive("params", params, high=1e13)
+    ways = check_int("ways", ways, low=1, high=8)
     P.use_cjk_font()
-    ax = P.new_axes(ax, figsize=(8, 3.0))
-    _combo_draw(ax, data, tensor, pipeline, params)
-    return ax
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(1, len(MODELS), figsize=(8, 3.3), layout="constrained")
+    for ax, (name, params) in zip(axes, MODELS):
+        gib = np.array([[_model_states_gib(params, 1, t, p) for t in range(1, ways + 1)]
+                        for p in range(1, ways + 1)])
+        ax.imshow(np.where(gib <= CARD_GIB, gib, np.nan), cmap="Greens", vmin=0, vmax=2 * CARD_GIB,
+                  origin="lower", extent=(0.5, ways + 0.5, 0.5, ways + 0.5))
+        for p in range(ways):
+            for t in range(ways):
+                fits = gib[p, t] <= CARD_GIB
+                if not fits:
+                    ax.add_patch(_grey_cell(t + 1, p + 1))
+                ax.text(t + 1, p + 1, f"{gib[p, t]:.0f}", ha="center", va="center", fontsize=9,
+                        color="black" if fits else "0.35")
+        ax.set_xticks(range(1, ways + 1))
+        ax.set_yticks(range(1, ways + 1))
+        ax.set_xlabel(P.label("张量并行路数", "tensor-parallel ways"))
+        ax.set_ylabel(P.label("流水线段数", "pipeline stages"))
+        ax.set_title(P.label(f"{name}", f"{params / 1e9:g}B parameters"), fontsize=10)
+    axes[0].figure.suptitle(P.label(f"每张卡的模型状态（GiB）；灰色斜线 = 超过 {CARD_GIB} GiB，放不下",
+                                    f"model states per card (GiB); grey hatched = over {CARD_GIB} GiB"),
+                            fontsize=10)
+    return axes
+
+
+def _grey_cell(x: float, y: float):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor="0.88", edgecolor="0.6", hatch="//", lw=0.5)
 
 
 #: (chapter, factory) for each widget of this module.

@@ -11,7 +11,7 @@ from hetlab.tasks import Task, TaskGraph, critical_path, independent_tasks, rand
 from hetlab.widgets import Explorer, dropdown, int_slider
 
 __all__ = ['tasks_vs_devices_explorer', 'scaling_figure', 'example_graph', 'dish_graph', 'dish_figure', 'draw_dag',
-           'transformer_figure']
+           'transformer_figure', 'tasks_vs_devices_figure']
 
 SPEED = 10.0
 #: Colours of tasks on and off the critical path (the Gantt charts' too).
@@ -149,25 +149,42 @@ def example_graph(shape: str, tasks: int):
     raise ValueError(f"shape must be 'independent' or 'dag', got {shape!r}")
 
 
+def _tasks_devices_draw(ax, tasks: int, devices: int, shape: str) -> str:
+    """The widget's chart: greedy Gantt chart on devices 1..P with the two bounds; returns the readout."""
+    from matplotlib.lines import Line2D
+
+    graph = example_graph(shape, tasks)
+    s = earliest_free(graph, _numbered(devices, "设备", SPEED)).validate()
+    b = WS.bounds(graph, devices, speed=SPEED)
+    P.gantt(s, ax, xmax=b.upper, critical=True, show_deps="critical" if shape == "dag" else False,
+            fit_names=True, title=P.label(f"{tasks} 个任务、{devices} 台设备：贪心调度 {s.makespan:.2f}",
+                                          f"{tasks} tasks, {devices} devices: greedy {s.makespan:.2f}"))
+    lower = ax.axvline(b.lower, color="#2ca02c", lw=1.5, ls=":", label=P.label("下界 max(W/P, D)", "lower"))
+    upper = ax.axvline(b.upper, color="crimson", lw=1.5, ls=":", label=P.label("上界 W/P + D", "upper"))
+    done = Line2D([], [], color="black", lw=0.8, ls="--", label=P.label("贪心完工时间", "greedy makespan"))
+    _critical_legend(ax, [lower, done, upper], with_path=shape == "dag")
+    return (f"工作量 W = {b.work:.2f}，跨度 D = {b.span:.2f}，平均并行度 W/D = {b.parallelism:.2f}，"
+            f"峰值宽度 {WS.peak_width(graph)}\n"
+            f"下界 max(W/P, D) = {b.lower:.2f} ≤ 贪心完工时间 = {s.makespan:.2f} ≤ 上界 W/P + D = {b.upper:.2f}")
+
+
+def tasks_vs_devices_figure(shape: str = "dag", tasks: int = 16, devices: int = 5, ax=None):
+    """The widget's chart as a static figure (same devices, colours, bounds and legend). Returns the axes."""
+    from hetlab._validate import check_int
+
+    if shape not in ("independent", "dag"):
+        raise ValueError(f"shape must be 'independent' or 'dag', got {shape!r}")
+    tasks = check_int("tasks", tasks, low=1, high=16)
+    devices = check_int("devices", devices, low=1, high=8)
+    P.use_cjk_font()
+    ax = P.new_axes(ax, figsize=(8, 3.2))
+    _tasks_devices_draw(ax, tasks, devices, shape)
+    return ax
+
+
 def tasks_vs_devices_explorer() -> Explorer:
     """n tasks on P identical devices under greedy list scheduling, against max(W/P, D) and W/P + D."""
-    def draw(ax, tasks: int, devices: int, shape: str) -> str:
-        from matplotlib.lines import Line2D
-
-        graph = example_graph(shape, tasks)
-        s = earliest_free(graph, _numbered(devices, "设备", SPEED)).validate()
-        b = WS.bounds(graph, devices, speed=SPEED)
-        P.gantt(s, ax, xmax=b.upper, critical=True, show_deps="critical" if shape == "dag" else False,
-                fit_names=True, title=P.label(f"{tasks} 个任务、{devices} 台设备：贪心调度 {s.makespan:.2f}",
-                                              f"{tasks} tasks, {devices} devices: greedy {s.makespan:.2f}"))
-        lower = ax.axvline(b.lower, color="#2ca02c", lw=1.5, ls=":", label=P.label("下界 max(W/P, D)", "lower"))
-        upper = ax.axvline(b.upper, color="crimson", lw=1.5, ls=":", label=P.label("上界 W/P + D", "upper"))
-        done = Line2D([], [], color="black", lw=0.8, ls="--", label=P.label("贪心完工时间", "greedy makespan"))
-        _critical_legend(ax, [lower, done, upper], with_path=shape == "dag")
-        return (f"工作量 W = {b.work:.2f}，跨度 D = {b.span:.2f}，平均并行度 W/D = {b.parallelism:.2f}，"
-                f"峰值宽度 {WS.peak_width(graph)}\n"
-                f"下界 max(W/P, D) = {b.lower:.2f} ≤ 贪心完工时间 = {s.makespan:.2f} ≤ 上界 W/P + D = {b.upper:.2f}")
-
+    draw = _tasks_devices_draw
     shapes = [("互不依赖的任务", "independent"), ("有依赖的任务图", "dag")]
     return Explorer(draw, {"tasks": int_slider("任务数 n", 1, 16, 8),
                            "devices": int_slider("设备数 P", 1, 8, 3),
