@@ -159,7 +159,7 @@ class Memory:
 MEMORIES: tuple[Memory, ...] = (
     Memory("EPYC 7763 DDR4", "host", "DDR4-3200 x 8", 512e9, 8 * 3.2e9 * 8, _EPYC),
     Memory("A100 40GB HBM2", "device", "HBM2", 40e9, 1555e9, _A100),
-    Memory("A100 80GB HBM2e", "device", "HBM2e (SXM)", 80e9, 2039e9, _A100),
+    Memory("A100 80GB SXM HBM2e", "device", "HBM2e (SXM)", 80e9, 2039e9, _A100),
     Memory("PCIe 4.0 x16", "link", "PCIe Gen4", 0.0, 32e9, "PCI-SIG PCIe 4.0 specification (2017), per direction"),
 )
 
@@ -297,8 +297,9 @@ _SHEET = "NVIDIA {} Tensor Core GPU datasheet ({}), SXM: BF16 1,979 TFLOPS with 
 #: Three generations of data-centre GPU by name (NVLink: 600 and 900 GB/s for both directions together). The
 #: A100's figures are those of :data:`ENGINES` and :data:`MEMORIES`.
 GPUS: dict[str, GPUDatasheet] = {g.name: g for g in (
-    GPUDatasheet("A100 80GB SXM", entry("A100", "FP16/BF16", "tensor").datasheet, memory("A100 80GB HBM2e").capacity,
-                 memory("A100 80GB HBM2e").bandwidth, 300e9, _A100 + "; NVLink 600 GB/s"),
+    GPUDatasheet("A100 80GB SXM", entry("A100", "FP16/BF16", "tensor").datasheet,
+                 memory("A100 80GB SXM HBM2e").capacity, memory("A100 80GB SXM HBM2e").bandwidth, 300e9,
+                 _A100 + "; NVLink 600 GB/s"),
     GPUDatasheet("H100 SXM", 989e12, 80e9, 3.35e12, 450e9, _SHEET.format("H100", 2023, "80 GB HBM3 at 3.35 TB/s")),
     GPUDatasheet("H200 SXM", 989e12, 141e9, 4.8e12, 450e9, _SHEET.format("H200", 2024, "141 GB HBM3e at 4.8 TB/s")),
 )}

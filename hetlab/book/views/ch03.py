@@ -229,6 +229,13 @@ def offload_figure(ax=None, latency: float = 30e-6):
                 label=P.label(f"固定开销 {latency * 1e6:.0f} µs，n = 2^{n.bit_length() - 1}",
                               f"fixed {latency * 1e6:.0f} us, n = 2^{n.bit_length() - 1}"))
     ax.axhline(1.0, color="0.5", lw=0.8)
+    # the black line crosses 1 where F/B = (1/link) / (1/P_cpu - 1/P_gpu), at 12 bytes per element
+    gpu_p, link = H.entry("A100", "FP32").peak, H.memory("PCIe 4.0 x16").bandwidth
+    i_off = (1 / link) / (1 / cpu_p - 1 / gpu_p)
+    ax.axvline(12 * i_off, color="black", lw=0.8, ls=":")
+    ax.text(12 * i_off / 1.1, 0.3, P.label(f"盈亏点 {12 * i_off:,.0f} FLOP/元素\n（= {i_off:.0f} FLOP/字节 × 12）",
+                                            f"break-even {12 * i_off:,.0f} FLOP/element\n(= {i_off:.0f} FLOP/B x 12)"),
+            fontsize=8, ha="right")
     ax.text(1.2, 1.15, P.label("线上方：留在 CPU 更快", "above: CPU faster"), fontsize=8, color="0.35")
     ax.text(1.2, 0.6, P.label("线下方：卸载更快", "below: offload faster"), fontsize=8, color="0.35")
     ax.set_xscale("log")

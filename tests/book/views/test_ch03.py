@@ -49,6 +49,10 @@ def test_offload_figure_crosses_one_at_the_breakeven_intensity():
     below = x[y < 1.0]
     # 12 bytes / 32 GB/s / (1/5.0176e12 - 1/19.4918e12) = 2533.9 FLOP per element
     assert 2400 < below.min() < 2700
+    # the break-even is marked: a vertical line at 12 B x 211.16 FLOP/B = 2533.9 FLOP per element
+    marks = [line for line in ax.get_lines() if len(line.get_xdata()) == 2 and line.get_xdata()[0] > 100]
+    assert len(marks) == 1 and marks[0].get_xdata()[0] == pytest.approx(2533.9, abs=0.5)
+    assert any("2,534" in text.get_text() for text in ax.texts)
     for small, large in zip(lines[1:], lines[2:]):           # n = 2^12, 2^16, 2^20 with 30 us each
         assert (small.get_ydata() >= large.get_ydata()).all()
 

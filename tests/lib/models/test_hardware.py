@@ -29,7 +29,7 @@ def test_same_precision_ratios():
 
 def test_memory_bandwidths():
     assert H.memory("A100 40GB HBM2").bandwidth == 1555e9
-    assert H.memory("A100 80GB HBM2e").bandwidth == 2039e9
+    assert H.memory("A100 80GB SXM HBM2e").bandwidth == 2039e9
     assert H.memory("EPYC 7763 DDR4").bandwidth == pytest.approx(204.8e9)   # 8 channels x 25.6 GB/s
 
 
@@ -202,7 +202,7 @@ def test_gpu_datasheets_agree_with_the_sm_layout_and_the_a100_entries():
     assert H.GPUS["H200 SXM"].bf16_flops == pytest.approx(1979e12 / 2, rel=1e-3)
     a100 = H.GPUS["A100 80GB SXM"]
     assert a100.bf16_flops == H.entry("A100", "FP16/BF16", "tensor").datasheet == 312e12
-    assert a100.memory_bandwidth == H.memory("A100 80GB HBM2e").bandwidth == 2.039e12
+    assert a100.memory_bandwidth == H.memory("A100 80GB SXM HBM2e").bandwidth == 2.039e12
     # ridge points in FLOP per byte: 312 / 2.039, 989 / 3.35, 989 / 4.8
     assert [round(g.bf16_flops / g.memory_bandwidth) for g in H.GPUS.values()] == [153, 295, 206]
 
