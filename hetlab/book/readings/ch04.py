@@ -62,10 +62,45 @@ def _best(sweep: SweepReading) -> int:
     return min(sweep.counts, key=sweep.at)
 
 
+def _right_arm_slope(sweep: SweepReading) -> float | None:
+    """The dispatch cost per extra task that the sweep itself shows (seconds): the slope of ``T(N) - W/N``
+    from the fastest count to the largest one, where ``N Os`` dominates; ``None`` when the fastest count is
+    the largest (no right arm was measured).
+
+    >>> s = SweepReading(512, 0.05, (1, 32, 64, 512), (0.0503, 0.0030, 0.0028, 0.0165))
+    >>> round(_right_arm_slope(s) * 1e6, 1)   # (16.5 - 0.0977 - 2.8 + 0.78125) ms / 448
+    32.1
+    """
+    check_instance("sweep", sweep, SweepReading)
+    best, last = _best(sweep), sweep.counts[-1]
+    if best == last:
+        return None
+    w = sweep.total
+    return ((sweep.at(last) - w / last) - (sweep.at(best) - w / best)) / (last - best)
+
+
+def _verdict(n_star: float, gap: float, os_: float, arm: float | None) -> str:
+    """The verdict on a calibrated N* against the measured valley: blame what the numbers show."""
+    head = f"实测最快的 N 与预测的 N* = {n_star:.0f} 相差 {gap:.1f} 倍"
+    if gap <= NEAR:
+        return head + f"（不到 {NEAR:g} 倍）：谷底很平（N 差 2 倍，T 只多 25%），预测落在谷底之内。"
+    if arm is not None and arm > 0 and _apart(os_, arm) > NEAR:
+        if os_ > arm:
+            return head + (f"：偏在标定，不在扫描。标定的 O_s 是右臂斜率的 {os_ / arm:.1f} 倍"
+                           "（标定时机器更忙，或单次往返多付了主线程自己被唤醒的时间），所以预测的 N* 偏小。")
+        return head + (f"：偏在标定，不在扫描。标定的 O_s 只有右臂斜率的 {os_ / arm:.2f}"
+                       "（扫描时机器更忙，每张单比标定时贵），所以预测的 N* 偏大。")
+    why = "标定与右臂的斜率相符，偏差来自" if arm is not None and arm > 0 else ""
+    return head + (f"：{why}谷底很平，个别轮次被别的程序拖慢，谷底就会左右移动；"
+                   "再跑一次，或看练习 4.2 的拟合。")
+
+
 def u_sweep_lines(sweep: SweepReading, round_trip: float, reference=None) -> str:
     """The measured U-curve against the prediction ``N Os + W / N`` with ``Os = round_trip`` (seconds, the
-    calibration written before the run): the fastest count and its time, both ends, and one verdict; then
-    the stored reading of ``reference`` (a :class:`hetlab.book.reference.Reference` with ``u_sweep``).
+    calibration written before the run): the fastest count and its time, both ends, the calibration beside
+    the right arm's slope (:func:`_right_arm_slope`), and one verdict that blames the input the numbers show
+    (a calibration more than 2x off the slope, else the flat valley); then the stored reading of
+    ``reference`` (a :class:`hetlab.book.reference.Reference` with ``u_sweep``).
 
     >>> s = SweepReading(512, 0.05, (1, 32, 64, 512), (0.0503, 0.0030, 0.0028, 0.0165))
     >>> print(u_sweep_lines(s, 30e-6).splitlines()[-1])
@@ -76,17 +111,15 @@ def u_sweep_lines(sweep: SweepReading, round_trip: float, reference=None) -> str
     w, best = sweep.total, _best(sweep)
     n_star = math.sqrt(w / os_)
     last = sweep.counts[-1]
+    arm = _right_arm_slope(sweep)
     lines = [f"实测：最快的是 N = {best}，T = {sweep.at(best) * 1e3:.2f} ms"
              f"（预测 N* = {n_star:.0f}，T = {total_time(n_star, w, os_) * 1e3:.2f} ms）；"
              f"N = {sweep.counts[0]} 时 {sweep.at(sweep.counts[0]) * 1e3:.1f} ms，"
              f"N = {last} 时 {sweep.at(last) * 1e3:.1f} ms（最快的 {sweep.at(last) / sweep.at(best):.1f} 倍）。"]
-    gap = _apart(best, n_star)
-    if gap <= NEAR:
-        lines.append(f"实测最快的 N 与预测的 N* = {n_star:.0f} 相差 {gap:.1f} 倍（不到 {NEAR:g} 倍）："
-                     "谷底很平（N 差 2 倍，T 只多 25%），预测落在谷底之内。")
-    else:
-        lines.append(f"实测最快的 N 与预测的 N* = {n_star:.0f} 相差 {gap:.1f} 倍：谷底很平，个别轮次被别的"
-                     "程序拖慢，谷底就会左右移动；再跑一次，或看练习 4.2 的拟合。")
+    if arm is not None:
+        lines.append(f"标定的 O_s = {os_ * 1e6:.1f} µs；右臂的斜率（N = {best} 到 {last}，扣掉 W/N）"
+                     f"= 每多一份 {arm * 1e6:.1f} µs。")
+    lines.append(_verdict(n_star, _apart(best, n_star), os_, arm))
     if reference is not None:
         check_instance("reference", reference, Reference, "a stored Reference (hetlab.book.reference.load) or None")
     if reference is not None and reference.u_sweep is not None and reference.u_round_trip is not None:

@@ -32,9 +32,14 @@ def _draw_u(art: dict, ax, W: float, Os: float, P_devices: int) -> str:
         P.granularity_curve(W, Os, ax)
         art["total"], art["overhead"], art["work"], art["point"] = ax.lines[:4]
         art["note"] = ax.texts[-1]
+        # the shared curve labels write "N·Os"; the chapter writes O_s, so relabel in mathtext
+        for line, (zh, en) in zip(ax.lines[:3], [(r"总耗时 $T(N)$", r"total $T(N)$"),
+                                                  (r"调度开销 $N O_s$", r"overhead $N O_s$"),
+                                                  (r"均摊执行 $W/N$", r"work $W/N$")]):
+            line.set_label(P.label(zh, en))
         art["devices"], = ax.plot([], [], color="tab:purple", lw=1.8, ls=(0, (5, 2)),
-                                  label=P.label("P 台设备、完美摊开：N·Os + W/min(N, P)",
-                                                "P devices, ideal: N·Os + W/min(N, P)"))
+                                  label=P.label(r"P 台设备、完美摊开：$N O_s + W/\min(N, P)$",
+                                                r"P devices, ideal: $N O_s + W/\min(N, P)$"))
         art["rounds"], = ax.plot([], [], color="tab:green", lw=1.2,
                                  label=P.label(r"P 台设备、按轮执行：$N O_s + \lceil N/P \rceil\, W/N$",
                                                r"P devices, rounds: $N O_s + \lceil N/P \rceil\, W/N$"))
@@ -55,8 +60,8 @@ def _draw_u(art: dict, ax, W: float, Os: float, P_devices: int) -> str:
     right = whole >= min(max(n_star, 1.0), P_devices)          # keep the P-device curves on screen
     tail = float(np.max(G.total_time_on(whole[right], W, Os, P_devices, model="rounds")))
     ax.set_ylim(0, min(float(F.total_time(1, W, Os)), max(4 * t_star, 1.5 * t_k, tail)) * 1.05)
-    ax.set_title(P.label(f"粒度 U 形曲线：W = {W:g}, Os = {Os:g}, P = {P_devices}",
-                         f"Granularity U-curve: W = {W:g}, Os = {Os:g}, P = {P_devices}"))
+    ax.set_title(P.label(f"粒度 U 形曲线：$W$ = {W:g}, $O_s$ = {Os:g}, $P$ = {P_devices}",
+                         f"Granularity U-curve: $W$ = {W:g}, $O_s$ = {Os:g}, $P$ = {P_devices}"))
     m = 3 * P_devices // 2
     return (f"设备无限多：N* = sqrt(W/Os) = {n_star:.2f}，T(N*) = {t_star:.2f}；"
             f"只有 P = {P_devices} 台设备：最优整数任务数 {k}，T = {t_k:.2f}；"
@@ -75,7 +80,7 @@ def granularity_explorer() -> Explorer:
         return _draw_u(art, ax, W, Os, P_devices)
 
     return Explorer(draw, {"W": slider("总工作量 W", 100.0, 100000.0, 100.0, 10000.0, fmt=".0f"),
-                           "Os": slider("调度开销 Os", 0.1, 10.0, 0.1, 1.0, fmt=".1f"),
+                           "Os": slider("调度开销 Oₛ", 0.1, 10.0, 0.1, 1.0, fmt=".1f"),
                            "P_devices": int_slider("设备数 P", 1, 256, 32)}, figsize=(9, 4.8), clear=False)
 
 
@@ -126,17 +131,18 @@ def h200_grain_figure():
     ax = P.new_axes(figsize=(7.5, 3.8))
     n = np.unique(np.round(np.geomspace(1, max(g["counts"]), 200)))
     ax.plot(n, G.in_order_time(n, g["W"], g["Os"]) * 1e3, color=_MODEL, lw=1.8,
-            label=P.label("模型：一块 GPU 依次执行，Os + W/N + (N−1)·max(Os, W/N)",
-                          "model: one GPU in order, Os + W/N + (N-1) max(Os, W/N)"))
+            label=P.label(r"模型：一块 GPU 依次执行，$O_s + W/N + (N-1)\max(O_s, W/N)$",
+                          r"model: one GPU in order, $O_s + W/N + (N-1)\max(O_s, W/N)$"))
     ax.plot(n, F.total_time(n, g["W"], g["Os"]) * 1e3, color=_MODEL, lw=1, ls="--",
-            label=P.label("误用 U 形模型：N·Os + W/N（假设 N 台设备）", "U-model misapplied: N Os + W/N"))
+            label=P.label(r"误用 U 形模型：$N O_s + W/N$（假设 N 台设备）",
+                          r"U-model misapplied: $N O_s + W/N$"))
     ax.plot(g["counts"], np.array(g["seconds"]) * 1e3, "o", color="#4C72B0", mec="black", ms=7, zorder=3,
             label=P.label("H200 实测（2026-12-04）", "H200, measured (2026-12-04)"))
     _plain_log_axes(ax, [1, 16, 256, 4096, 65536], [0.1, 1, 10, 100, 1000])
     ax.set_xlabel(P.label("切成的份数 N（对数轴）", "pieces N (log axis)"))
     ax.set_ylabel(P.label("总时间（ms，对数轴）", "total time (ms, log axis)"))
-    ax.set_title(P.label("一块 H200 上把一次融合更新切成 N 份（2^26 个 FP32 数）",
-                         "One fused update of 2^26 floats in N pieces on one H200"), fontsize=10)
+    ax.set_title(P.label(r"一块 H200 上把一次融合更新切成 N 份（$2^{26}$ 个 FP32 数）",
+                         r"One fused update of $2^{26}$ floats in N pieces on one H200"), fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
     return ax
 
@@ -161,7 +167,7 @@ def u_sweep_figure(counts: Sequence[int], seconds: Sequence[float], W: float, ro
         ax.plot(ref.counts, np.array(ref.seconds) * 1e3, "s", color=_STORED, ms=5,
                 label=P.label("参照：H200 机器的 16 核 CPU（实测）", "stored: the H200 machine's CPU"))
     ax.plot(n, F.total_time(n, W, round_trip) * 1e3, color=_MODEL, lw=1.6,
-            label=P.label("运行前的预测：N·Os + W/N", "predicted before the run: N Os + W/N"))
+            label=P.label(r"运行前的预测：$N O_s + W/N$", r"predicted before the run: $N O_s + W/N$"))
     ax.plot(counts, np.array(seconds) * 1e3, "o", color=_YOURS, mec="black", ms=7, zorder=3,
             label=P.label("你的机器（实测）", "your machine (measured)"))
     best = int(np.argmin(seconds))

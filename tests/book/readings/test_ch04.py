@@ -47,3 +47,19 @@ def test_fit_lines_compare_the_fitted_optimum_with_the_fastest_count():
     assert "相差 3.2 倍" in far and "谷底很平" in far
     with pytest.raises(ValueError, match="os_fit"):
         fit_lines(49.0, 43.0, 48, -1.0, 21e-6)
+
+
+def test_u_sweep_lines_blame_the_calibration_when_it_is_off_the_right_arm():
+    # Os = 150 us: N* = sqrt(0.05 / 150e-6) = 18.3, the fastest is N = 64 (3.5x apart). The right arm's slope
+    # by hand: ((7.0 - 50/512) - (2.5 - 50/64)) ms / (512 - 64) = 5.1836 ms / 448 = 11.6 us; 150 / 11.57 = 13.0
+    high = u_sweep_lines(_sweep((0.0503, 0.0040, 0.0033, 0.0025, 0.0030, 0.0070)), 150e-6)
+    assert "每多一份 11.6 µs" in high and "偏在标定" in high and "右臂斜率的 13.0 倍" in high
+    assert "N* 偏小" in high and "再跑一次" not in high
+    # Os = 4 us: N* = 111.8, the fastest is N = 16 (7.0x apart); slope ((30 - 50/512) - (4 - 50/16)) ms / 496
+    # = 29.027 ms / 496 = 58.5 us, so the calibration is 4 / 58.5 = 0.07 of it: N* too large
+    low = u_sweep_lines(_sweep((0.0503, 0.0040, 0.0045, 0.0060, 0.0090, 0.0300)), 4e-6)
+    assert "相差 7.0 倍" in low and "每多一份 58.5 µs" in low and "只有右臂斜率的 0.07" in low
+    assert "N* 偏大" in low
+    # the fastest count is the largest: no right arm, so no slope line and the flat-valley verdict
+    none = u_sweep_lines(_sweep((0.0503, 0.0040, 0.0036, 0.0036, 0.0030, 0.0020)), 50e-6)
+    assert "右臂" not in none and "再跑一次" in none
