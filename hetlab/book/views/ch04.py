@@ -138,6 +138,11 @@ def h200_grain_figure():
                           r"U-model misapplied: $N O_s + W/N$"))
     ax.plot(g["counts"], np.array(g["seconds"]) * 1e3, "o", color="#4C72B0", mec="black", ms=7, zorder=3,
             label=P.label("H200 实测（2026-12-04）", "H200, measured (2026-12-04)"))
+    t = dict(zip(g["counts"], g["seconds"]))
+    slope = (t[16384] - t[64]) / (16384 - 64)     # the linear part the chapter reads: N = 64 .. 16384
+    ax.annotate(P.label(f"实测斜率 {slope * 1e6:.1f} µs/份\n（两次启动 {g['Os'] * 1e6:.1f} µs）",
+                        f"measured slope {slope * 1e6:.1f} us/piece\n(two launches {g['Os'] * 1e6:.1f} us)"),
+                (1024, t[1024] * 1e3), xytext=(1500, 2), fontsize=8, arrowprops=dict(arrowstyle="->", lw=0.8))
     _plain_log_axes(ax, [1, 16, 256, 4096, 65536], [0.1, 1, 10, 100, 1000])
     ax.set_xlabel(P.label("切成的份数 N（对数轴）", "pieces N (log axis)"))
     ax.set_ylabel(P.label("总时间（ms，对数轴）", "total time (ms, log axis)"))
