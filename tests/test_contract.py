@@ -248,6 +248,10 @@ OVERRIDES = {
                                            "cpu": lambda: [0.5, 0.5]},
     "real.measure.dispatch_overhead": {"tasks": 10, "workers": 1},
     "real.measure.thread_scaling": {"counts": (1, 2), "blocks": 2, "size": 8, "repeat": 1},
+    "real.measure.ThreadScaling": {"wall": lambda: {1: 2.0, 2: 1.0}, "cpu": lambda: {1: 2.0, 2: 2.0},
+                                   "blas_limited": True, "rounds": 5},
+    "book.readings.ch07.thread_lab_report": {"run": lambda: _mod("real.measure").ThreadScaling(
+        {1: 2.0, 2: 1.0}, {1: 2.0, 2: 2.0}, True, 5), "cpus": 2, "load": 1.5},
     "real.split_timing.split_matmul_timing": {"n": 8, "pieces": (1, 2), "repeat": 1, "workers": 1},
     "communication.matmul_offload_time": {"n": 64.0},
     "formulas.GranularityDerivation": lambda: {f.name: getattr(_fixtures()["derivation"], f.name)

@@ -12,6 +12,7 @@ import math
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,7 @@ from hetlab._validate import (
 from hetlab.real.execute import MAX_LOOP, busy_loop
 
 __all__ = ["cpu_count", "load_per_cpu", "loop_rate", "dispatch_overhead", "calibrate", "thread_scaling",
-           "gpu_copy_launch"]
+           "ThreadScaling", "gpu_copy_launch"]
 
 
 def _workers(workers) -> int:
@@ -234,13 +235,53 @@ def _gpu_figures() -> dict:
     return {"available": False, "reason": "cupy is importable but GPU timing uses torch only: using the presets"}
 
 
-def thread_scaling(counts=(1, 2, 4), *, blocks: int = 48, size: int = 160, repeat: int = 3) -> dict:
+@dataclass(frozen=True)
+class ThreadScaling:
+    """One fixed job timed on thread pools of several sizes (:func:`thread_scaling`): ``wall[n]`` and
+    ``cpu[n]`` are the seconds of the median round (by wall time) of ``rounds`` interleaved rounds of the pool
+    with ``n`` threads;
+    ``blas_limited`` says whether BLAS was held to one thread (without threadpoolctl it is not, and the
+    one-thread baseline may already use several cores)."""
+    wall: dict[int, float]
+    cpu: dict[int, float]
+    blas_limited: bool
+    rounds: int
+
+    def __post_init__(self):
+        for name in ("wall", "cpu"):
+            times = getattr(self, name)
+            if not isinstance(times, dict) or not times:
+                raise TypeError(f"{name} must be a non-empty dict {{threads: seconds}}, got {times!r}")
+            for n, t in times.items():
+                check_int(f"{name} key", n, low=1, high=64)
+                check_positive(f"{name}[{n}]", t)
+        if set(self.wall) != set(self.cpu):
+            raise ValueError(f"wall and cpu must time the same thread counts, got {sorted(self.wall)} "
+                             f"and {sorted(self.cpu)}")
+        check_bool("blas_limited", self.blas_limited)
+        check_int("rounds", self.rounds, low=1, high=15)
+
+    def share(self, n: int) -> float:
+        """CPU seconds per wall second of the ``n``-thread pool: the CPUs it really got (a busy neighbour
+        or too few cores keep it below ``n``).
+
+        >>> ThreadScaling({1: 2.0, 2: 1.0}, {1: 2.0, 2: 2.0}, True, 1).share(2)
+        2.0
+        """
+        if not isinstance(n, int) or isinstance(n, bool) or n not in self.wall:
+            raise ValueError(f"n must be one of the timed thread counts {sorted(self.wall)}, got {n!r}")
+        return self.cpu[n] / self.wall[n]
+
+
+def thread_scaling(counts=(1, 2, 4), *, blocks: int = 96, size: int = 160, repeat: int = 7) -> ThreadScaling:
     """Wall and CPU seconds of one fixed job, ``blocks`` FP64 products ``a @ a @ a`` of ``size`` x ``size``
-    matrices, run on a thread pool of each size in ``counts``: ``{threads: (wall_s, cpu_s)}``, the fastest of
-    ``repeat`` rounds (a burst of load slows one round, not the program). numpy releases the GIL during a
-    product and BLAS is held to one thread (threadpoolctl, where installed), so the pool's threads are the only
-    parallelism. The input of Karp-Flatt on the reader's machine (chapter 7): ``T_1 = wall_s`` of one thread;
-    ``cpu_s / wall_s`` is the parallelism the pool really got (lower than the threads when the cores are busy).
+    matrices, run on a thread pool of each size in ``counts``. The rounds are interleaved (1, 2, 4, 1, 2, 4,
+    ...), so every pool size meets the same background load, and each size keeps its median round of
+    ``repeat`` (wall and CPU time of that same round). numpy releases the GIL during a product and BLAS is
+    held to one thread (threadpoolctl, where installed; ``blas_limited`` says so), so the pool's threads are
+    the only parallelism. The input of Karp-Flatt on the reader's machine (chapter 7): ``T_1 = wall[1]``;
+    ``cpu[n] / wall[n]`` is the share of the CPUs the pool really got: on a busy machine it changes with the
+    number of threads, and the wall-time speed-up follows it.
     """
     counts = tuple(check_int("counts", n, low=1, high=64) for n in check_sequence("counts", counts))
     blocks = check_int("blocks", blocks, low=1, high=10_000)
@@ -252,19 +293,24 @@ def thread_scaling(counts=(1, 2, 4), *, blocks: int = 48, size: int = 160, repea
         limit = threadpool_limits(1)        # one BLAS thread per product: the pool alone decides the parallelism
     except ImportError:
         limit = None
+    pools = {n: ThreadPoolExecutor(n) for n in set(counts)}
     try:
-        out = {}
-        for n in counts:
-            best = (math.inf, math.inf)
-            with ThreadPoolExecutor(n) as pool:
-                list(pool.map(int, range(n)))             # threads started before the clock starts
-                for _ in range(repeat):
-                    wall, cpu = time.perf_counter(), time.process_time()
-                    list(pool.map(lambda a: a @ a @ a, mats))
-                    best = min(best, (time.perf_counter() - wall, time.process_time() - cpu))
-            out[n] = best
-        return out
+        for n, pool in pools.items():
+            list(pool.map(int, range(n)))                 # threads started before any clock starts
+        times: dict[int, list[tuple[float, float]]] = {n: [] for n in counts}
+        for _ in range(repeat):
+            for n in counts:
+                wall, cpu = time.perf_counter(), time.process_time()
+                list(pools[n].map(lambda a: a @ a @ a, mats))
+                # a run always uses some CPU: the floor only guards against a coarse process clock
+                times[n].append((time.perf_counter() - wall, max(time.process_time() - cpu, 1e-9)))
+        # the round with the median wall time, CPU time from the same round: a consistent pair
+        mid = {n: sorted(t)[(len(t) - 1) // 2] for n, t in times.items()}
+        return ThreadScaling({n: w for n, (w, _) in mid.items()}, {n: c for n, (_, c) in mid.items()},
+                             limit is not None, repeat)
     finally:
+        for pool in pools.values():
+            pool.shutdown()
         if limit is not None:
             limit.restore_original_limits()
 

@@ -55,13 +55,32 @@ def test_calibration_is_cached_per_machine_and_names_its_blas_threads(tmp_path, 
 
 
 def test_thread_scaling_times_the_same_job_on_each_pool_size():
-    out = measure.thread_scaling((1, 2), blocks=4, size=16, repeat=2)
-    assert sorted(out) == [1, 2]
-    assert all(wall > 0 and cpu >= 0 for wall, cpu in out.values())
+    out = measure.thread_scaling((1, 2), blocks=4, size=16, repeat=3)
+    assert sorted(out.wall) == sorted(out.cpu) == [1, 2] and out.rounds == 3
+    assert all(wall > 0 for wall in out.wall.values()) and all(cpu >= 0 for cpu in out.cpu.values())
+    assert out.share(2) == out.cpu[2] / out.wall[2]
+    pytest.importorskip("threadpoolctl")
+    assert out.blas_limited                 # installed here, so BLAS was held to one thread
     with pytest.raises(ValueError, match="counts"):
         measure.thread_scaling((0, 2))
     with pytest.raises(TypeError, match="blocks"):
         measure.thread_scaling((1,), blocks=2.5)
+
+
+def test_thread_scaling_interleaves_the_rounds(monkeypatch):
+    # every pool size meets the same background load only if the rounds alternate: record the order
+    order = []
+    real = measure.ThreadPoolExecutor
+
+    class Recording(real):
+        def map(self, fn, *its):
+            if fn is not int:
+                order.append(self._max_workers)
+            return super().map(fn, *its)
+
+    monkeypatch.setattr(measure, "ThreadPoolExecutor", Recording)
+    measure.thread_scaling((1, 2, 4), blocks=2, size=4, repeat=2)
+    assert order == [1, 2, 4, 1, 2, 4]
 
 
 class _FakeClock:
@@ -120,3 +139,12 @@ def test_gpu_copy_launch_says_why_it_cannot_measure(monkeypatch):
     assert measure.gpu_copy_launch() == {"available": False, "reason": "torch is not installed"}
     with pytest.raises(ValueError, match="repeat"):
         measure.gpu_copy_launch(repeat=0)
+
+
+def test_thread_scaling_record_refuses_inconsistent_times():
+    with pytest.raises(ValueError, match="same thread counts"):
+        measure.ThreadScaling({1: 1.0, 2: 0.5}, {1: 1.0}, True, 3)
+    with pytest.raises(ValueError, match=r"cpu\[2\]"):
+        measure.ThreadScaling({1: 1.0, 2: 0.5}, {1: 1.0, 2: 0.0}, True, 3)
+    with pytest.raises(ValueError, match="n must be one of"):
+        measure.ThreadScaling({1: 1.0}, {1: 1.0}, True, 3).share(4)
