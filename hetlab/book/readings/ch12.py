@@ -6,7 +6,7 @@ and last the same experiment on a named machine (:mod:`hetlab.book.reference`):
 
 - :func:`gil_lines` (12.1): effective parallelism (CPU seconds per wall second) of threads and processes, and
   the waits that threads overlap; :func:`thread_verdict` and :func:`process_verdict` are its two verdicts,
-  which appendix A1 reuses;
+  which appendix A1 reuses, and :func:`contrast_verdict` says whether the run could show the contrast at all;
 - :func:`split_lines` (12.2): one matrix product split into N row blocks, read in CPU seconds: the
   computation slows as the blocks thin, against the dispatch cost and against :func:`split_prediction`.
 """
@@ -18,7 +18,8 @@ from hetlab.models import granularity as G
 from hetlab.real.experiments import GilReading
 from hetlab.real.split_timing import SplitTiming
 
-__all__ = ["TOLERANCE", "thread_verdict", "process_verdict", "gil_lines", "split_prediction", "split_lines"]
+__all__ = ["TOLERANCE", "thread_verdict", "process_verdict", "contrast_verdict", "gil_lines", "split_prediction",
+           "split_lines"]
 
 #: Effective parallelism above 1 + TOLERANCE counts as "more than one core": the first start and the last end of
 #: a run come from clock readings in different threads, which read a one-core run a few percent high.
@@ -85,12 +86,39 @@ def gil_lines(reading: GilReading, reference: Reference | None = None) -> str:
              f"{n} 次等待（time.sleep）：一个接一个 {reading.wait_serial.wall:.3f} 秒，{n} 个线程 "
              f"{reading.wait_threads.wall:.3f} 秒，" + (f"快 {waits:.1f} 倍——等待可以重叠，这是线程真正的用处"
                                                       if waits > 1 else "并没有更快")]
+    lines.append(contrast_verdict(t, p, cores))
     if reference is not None and check_instance("reference", reference, Reference).gil is not None:
         rs, rt, rp = _runs(reference.gil)
         g = reference.gil
+        seen = (f"这份参照上进程池用了 {rp:.2f} 个核，对比出现了" if rp > 1 + TOLERANCE and rt <= 1 + TOLERANCE
+                else "这份参照测时也没有空闲的核，对比同样没有出现")
         lines.append(f"参照 · {reference.label}：一个接一个 {rs:.2f}，{g.threads} 个线程 {rt:.2f}，"
-                     f"{g.processes} 个进程 {rp:.2f}；等待快 {g.wait_serial.wall / g.wait_threads.wall:.1f} 倍")
+                     f"{g.processes} 个进程 {rp:.2f}；等待快 {g.wait_serial.wall / g.wait_threads.wall:.1f} 倍；"
+                     + seen)
     return "\n".join(lines)
+
+
+def contrast_verdict(threads: float, processes: float, cores: int) -> str:
+    """12.1's lesson in one sentence, from one run's own numbers: the contrast between threads (at most one core
+    under the GIL) and processes (more than one core) appears only when the process pool got above one core;
+    with ``cores`` = 1, or no free core at the time, it cannot appear, and a thread pool's reading at most one
+    core then does not tell a GIL from none.
+
+    >>> contrast_verdict(0.6, 1.9, 2)
+    '对比出现了：同样的纯 Python 循环，线程池用了 0.60 个核，进程池用了 1.90 个核'
+    """
+    thr = check_nonnegative("threads", threads, high=1e4)
+    pro = check_nonnegative("processes", processes, high=1e4)
+    cores = check_int("cores", cores, low=1, high=4096)
+    if cores == 1:
+        return "对比在这台机器上出现不了：只有 1 个可用 CPU，进程池也只有一个核可用"
+    if pro > 1 + TOLERANCE and thr <= 1 + TOLERANCE:
+        return f"对比出现了：同样的纯 Python 循环，线程池用了 {thr:.2f} 个核，进程池用了 {pro:.2f} 个核"
+    if pro > 1 + TOLERANCE:
+        return f"线程池 {thr:.2f} 和进程池 {pro:.2f} 都超过 1 个核：这个解释器的线程能同时计算"
+    return ("这次对比出现不了：本机此刻没有第二个空闲的核，进程池也停在 1 个核以下；"
+            "线程池的读数 ≤ 1 在这里也区分不了有没有 GIL——没有 GIL 的解释器在这里同样 ≤ 1。"
+            "要看到对比，需要一台此刻有空闲核的机器")
 
 
 def split_prediction(timing: SplitTiming) -> tuple[float, ...]:
@@ -123,6 +151,15 @@ def split_lines(timing: SplitTiming, reference: Reference | None = None, h200: R
     lines.append(f"N = {top} 时纯计算是 N = {first} 的 {ratio:.2f} 倍（多 {extra * ms:.1f} 毫秒），派发共 "
                  f"{dispatch * ms:.1f} 毫秒" + ("：切细的代价主要来自计算本身变慢，而不是派发" if extra > dispatch
                                             else "：这次派发比计算的增量还大"))
+    dips = [(timing.kernel[i] - timing.kernel[i + 1], i) for i in range(len(timing.pieces) - 1)
+            if timing.kernel[i + 1] < timing.kernel[i]]
+    if dips:
+        i = max(dips)[1]
+        lines.append(f"纯计算一栏并不单调：N = {timing.pieces[i]} → {timing.pieces[i + 1]} 时从 "
+                     f"{timing.kernel[i] * ms:.1f} 降到 {timing.kernel[i + 1] * ms:.1f} 毫秒——BLAS 按块的形状挑选"
+                     "内核，每种形状的代价不同，趋势之外还有折点")
+    else:
+        lines.append("纯计算一栏随 N 单调上涨")
     if p == 1:
         lines.append("本机只有 1 个可用 CPU：线程池只有一个线程，N 再大也没有第二个核可用")
     elif first == 1 and p in timing.pieces:
@@ -141,7 +178,12 @@ def split_lines(timing: SplitTiming, reference: Reference | None = None, h200: R
     if h200 is not None and (check_instance("h200", h200, Reference).extra or {}).get("grain"):
         rows = {row["N"]: row["seconds"] for row in h200.extra["grain"]["rows"]}
         few, most = min(rows), max(rows)
-        lines.append(f"参照 · {h200.label}：GPU 上同一次逐元素更新切成 N 份，N = {few} 时 {rows[few] * ms:.2f} 毫秒，"
-                     f"N = {most:,} 时 {rows[most] * ms:.0f} 毫秒（{rows[most] / rows[few]:.0f} 倍）——每多一份约 "
-                     f"{(rows[most] - rows[few]) / (most - few) * 1e6:.0f} µs")
+        piece = (rows[most] - rows[few]) / (most - few)
+        launch = h200.extra.get("launch", {}).get("per_launch_async_us")
+        per = h200.extra["grain"].get("kernels_per_piece", 1)
+        lines.append(f"参照 · {h200.label}：GPU 上同一次逐元素更新切成 N 份（每份 {per} 个核函数），N = {few} 时 "
+                     f"{rows[few] * ms:.2f} 毫秒，N = {most:,} 时 {rows[most] * ms:.0f} 毫秒"
+                     f"（{rows[most] / rows[few]:.0f} 倍）——每多一份约 {piece * 1e6:.0f} µs，"
+                     f"即每个核函数约 {piece / per * 1e6:.1f} µs"
+                     + (f"，与单独测的一次发射 {launch:.1f} µs 相当：GPU 上变慢的是派发，不是计算" if launch else ""))
     return "\n".join(lines)

@@ -128,9 +128,18 @@ def _transfer_draw():
         where = ("所有尺寸上 GPU 都更快" if everywhere else
                  f"交叉点 n ≈ {cross:.0f}" if faster.any() else "n ≤ 8192 内 GPU 都不更快")
         return (f"n = {n:.0f}：CPU {c:.3g} 毫秒，GPU {g:.3g} 毫秒（其中拷贝 {k:.3g} 毫秒）：{winner} 更快；"
-                f"{where}（不含约 5 µs 的核函数启动）")
+                f"{where}（不含核函数启动：{_launch_note()}）")
 
     return draw, art
+
+
+def _launch_note() -> str:
+    """The stored H200 reading of one tiny PyTorch operation's launch (framework dispatch included)."""
+    from hetlab.book.reference import load
+
+    launch = load("h200").extra["launch"]
+    return (f"H200 上一个 PyTorch 小算子实测 {launch['per_launch_async_us']:.1f} µs，"
+            f"等它完成 {launch['per_launch_with_sync_us']:.1f} µs")
 
 
 def transfer_cost() -> Explorer:
@@ -181,7 +190,7 @@ def split_timing_figure(timing, reference=None):
     ax.set_xlabel(P.label("块数 N（对数轴）", "pieces N (log)"))
     ax.set_ylabel(P.label(f"相对 N = {timing.pieces[0]} 的倍数", "relative to the fewest pieces"))
     size = f"{timing.n}×{timing.n}"
-    ax.set_title(P.label(f"{size} 矩阵乘按行切成 N 块（实测）：块越薄，计算本身越慢",
+    ax.set_title(P.label(f"{size} 矩阵乘按行切成 N 块（实测）：块变薄，计算本身大体变慢",
                          f"{size} matmul split by rows (measured)"), fontsize=9)
     ax.legend(fontsize=8)
     return ax.figure

@@ -40,7 +40,7 @@ def test_gil_lines_predict_first_then_read_each_run():
     assert lines[0].startswith("本机 2 个可用 CPU。运行前的预测：8 个线程 ≤ 1 个核（GIL），2 个进程 ≤ 2 个核")
     assert "一个接一个 1.00，8 个线程 0.50，2 个进程 1.80" in lines[1]
     assert "≤ 1 + 0.05" in lines[2] and "真的同时" in lines[3]
-    assert "快 8.0 倍" in lines[4] and lines[5].startswith("参照 · ")
+    assert "快 8.0 倍" in lines[4] and "对比出现了" in lines[5] and lines[6].startswith("参照 · ")
     busy = R.gil_lines(gil(threads=0.4, processes=0.5, serial=0.45))
     assert "没有超过 1 个核" in busy and "只分到 0.45 个核" in busy and "参照" not in busy
     slow_waits = R.gil_lines(gil(waits=(0.2, 0.3)))
@@ -74,3 +74,38 @@ def test_split_lines_compare_the_computations_growth_with_the_dispatch():
     assert "这次派发比计算的增量还大" in dispatch_bound and "主要来自计算本身" not in dispatch_bound
     with pytest.raises(TypeError, match="timing"):
         R.split_lines(None)
+
+
+@pytest.mark.parametrize("threads, processes, cores, words, absent", [
+    (0.60, 1.90, 2, "对比出现了", "出现不了"),                  # an idle two-core machine: 0.60 vs 1.90 cores
+    (0.63, 0.49, 2, "这次对比出现不了", "对比出现了"),          # the stored busy run: no second free core
+    (1.05, 1.06, 2, "对比出现了", "出现不了"),                  # both sides of the tolerance 0.05
+    (0.90, 0.90, 1, "只有 1 个可用 CPU", "对比出现了"),
+    (1.80, 1.90, 2, "都超过 1 个核", "对比出现了"),             # a free-threaded interpreter
+])
+def test_contrast_verdict_appears_only_when_the_process_pool_got_more_than_one_core(
+        threads, processes, cores, words, absent):
+    text = R.contrast_verdict(threads, processes, cores)
+    assert words in text and absent not in text
+
+
+def test_gil_lines_say_whether_the_contrast_could_appear():
+    assert "对比出现了" in R.gil_lines(gil())                               # processes 1.8 > 1.05, threads 0.5
+    busy = R.gil_lines(gil(threads=0.63, processes=0.49, serial=0.48), reference=reference.load("build-vm"))
+    assert "这次对比出现不了" in busy and "区分不了有没有 GIL" in busy
+    assert busy.splitlines()[-1].endswith("这份参照测时也没有空闲的核，对比同样没有出现")   # 0.56 <= 1.05
+
+
+def test_split_lines_name_the_largest_dip_of_the_computation():
+    # kernel 1.0, 1.1, 4.0 s rises everywhere; 1.0, 3.0, 2.0, 4.0 dips once, by 1 s between N = 2 and N = 10
+    assert "纯计算一栏随 N 单调上涨" in R.split_lines(split())
+    dip = SplitTiming(10, 2, 1, (1, 2, 10, 20), (1.0, 0.6, 2.0, 3.0), (1.0, 3.0, 2.0, 4.0),
+                      (0.01, 0.02, 0.5, 0.6), w0=1.0, os0=1e-3)
+    assert "N = 2 → 10 时从 3000.0 降到 2000.0 毫秒——BLAS 按块的形状" in R.split_lines(dip)
+
+
+def test_split_lines_read_the_gpu_grain_as_dispatch():
+    # the H200 reading: 2 kernels a piece, (0.970 - 0.000267) s / 65535 pieces = 14.8 us a piece, 7.4 us a
+    # kernel, against the 7.7 us launch measured beside it
+    text = R.split_lines(split(), h200=reference.load("h200"))
+    assert "每份 2 个核函数" in text and "即每个核函数约 7.4 µs，与单独测的一次发射 7.7 µs 相当" in text
