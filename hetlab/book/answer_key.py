@@ -2,7 +2,7 @@
 letters and the explanation, as printable text (``python -m hetlab answer-key --chapter 13``).
 
 >>> print(answer_key(11).splitlines()[0])
-第 11 章（6 题）
+第 11 章（7 题）
 """
 from __future__ import annotations
 
