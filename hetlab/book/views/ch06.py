@@ -297,7 +297,7 @@ def _phase_bars(ax, run) -> None:
     ax.legend(fontsize=8, loc="upper left", ncol=2)
 
 
-def lock_figure(shares=(0.1, 0.25), noise: float = 0.2, ax=None):
+def lock_figure(shares=(0.1, 0.2), noise: float = 0.2, ax=None):
     """Speed-up of 1..32 devices sharing one lock (weak scaling: 30 rounds per device, seed 0) for each critical
     share h, with the ceiling 1/h (dotted) and Amdahl's law for the same 1 - p = h (dashed)."""
     ax = P.new_axes(ax, figsize=(7, 3.4))
