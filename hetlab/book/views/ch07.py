@@ -112,15 +112,15 @@ def throughput_utilisation_figure(tasks: int = 32, spread: float = 0.5, ax=None)
     right = ax.twinx()
     n = [r.n_devices for r in rows]
     a, = ax.plot(n, [r.throughput for r in rows], "o-", ms=3, color="tab:blue", label=P.label("吞吐量", "throughput"))
-    b, = right.plot(n, [r.utilisation for r in rows], "s--", ms=3, color="tab:red",
+    b, = right.plot(n, [100 * r.utilisation for r in rows], "s--", ms=3, color="tab:red",   # in %, as the table
                     label=P.label("平均利用率 = 效率 E", "mean utilisation = E"))
     floor = max(skewed_tasks(tasks, spread=spread, seed=1).work) / 10.0
     c = ax.axhline(tasks / floor, color="0.4", ls=":", lw=1,
                    label=P.label("上限 n / 最大任务时间", "ceiling n / longest task"))
     ax.set_xlabel(P.label("设备数 N", "devices N"))
     ax.set_ylabel(P.label("吞吐量（任务/时间单位）", "throughput (tasks per time unit)"), color="tab:blue")
-    right.set_ylabel(P.label("平均利用率", "mean utilisation"), color="tab:red")
-    right.set_ylim(0, 1.05)
+    right.set_ylabel(P.label("平均利用率（%）", "mean utilisation (%)"), color="tab:red")
+    right.set_ylim(0, 105)
     ax.set_ylim(0, tasks / floor * 1.15)
     ax.set_xlim(0, 33)
     ax.legend(handles=[a, b, c], fontsize=8, loc="lower center")
