@@ -55,7 +55,7 @@ def test_the_knee_lies_near_the_conflict_start_on_20_task_sets():
 
 
 def test_halving_the_budget_or_the_service_time():
-    # 7.2 try-it: rho <= 1 - ln(100) x service / budget, by hand: 1 - 4.605 x 0.1 = 0.54; 1 - 4.605/40 = 0.885
+    # 7.5 try-it: rho <= 1 - ln(100) x service / budget, by hand: 1 - 4.605 x 0.1 = 0.54; 1 - 4.605/40 = 0.885
     assert 1 - math.log(100) * 0.010 / 0.100 == pytest.approx(0.5395, abs=1e-4)
     assert 1 - math.log(100) * 0.005 / 0.200 == pytest.approx(0.8849, abs=1e-4)
     for service, budget in ((0.010, 0.100), (0.005, 0.200)):
