@@ -468,6 +468,9 @@ OVERRIDES.update({
     "book.readings.a2.prediction_table": {"runs": lambda: _mod("real.readings").measured_runs()[:2],
                                           "predicted": lambda: [0.05, 0.06]},
     "book.readings.a2.calibration_lines": {"profile": lambda: _mod("models.host").load_profile()},
+    "book.readings.a2.host_limit_lines": {
+        "case": lambda: _mod("workloads.cholesky").CholeskyCase(**{k: _fresh(v) for k, v in _CASE.items()}),
+        "profile": lambda: _mod("models.host").load_profile(), "gpu_only_s": 0.0247},
     "book.readings.a2.planner_lines": {"predictions": lambda: {"gpu_only": 0.03, "cpu4": {
         "cpu_only": 0.1, "hybrid_heft": 0.08, "hybrid_dispatch_aware": 0.03}}, "chosen": lambda: {4: 0}},
     "book.readings.a2.free_host_lines": {"hybrid": lambda: _cholesky_plan(), "gpu_only": lambda: _cholesky_plan(),

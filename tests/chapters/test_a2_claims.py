@@ -138,3 +138,23 @@ def test_a_graph_replay_removes_the_host_but_not_the_small_kernels(sections):
         assert sections[name]["gpu_only"]["measured_s"] > 3 * replay       # "快了好几倍"
         assert replay > 3 * g["torch_cholesky_gpu_s"]                      # "仍然是……库函数的好几倍"
         assert 10e-6 < replay / g["tasks"] < 100e-6                        # "每个十几到几十微秒"
+
+
+def test_cpu_only_errors_shrink_with_the_worker_count(torch_rows):
+    # "2 到 6 个工作线程时大多偏长 20% 以上，12 个以上时三种规模都在带内"
+    cpu = [r for r in torch_rows if r["plan"] == "cpu_only"]
+    few = [r["error"] > 0.20 for r in cpu if r["cpu_workers"] <= 6]
+    assert sum(few) > len(few) / 2
+    many = [r for r in cpu if r["cpu_workers"] >= 12]
+    assert {r["n"] for r in many} == {3072, 4096, 8192} and all(abs(r["error"]) <= 0.25 for r in many)
+
+
+def test_the_fitted_hold_exceeds_half_a_gpu_gemm_and_the_gpu_only_run_sits_at_the_host_bound():
+    # A2.4's 深入一点: 2h > the GPU GEMM tile's cost; the GPU-only run is not above h * sum(v) by more than 1%
+    profile = load_profile()
+    het = reading("h200_hetero")["hetero"]
+    case, _ = case_of(het)
+    assert 2 * profile.hold_s > case.op_costs["gemm"]["GPU"]
+    visits = 2 * (case.tiles + case.tiles * (case.tiles - 1) + case.tiles * (case.tiles - 1) * (case.tiles - 2) // 6)
+    assert het["gpu_only"]["measured_s"] < 1.01 * visits * profile.hold_s
+    assert profile.slowdown(1) > 1.5                                             # "慢一半多"

@@ -16,7 +16,8 @@ from hetlab.schedule import Schedule
 from hetlab.workloads.cholesky import OPS, CholeskyCase, cholesky_graph, task_counts
 
 __all__ = ["MACHINE_ZH", "HOLDOUT_ZH", "workload_lines", "plan_lines", "measured_lines", "trace_lines",
-           "prediction_table", "calibration_lines", "planner_lines", "free_host_lines", "cuda_graph_lines",
+           "prediction_table", "calibration_lines", "host_limit_lines", "planner_lines", "free_host_lines",
+           "cuda_graph_lines",
            "holdout_table", "miss_lines", "heft_vs_gpu_lines", "cost_change_lines", "same_plan_lines",
            "copy_in_run_lines", "graph_replay_lines"]
 
@@ -36,9 +37,12 @@ def _us(seconds: float) -> str:
     return f"{seconds * 1e6:.0f} µs"
 
 
-def workload_lines(case: CholeskyCase, gpu_flops: float | None = None) -> str:
+def workload_lines(case: CholeskyCase, gpu_flops: float | None = None, tile_matmul_s: float | None = None,
+                   launch_sync_s: float | None = None) -> str:
     """The task graph of ``case`` (tiles, tasks of each kernel, edges) and its per-tile kernel times; with
-    ``gpu_flops`` (the GPU's measured FP64 matmul rate, FLOP/s), how long a GEMM tile's arithmetic takes."""
+    ``gpu_flops`` (the GPU's measured FP64 matmul rate on a large matrix, FLOP/s), the lower bound on a GEMM
+    tile's arithmetic; with ``tile_matmul_s`` (a measured FP64 matmul of order b, launch and synchronise
+    included) and ``launch_sync_s`` (one launch plus synchronise), the device time that measurement leaves."""
     check_instance("case", case, CholeskyCase)
     counts = task_counts(case.tiles)
     t = case.tiles
@@ -57,8 +61,17 @@ def workload_lines(case: CholeskyCase, gpu_flops: float | None = None) -> str:
     if gpu_flops is not None:
         rate = check_positive("gpu_flops", gpu_flops)
         flop = 2.0 * case.b ** 3
-        lines.append(f"  一个 GEMM 块的运算量 2b³ = {flop / 1e6:.1f} MFLOP，按实测的 FP64 矩阵乘速度 "
-                     f"{rate / 1e12:.1f} TFLOP/s 只需 {flop / rate * 1e6:.2f} µs")
+        lines.append(f"  一个 GEMM 块的运算量 2b³ = {flop / 1e6:.1f} MFLOP，按大矩阵的 FP64 矩阵乘速度 "
+                     f"{rate / 1e12:.1f} TFLOP/s 算只需 {flop / rate * 1e6:.2f} µs（下界：小矩阵填不满 GPU）")
+    overhead = None if launch_sync_s is None else check_positive("launch_sync_s", launch_sync_s)
+    if tile_matmul_s is not None:
+        alone = check_positive("tile_matmul_s", tile_matmul_s)
+        text = f"  单独测的 {case.b} 阶 FP64 矩阵乘：{alone * 1e6:.1f} µs（含一次发射和同步）"
+        if overhead is not None:
+            overhead = check_positive("launch_sync_s", overhead, high=alone)
+            text += (f"；一次发射加同步 {overhead * 1e6:.1f} µs，"
+                     f"设备上的运算约 {(alone - overhead) * 1e6:.0f} µs")
+        lines.append(text)
     return "\n".join(lines)
 
 
@@ -125,16 +138,17 @@ def trace_lines(measured: Schedule, gpu_alone: Schedule) -> str:
 
 
 def prediction_table(runs: Sequence[MeasuredRun], predicted: Sequence[float]) -> str:
-    """Every stored makespan beside HEFT's simulation and the host model's prediction (``predicted``, seconds,
-    one per run), with the model's error; a last line gives the largest error."""
+    """Every stored makespan beside HEFT's simulation and the host model's value (``predicted``, seconds, one
+    per run), with the model's error; a last line gives the largest error. The synchronising runs are the ones
+    the profile was calibrated on, so their values are labelled fitted (拟合), the others predicted (预测)."""
     if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence) or not runs:
         raise TypeError(f"runs must be a non-empty list of MeasuredRun, got {describe(runs)}")
     for run in runs:
         check_instance("a run in runs", run, MeasuredRun)
     if isinstance(predicted, (str, bytes)) or not isinstance(predicted, Sequence) or len(predicted) != len(runs):
         raise ValueError(f"predicted must give one makespan per run ({len(runs)}), got {describe(predicted)}")
-    head = (f"{pad('读数', 20)}{pad('模式', 6)}{pad('计划', 24)}{pad('CPU', 5, right=True)}"
-            f"{pad('HEFT 模拟', 12, right=True)}{pad('模型预测', 12, right=True)}{pad('实测', 10, right=True)}"
+    head = (f"{pad('读数', 20)}{pad('模式', 12)}{pad('计划', 24)}{pad('CPU', 5, right=True)}"
+            f"{pad('HEFT 模拟', 12, right=True)}{pad('主机模型', 12, right=True)}{pad('实测', 10, right=True)}"
             f"{pad('误差', 8, right=True)}")
     lines = [head]
     worst = 0.0
@@ -142,8 +156,8 @@ def prediction_table(runs: Sequence[MeasuredRun], predicted: Sequence[float]) ->
         p = check_positive("a makespan in predicted", p)
         error = p / run.measured_s - 1
         worst = max(worst, abs(error))
-        mode = "同步" if run.mode == "sync" else "异步"
-        lines.append(f"{pad(run.source.replace('.json', ''), 20)}{pad(mode, 6)}"
+        mode = "同步·拟合" if run.mode == "sync" else "异步·预测"
+        lines.append(f"{pad(run.source.replace('.json', ''), 20)}{pad(mode, 12)}"
                      f"{pad(_PLAN_ZH[run.plan], 24)}{pad(str(run.cpu_workers or '–'), 5, right=True)}"
                      f"{pad(_ms(run.simulated_s), 12, right=True)}{pad(_ms(p), 12, right=True)}"
                      f"{pad(_ms(run.measured_s), 10, right=True)}{pad(f'{error:+.0%}', 8, right=True)}")
@@ -170,6 +184,29 @@ def calibration_lines(profile: HostProfile) -> str:
         lines.append(f"  {names.get(key, key)}：最大误差 {split['max_abs_error']:.0%}")
     lines.append(f"对照：只把每个任务 30 µs 的主机时间串起来、没有交接代价的模型，最大误差 "
                  f"{record['naive_serialised_30us']['max_abs_error']:.0%}")
+    return "\n".join(lines)
+
+
+def host_limit_lines(case: CholeskyCase, profile: HostProfile, gpu_only_s: float) -> str:
+    """Where the fitted constants stop meaning what their names say: two host visits (2h) against each kernel's
+    GPU cost (the model gives a GPU task max(cost - 2h, 0) of device time), the host bound h * sum(v) of the
+    GPU-only plan of ``case`` against its measured makespan ``gpu_only_s``, and s(1)."""
+    check_instance("case", case, CholeskyCase)
+    check_instance("profile", profile, HostProfile)
+    gpu_only_s = check_positive("gpu_only_s", gpu_only_s)
+    hold = profile.hold_s
+    device = {op.upper(): max(case.op_costs[op]["GPU"] - 2 * hold, 0.0) for op in OPS}
+    tiny = [op for op, d in device.items() if d < 1e-6]
+    visits = 2 * task_counts(case.tiles)["total"]       # one device: no copies, two visits per task
+    bound = visits * hold
+    lines = [f"两次占用主机 2h = {_us(2 * hold)}；模型留给 GPU 任务的设备时间（实测代价 − 2h）："
+             + "，".join(f"{op} {d * 1e6:.1f} µs" for op, d in device.items()),
+             f"只用 GPU：{visits} 次占用主机，下界 h·Σv = {_ms(bound)}；实测 {_ms(gpu_only_s)}"
+             f"（{'低于' if gpu_only_s < bound else '高于'}下界 {abs(gpu_only_s / bound - 1):.1%}）",
+             f"只有一个 CPU 块在算时 s(1) = {profile.slowdown(1):.2f}：比单独标定的单线程时间慢 "
+             f"{profile.slowdown(1) - 1:.0%}"]
+    if tiny:
+        lines.insert(1, f"  {'、'.join(tiny)} 在模型里几乎没有设备时间（不到 1 µs）")
     return "\n".join(lines)
 
 

@@ -131,8 +131,9 @@ def predicted_vs_measured(runs: Sequence[MeasuredRun], predicted: Sequence[float
     ax.set_xlim(*line)
     ax.set_ylim(*line)
     ax.set_xlabel(P.label("实测完工时间（毫秒）", "measured makespan (ms)"))
-    ax.set_ylabel(P.label("预测完工时间（毫秒）", "predicted makespan (ms)"))
-    ax.set_title(P.label("H200 + 16 核 CPU（2026-12-04）的全部读数", "every reading of the H200 + 16-core machine"),
+    ax.set_ylabel(P.label("模型的完工时间（拟合/预测，毫秒）", "model's makespan (fitted/predicted, ms)"))
+    ax.set_title(P.label("H200 + 16 核 CPU（2026-12-04）：校准文件里的读数",
+                         "the runs of the calibration files"),
                  fontsize=9, loc="left")
     ax.legend(fontsize=7, loc="upper left")
     return ax.figure

@@ -19,6 +19,23 @@ def test_workload_lines_count_the_tasks_and_the_gemm_arithmetic():
     assert "364 个任务" in text and "858 条依赖边" in text and "GEMM 220" in text
     # 2 * 256^3 = 33.55 MFLOP at 60 TFLOP/s: 0.56 us
     assert "33.6 MFLOP" in text and "0.56 µs" in text
+    # the stored 256-order FP64 matmul (27.4 us) less one launch + synchronise (14.4 us) leaves 13 us on the device
+    text = a2.workload_lines(case, gpu_flops=60e12, tile_matmul_s=27.4e-6, launch_sync_s=14.4e-6)
+    assert "27.4 µs" in text and "14.4 µs" in text and "约 13 µs" in text
+    with pytest.raises(ValueError, match="launch_sync_s"):
+        a2.workload_lines(case, tile_matmul_s=10e-6, launch_sync_s=20e-6)   # overhead longer than the whole call
+
+
+def test_host_limit_lines_put_the_fitted_constants_beside_the_readings():
+    case, _ = case_of(_hetero())
+    profile = load_profile()
+    text = a2.host_limit_lines(case, profile, 0.0247)
+    # 2h = 2 x 34 us = 68 us > the GEMM tile's 63 us on the GPU: no device time left for it in the model
+    assert "2h = 68 µs" in text and "GEMM 0.0 µs" in text and "GEMM 在模型里几乎没有设备时间" in text
+    # 364 tasks x 2 visits x 34 us = 24.75 ms, above the measured 24.7 ms
+    assert "728 次占用主机" in text and "24.8 ms" in text and "低于下界" in text
+    assert f"s(1) = {profile.slowdown_base:.2f}" in text                 # ln 1 = 0: s(1) is the base
+    assert "高于下界" in a2.host_limit_lines(case, profile, 0.030)
 
 
 def test_plan_and_measured_lines_use_the_stored_numbers():
@@ -51,6 +68,9 @@ def test_prediction_table_has_a_row_per_run_and_the_largest_error():
     predicted = [r.measured_s * 1.1 for r in runs]
     text = a2.prediction_table(runs, predicted)
     assert len(text.splitlines()) == 3 + 2 and "+10%" in text and text.endswith("最大误差：10%")
+    # the synchronising runs are the calibration set: their values are fits, the others predictions
+    fitted = {run.mode == "sync" for run in runs}
+    assert ("同步·拟合" in text) == (True in fitted) and ("异步·预测" in text) == (False in fitted)
     with pytest.raises(ValueError, match="predicted must give one makespan per run"):
         a2.prediction_table(runs, predicted[:2])
 
