@@ -98,3 +98,29 @@ def test_dag_lines_band(late, words):
                     sim.end * (1 + shift / sim.makespan), "process pool")
     text = R.dag_lines(sim, real, 1e-3)
     assert words in text and f"{real.makespan / pred - 1:+.0%}" in text
+
+
+def _placed(g, workers, sim, start_ms, end_ms):
+    return Schedule(g, workers, sim.device_of, np.array(start_ms) / 1e3, np.array(end_ms) / 1e3, "process pool")
+
+
+def test_dag_lines_read_the_cause_from_stretch_against_gaps():
+    g, workers = _dag()
+    sim = S.central_queue(g, workers, ready="fifo")                 # a, b at 0-2 ms on two workers, c at 2-4 ms
+    # every task set to 2 ms ran 3 ms, no gaps: 3 ms of stretch, 0 of gaps -> the tasks themselves ran late
+    late = R.dag_lines(sim, _placed(g, workers, sim, [0, 0, 3], [3, 3, 6]), 1e-3)
+    assert "合计 3.0 毫秒；任务之间的空隙合计 0.0 毫秒" in late and "任务本身被拉长" in late
+    # right lengths, a and b start 1 ms late and c 2 ms after a: 4 ms of gaps >= 3 round trips of 1 ms
+    gaps = R.dag_lines(sim, _placed(g, workers, sim, [1, 1, 5], [3, 3, 7]), 1e-3)
+    assert "空隙合计 4.0 毫秒（3 次往返合计 3.0 毫秒）" in gaps and "派发是主因" in gaps
+    # exactly the simulation: no gaps at all, fewer than one round trip per task -> prefetched
+    ahead = R.dag_lines(sim, sim, 1e-3)
+    assert "比预测快 15% 以上" in ahead and "预先取走" in ahead
+    assert "注意" not in ahead                                        # 1.5 ms of 5.5 ms: above the band
+
+
+def test_dag_lines_say_when_the_band_cannot_see_the_dispatch():
+    g, workers = _dag()
+    sim = S.central_queue(g, workers, ready="fifo")
+    text = R.dag_lines(sim, sim, 1e-5)                               # 3 x 10 us / 2 = 15 us of 4.015 ms
+    assert "预测的派发只占预测的 0%" in text and "分辨不出它" in text
