@@ -1,7 +1,9 @@
 """Chapter 9's claims, checked beyond the one case the chapter prints: 20 task sets, 20 random DAGs, 50 random
 DAGs for the chapter's own HEFT, and the 20 stored instances of each WfCommons workflow."""
 from functools import cache, lru_cache
+from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
 from scipy.stats import spearmanr
@@ -184,6 +186,17 @@ def test_epigenomics_heft_gap_grows_with_the_split_task():
     assert 0.10 < heft.min() and heft.max() < 0.50
 
 
+def test_most_stored_fastqsplit_draws_are_long():
+    # 9.5's 深入一点: "大多抽得偏长：20 个里有 14 个超过 34 秒" -- the log-uniform median is the geometric mean of the
+    # range's ends (lower end: max(min, max / 1000)); the strict reviewer counted 6 of 20 at or below it, min 1.5 s
+    from hetlab.workloads.workflows import runtime_ranges
+    r = runtime_ranges("epigenomics")["fastqSplit"]
+    median = np.sqrt(max(r.low, r.high / 1000) * r.high)
+    draws = [next(t.work / 10 for t in workflow("epigenomics", 60, seed=s).tasks if t.name.startswith("fastqSplit"))
+             for s in SEEDS]
+    assert round(median) == 34 and sum(d > median for d in draws) == 14 and 1 < min(draws) < 2
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_splitting_the_longest_critical_task_never_beats_the_staged_bound(seed):
     epi = workflow("epigenomics", 60, seed=seed)
@@ -230,17 +243,44 @@ def _cluster(graph, kind, k):
     return TaskGraph([Task(n, w) for n, w in work.items()], edges)
 
 
-def test_montage_clustering_pays_only_when_dispatch_is_expensive():
+def test_montage_clustering_mean_follows_the_dispatch_count_single_instances_follow_placement():
     # 9.8: each Montage instance has 3 levels of 6 mDiffFit with one common successor, so k = 6 leaves 58 - 15
-    # tasks and the same work; k = 6 beats k = 1 on a minority of instances at O_s <= 1 s and on most at 30 s,
-    # and on average at 30 s (one level saves 5 dispatches x 30 s, against a serialised level)
+    # tasks and the same work. The simulation has no single dispatcher: each of the 3 devices pays O_s before
+    # each task it takes, so the overhead adds about N O_s / 3 to the makespan (58 x 30 / 3 = 580 s by hand),
+    # and clustering saves at most about 15 x 30 / 3 = 150 s on average.
     flows = [workflow("montage", 60, seed=s) for s in SEEDS]
-    assert all(len(_cluster(g, "mDiffFit", 6)) == len(g) - 15 for g in flows)
+    assert all(len(g) == 58 and len(_cluster(g, "mDiffFit", 6)) == 58 - 15 for g in flows)
     assert all(total_work(_cluster(g, "mDiffFit", 6)) == pytest.approx(total_work(g)) for g in flows)
 
     def spans(k, o):
         return np.array([S.central_queue(_cluster(g, "mDiffFit", k), SHOP, overhead=o).makespan for g in flows])
 
-    for o in (0.0, 1.0):
-        assert (spans(6, o) < spans(1, o)).sum() <= 6
-    assert (spans(6, 30.0) < spans(1, 30.0)).sum() >= 14 and spans(6, 30.0).mean() < spans(1, 30.0).mean()
+    rise = spans(1, 30.0).mean() - spans(1, 0.0).mean()
+    assert 0.8 * 580 < rise < 1.2 * 580                          # "预测 580 秒，模拟是 623 秒"
+    gain = spans(1, 30.0).mean() - spans(6, 30.0).mean()
+    assert 0.5 * 150 < gain < 150                                # "预测省 150 秒，实测平均省 108 秒，量级相符"
+    # single instances: at O_s = 0 there is nothing to save, yet the earliest-free queue's makespan moves by
+    # far more than under HEFT, where merging a level changes little (a level is a small share of the work)
+    d0 = spans(6, 0.0) - spans(1, 0.0)
+    heft = np.array([S.heft(_cluster(g, "mDiffFit", 6), SHOP).makespan - S.heft(g, SHOP).makespan for g in flows])
+    assert np.abs(heft).max() < 20 and np.abs(d0).max() > 5 * np.abs(heft).max()
+    assert d0.min() < 0 < d0.max()                               # faster and slower, "从 −53 到 +208 秒"
+    assert spans(3, 0.0).mean() > spans(6, 0.0).mean()           # "k = 3 ... 反而比 k = 6 还慢"
+
+
+# --- structure: the sections the text refers to exist, in order ----------------------------------------------------
+
+def test_sections_in_order_and_the_experiments_before_the_summary():
+    # review ch09-2 defects 1 and 2: 9.3 (with the rank_u formula) was deleted, the clustering experiment sat under
+    # the quiz heading. Cell 18's "上面的公式" and exercise 9.1's "9.3 节" need 9.3 before the paper's table.
+    nb = nbformat.read(Path(__file__).parents[2] / "chapters" / "09-optimisation.ipynb", 4)
+    heads = [line for c in nb.cells if c.cell_type == "markdown" for line in c.source.splitlines()
+             if line.startswith("## ")]
+    sections = [h for h in heads if h.startswith("## 9.")]
+    assert [h.split()[1] for h in sections] == [f"9.{k}" for k in range(1, 9)]
+    assert heads[-4:] == ["## 本章小结", "## 小测验", "## 练习", "## 参考文献"]
+    table = next(i for i, c in enumerate(nb.cells) if c.source.strip() == "views.heft_paper_table()")
+    before = "\n".join(c.source for c in nb.cells[:table])
+    assert "## 9.3" in before and "\\text{rank}_u(n_i) =" in before
+    summary = next(i for i, c in enumerate(nb.cells) if "## 本章小结" in c.source)
+    assert not any("cluster(" in c.source for c in nb.cells[summary:])
