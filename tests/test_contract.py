@@ -375,6 +375,8 @@ OVERRIDES.update({
     "book.readings.ch12.gil_lines": {"reading": lambda: _gil_reading()},
     "book.readings.ch12.split_prediction": {"timing": lambda: _split_timing()},
     "book.readings.ch12.split_lines": {"timing": lambda: _split_timing()},
+    "book.readings.ch12.gap_split": {"timing": lambda: _split_timing()},
+    "book.readings.ch12.gap_verdict": {"timing": lambda: _split_timing()},
     "real.execute.run_plan": {"plan": lambda: _fixtures()["schedule"], "seconds_per_unit": 1e-3, "executor": "thread",
                          "steps_per_second": 1e6},
     "schedulers.StagedBound": _fields_of(lambda: _mod("schedulers.bounds").staged_bound(_staged_graph(),
@@ -481,6 +483,11 @@ OVERRIDES.update({
                                                          "cpu_workers": 0, "predicted_s": 0.01, "measured_s": 0.012}]},
     "book.readings.a2.miss_lines": {"rows": lambda: [{"source": "x.json", "n": 512, "b": 256, "plan": "gpu_only",
                                                       "cpu_workers": 0, "predicted_s": 0.01, "measured_s": 0.02}]},
+    "book.readings.a2.batch_lines": {
+        "first": lambda: [{"source": "x.json", "n": 512, "b": 256, "plan": "gpu_only", "cpu_workers": 0,
+                           "predicted_s": 0.01, "measured_s": 0.012}],
+        "second": lambda: [{"source": "y.json", "n": 512, "b": 256, "plan": "gpu_only", "cpu_workers": 0,
+                            "predicted_s": 0.01, "measured_s": 0.011}]},
     "book.readings.a2.heft_vs_gpu_lines": {"rows": lambda: [
         {"source": "x.json", "n": 512, "b": 256, "plan": plan, "cpu_workers": w, "predicted_s": 0.01,
          "measured_s": 0.02} for plan, w in (("gpu_only", 0), ("hybrid_heft", 2))]},

@@ -158,3 +158,15 @@ def test_the_fitted_hold_exceeds_half_a_gpu_gemm_and_the_gpu_only_run_sits_at_th
     visits = 2 * (case.tiles + case.tiles * (case.tiles - 1) + case.tiles * (case.tiles - 1) * (case.tiles - 2) // 6)
     assert het["gpu_only"]["measured_s"] < 1.01 * visits * profile.hold_s
     assert profile.slowdown(1) > 1.5                                             # "慢一半多"
+
+
+def test_the_batches_compared_like_for_like(rows, torch_rows):
+    # "第一批多了 14 个考虑主机的计划，其中 8 个在带里；只比两批都有的 31 个配置，第一批只有 6 个在带里"
+    def key(r):
+        return r["n"], r["b"], r["plan"], r["cpu_workers"]
+    both = {key(r) for r in torch_rows}
+    shared = [r for r in rows if key(r) in both]
+    extra = [r for r in rows if key(r) not in both]
+    assert len(shared) == len(torch_rows) == 31 and _inside(shared) == 6
+    assert len(extra) == 14 and {r["plan"] for r in extra} == {"hybrid_dispatch_aware"} and _inside(extra) == 8
+    assert _inside(torch_rows) > 3 * _inside(shared)                             # "改进比总数显示的还大"

@@ -18,7 +18,7 @@ from hetlab.workloads.cholesky import OPS, CholeskyCase, cholesky_graph, task_co
 __all__ = ["MACHINE_ZH", "HOLDOUT_ZH", "workload_lines", "plan_lines", "measured_lines", "trace_lines",
            "prediction_table", "calibration_lines", "host_limit_lines", "planner_lines", "free_host_lines",
            "cuda_graph_lines",
-           "holdout_table", "miss_lines", "heft_vs_gpu_lines", "cost_change_lines", "same_plan_lines",
+           "holdout_table", "miss_lines", "batch_lines", "heft_vs_gpu_lines", "cost_change_lines", "same_plan_lines",
            "copy_in_run_lines", "graph_replay_lines"]
 
 #: How the appendix names the machine of the stored readings.
@@ -319,6 +319,30 @@ def miss_lines(rows: Sequence[Mapping], band: float = 0.25) -> str:
              f"误差 {min(e):+.0%} 到 {max(e):+.0%}"
              for (n, b, plan), e in groups.items() if any(abs(x) > band for x in e)]
     return "\n".join(lines or [f"每个预测都在 ±{band:.0%} 以内"])
+
+
+def batch_lines(first: Sequence[Mapping], second: Sequence[Mapping], band: float = 0.25) -> str:
+    """The two hold-out batches compared like for like (rows: the dicts of
+    :func:`~hetlab.real.readings.compare_readings`): how many of each are within ``band`` on the
+    configurations (n, b, plan, CPU workers) both hold, and the first batch's rows the second lacks."""
+    first, second = _rows(first, "first"), _rows(second, "second")
+    band = check_positive("band", band, high=10.0)
+
+    def key(r: Mapping) -> tuple:
+        return r["n"], r["b"], r["plan"], r["cpu_workers"]
+
+    def inside(rows: list[Mapping]) -> int:
+        return sum(abs(r["predicted_s"] / r["measured_s"] - 1) <= band for r in rows)
+
+    both = {key(r) for r in first} & {key(r) for r in second}
+    shared = [r for r in first if key(r) in both]
+    extra = [r for r in first if key(r) not in both]
+    lines = [f"两批都有的 {len(both)} 个配置上：第一批 {inside(shared)} 个在 ±{band:.0%} 以内，"
+             f"第二批 {inside([r for r in second if key(r) in both])} 个"]
+    if extra:
+        plans = "、".join(sorted({_PLAN_ZH[r["plan"]] for r in extra}))
+        lines.append(f"第一批另有 {len(extra)} 个第二批没有的（{plans}），其中 {inside(extra)} 个在带里")
+    return "\n".join(lines)
 
 
 def heft_vs_gpu_lines(rows: Sequence[Mapping]) -> str:

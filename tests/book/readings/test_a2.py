@@ -200,3 +200,16 @@ def test_graph_replay_lines_compare_the_replay_with_the_library():
     assert "5.0 倍" in text and "每个任务 100 µs，比执行器快 5.0 倍" in text
     with pytest.raises(TypeError, match="executor"):
         a2.graph_replay_lines(graphs, {"r": None})
+
+
+def test_batch_lines_compare_the_batches_like_for_like():
+    def row(plan, w, measured):
+        return {"source": "x.json", "n": 512, "b": 256, "plan": plan, "cpu_workers": w, "predicted_s": 0.01,
+                "measured_s": measured}
+    # first: gpu_only out of band (0.01 vs 0.02), cpu_only in; a dispatch-aware row only the first batch has
+    first = [row("gpu_only", 0, 0.02), row("cpu_only", 2, 0.011), row("hybrid_dispatch_aware", 2, 0.01)]
+    second = [row("gpu_only", 0, 0.01), row("cpu_only", 2, 0.011)]
+    text = a2.batch_lines(first, second)
+    assert "两批都有的 2 个配置上：第一批 1 个在 ±25% 以内，第二批 2 个" in text
+    assert "第一批另有 1 个第二批没有的（考虑主机的计划），其中 1 个在带里" in text
+    assert "另有" not in a2.batch_lines(second, second)
