@@ -4,7 +4,8 @@ Each scenario runs the chapters' measuring functions in a fresh interpreter (sma
 same code) pinned to one CPU with ``taskset``, with competing busy processes, or both, and returns every
 number next to the sentence the chapter prints about it. The test then checks two things:
 
-- every printed verdict says what its own numbers show (the condition is recomputed here from the numbers);
+- every printed verdict says what its own numbers show (the condition is recomputed here from the numbers),
+  12.2's split of the pool's gap into slower computation and waiting included;
 - the robust lessons hold: threads under the GIL compute on at most one core; waits overlap on threads;
   finer splits slow the computation (CPU seconds of the blocks, and the pool's time at 256 tasks); the
   ``ceil(N / P)`` sawtooth (N = P + 1 slower than P and 2P).
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,7 +44,7 @@ out["gil"] = {"serial": g.serial.parallelism, "threads": g.thread_pool.paralleli
               "wait_ratio": g.wait_serial.wall / g.wait_threads.wall, "text": R12.gil_lines(g)}
 t = split_matmul_timing(n=400, pieces=(1, 2, 16, 400), repeat=3)
 out["split"] = {"kernel": t.kernel, "dispatch": t.dispatch, "pool": t.pool, "pieces": t.pieces, "workers": t.workers,
-                "text": R12.split_lines(t)}
+                "w0": t.w0, "os0": t.os0, "text": R12.split_lines(t)}
 plan, _ = a1.demo_plan()
 runs = X.plan_runs(plan, 0.02, repeat=1)
 cores, bound = RA.plan_prediction(plan, 0.02, measure.cpu_count())
@@ -132,6 +134,31 @@ def test_finer_splits_slow_the_computation(reading):
     p = w["workers"]
     assert at[64] > at[p]
     assert (f"N = 64 比 N = {p} 慢" in w["text"]) == (at[64] > at[p])
+
+
+def test_the_gap_verdict_names_the_cause_its_own_numbers_show(reading):
+    # recomputed here from the printed numbers: the rounds model with W and N Os calibrated, then with the
+    # measured W(N) and dispatch (CPU seconds); the rest of the pool's wall time is waiting. The largest part of
+    # a positive gap is the named cause.
+    s = reading["split"]
+    n, p, w0, os0 = s["pieces"][-1], s["workers"], s["w0"], s["os0"]
+    rounds = -(-n // p)
+    gap = s["pool"][-1] - (n * os0 + rounds * w0 / n)
+    parts = [rounds * (s["kernel"][-1] - w0) / n, s["dispatch"][-1] - n * os0]
+    parts.append(gap - sum(parts))
+    line = s["text"].splitlines()[-1]
+    printed = re.search(r"实测(多|少) ([\d.]+) 毫秒 = 计算变慢 ([-+][\d.]+)、派发之差 ([-+][\d.]+)、"
+                        r"CPU 秒里看不到的等待 ([-+][\d.]+) 毫秒", line)
+    assert printed, line
+    assert printed[1] == ("多" if gap > 0 else "少") or abs(gap) < 1e-4
+    # the printed figures, rounded to 0.1 ms, are the recomputed ones
+    for shown, value in zip(printed.groups()[1:], [abs(gap), *parts]):
+        assert float(shown) == pytest.approx(value * 1e3, abs=0.051)
+    if gap > 0:
+        cause = ("计算变慢", "派发", "等待")[max(range(3), key=lambda i: parts[i])]
+        assert f"最大的一份是{cause}" in line
+    else:
+        assert "最大的一份" not in line
 
 
 def test_the_rounds_sawtooth(reading):

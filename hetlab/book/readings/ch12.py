@@ -18,12 +18,16 @@ from hetlab.models import granularity as G
 from hetlab.real.experiments import GilReading
 from hetlab.real.split_timing import SplitTiming
 
-__all__ = ["TOLERANCE", "thread_verdict", "process_verdict", "contrast_verdict", "gil_lines", "split_prediction",
-           "split_lines"]
+__all__ = ["TOLERANCE", "NOISE_FLOOR", "thread_verdict", "process_verdict", "contrast_verdict", "gil_lines",
+           "split_prediction", "gap_split", "gap_verdict", "split_lines"]
 
 #: Effective parallelism above 1 + TOLERANCE counts as "more than one core": the first start and the last end of
 #: a run come from clock readings in different threads, which read a one-core run a few percent high.
 TOLERANCE = 0.05
+
+#: The smallest relative change of a CPU-second reading that 12.2 reads as more than noise (a floor under the
+#: run's own noise estimate, see :func:`_noise`): the min-of-5 CPU times of one block vary by a few percent.
+NOISE_FLOOR = 0.05
 
 
 def thread_verdict(parallelism: float, who: str = "线程") -> str:
@@ -134,6 +138,78 @@ def _growth(timing: SplitTiming) -> tuple[float, float, float]:
     return timing.kernel[-1] / timing.kernel[0], timing.kernel[-1] - timing.kernel[0], timing.dispatch[-1]
 
 
+def _noise(timing: SplitTiming) -> float:
+    """The run's own noise, relative: the whole-block product is timed twice (the calibration ``w0`` and the
+    kernel column at the fewest pieces, one block when that is 1), so their relative difference, floored at
+    NOISE_FLOOR, is the size of a change the run cannot tell from chance."""
+    same = timing.pieces[0] == 1
+    return max(NOISE_FLOOR, abs(timing.kernel[0] - timing.w0) / timing.w0 if same else 0.0)
+
+
+def _dip_line(timing: SplitTiming) -> str:
+    """The largest fall of the kernel column, diagnosed only when it exceeds twice the run's noise."""
+    ms, noise = 1e3, _noise(timing)
+    dips = [((timing.kernel[i] - timing.kernel[i + 1]) / timing.kernel[i], i) for i in range(len(timing.pieces) - 1)
+            if timing.kernel[i + 1] < timing.kernel[i]]
+    if not dips:
+        return "纯计算一栏随 N 单调上涨"
+    fall, i = max(dips)
+    if fall <= 2 * noise:
+        return (f"纯计算一栏最大的回落（N = {timing.pieces[i]} → {timing.pieces[i + 1]}，{fall:.0%}）不超过本次"
+                f"噪声 {noise:.0%} 的两倍，看作测量的起伏")
+    return (f"纯计算一栏并不单调：N = {timing.pieces[i]} → {timing.pieces[i + 1]} 时从 "
+            f"{timing.kernel[i] * ms:.1f} 降到 {timing.kernel[i + 1] * ms:.1f} 毫秒（回落 {fall:.0%}，"
+            f"超过本次噪声 {noise:.0%} 的两倍）——很可能是 BLAS 按块的形状挑选内核，每种形状的代价不同")
+
+
+def gap_split(timing: SplitTiming) -> tuple[float, float, float, float]:
+    """The pool's wall time at the most pieces minus the prediction (W fixed) in three parts that add up to it
+    (all seconds): ``(gap, computation, dispatch, waiting)``. In the rounds model ``ceil(N/P) W / N + N O_s``,
+    ``computation`` replaces the calibrated W by the measured W(N) (the kernel column, CPU seconds), ``dispatch``
+    replaces N O_s by the measured dispatch (CPU seconds), and ``waiting`` is the rest: wall time that no CPU
+    second accounts for, threads waiting for a core or for the GIL.
+
+    >>> t = SplitTiming(10, 2, 1, (1, 10), (1.0, 2.0), (1.0, 4.0), (0.01, 0.5), w0=1.0, os0=1e-3)
+    >>> [round(x, 3) for x in gap_split(t)]      # 2.0 - 0.51; 5 rounds x 3 / 10; 0.5 - 0.01; 2.0 - (0.5 + 2.0)
+    [1.49, 1.5, 0.49, -0.5]
+    """
+    check_instance("timing", timing, SplitTiming)
+    k, p = timing.pieces[-1], timing.workers
+    gap = timing.pool[-1] - split_prediction(timing)[-1]
+    share = -(-k // p) / k                      # rounds x (one block's share of W)
+    computation = share * (timing.kernel[-1] - timing.w0)
+    dispatch = timing.dispatch[-1] - k * timing.os0
+    return gap, computation, dispatch, gap - computation - dispatch
+
+
+_CAUSES = ("最大的一份是计算变慢：模型假设 W 不随 N 变，没有算进它",
+           "最大的一份是派发：实测的派发比标定的 O_s 预计的多",
+           "最大的一份是等待：线程在墙钟上等核（别的程序占着核）或等 GIL——CPU 秒看得见计算，墙钟还看得见排队")
+
+
+def gap_verdict(timing: SplitTiming) -> str:
+    """12.2's verdict on the pool's time at the most pieces against the prediction: the gap, its three parts from
+    :func:`gap_split` (they add up to it), and, when the pool was slower than predicted, the largest part named
+    as the cause.
+
+    >>> t = SplitTiming(10, 2, 1, (1, 10), (1.0, 9.0), (1.0, 2.0), (0.01, 0.02), w0=1.0, os0=1e-3)
+    >>> gap_verdict(t).split(" = ")[2].split("：")[0]      # 9.0 - 0.51 = 8.49 s = 0.5 + 0.01 + 7.98
+    '计算变慢 +500.0、派发之差 +10.0、CPU 秒里看不到的等待 +7980.0 毫秒'
+    >>> gap_verdict(t).split("：")[-2]
+    '最大的一份是等待'
+    """
+    gap, *parts = gap_split(timing)
+    ms = 1e3
+    text = (f"N = {timing.pieces[-1]}：线程池实测 {timing.pool[-1] * ms:.1f} 毫秒，"
+            f"预测 {split_prediction(timing)[-1] * ms:.1f} 毫秒，"
+            f"实测{'多' if gap > 0 else '少'} {abs(gap) * ms:.1f} 毫秒"
+            f" = 计算变慢 {parts[0] * ms:+.1f}、派发之差 {parts[1] * ms:+.1f}、CPU 秒里看不到的等待 "
+            f"{parts[2] * ms:+.1f} 毫秒")
+    if gap <= 0:
+        return text
+    return text + "：" + _CAUSES[max(range(3), key=lambda i: parts[i])]
+
+
 def split_lines(timing: SplitTiming, reference: Reference | None = None, h200: Reference | None = None) -> str:
     """12.2: the calibration and the prediction, the table (milliseconds), the kernel's growth against the
     dispatch cost, the pool against the prediction, and the stored readings (this experiment on the build
@@ -151,15 +227,7 @@ def split_lines(timing: SplitTiming, reference: Reference | None = None, h200: R
     lines.append(f"N = {top} 时纯计算是 N = {first} 的 {ratio:.2f} 倍（多 {extra * ms:.1f} 毫秒），派发共 "
                  f"{dispatch * ms:.1f} 毫秒" + ("：切细的代价主要来自计算本身变慢，而不是派发" if extra > dispatch
                                             else "：这次派发比计算的增量还大"))
-    dips = [(timing.kernel[i] - timing.kernel[i + 1], i) for i in range(len(timing.pieces) - 1)
-            if timing.kernel[i + 1] < timing.kernel[i]]
-    if dips:
-        i = max(dips)[1]
-        lines.append(f"纯计算一栏并不单调：N = {timing.pieces[i]} → {timing.pieces[i + 1]} 时从 "
-                     f"{timing.kernel[i] * ms:.1f} 降到 {timing.kernel[i + 1] * ms:.1f} 毫秒——BLAS 按块的形状挑选"
-                     "内核，每种形状的代价不同，趋势之外还有折点")
-    else:
-        lines.append("纯计算一栏随 N 单调上涨")
+    lines.append(_dip_line(timing))
     if p == 1:
         lines.append("本机只有 1 个可用 CPU：线程池只有一个线程，N 再大也没有第二个核可用")
     elif first == 1 and p in timing.pieces:
@@ -167,10 +235,7 @@ def split_lines(timing: SplitTiming, reference: Reference | None = None, h200: R
         lines.append(f"N = 1 → {p}：线程池 {a * ms:.1f} → {b * ms:.1f} 毫秒，"
                      + (f"快 {a / b:.2f} 倍" if a > b else f"没有更快（{a / b:.2f} 倍）")
                      + f"；{p} 个空闲的核上理想是 {p} 倍")
-    gap = timing.pool[-1] - pred[-1]
-    lines.append(f"N = {top}：线程池实测 {timing.pool[-1] * ms:.1f} 毫秒，预测 {pred[-1] * ms:.1f} 毫秒，实测"
-                 f"{'多' if gap > 0 else '少'} {abs(gap) * ms:.1f} 毫秒"
-                 + ("：模型假设 W 不随 N 变，没有算进计算变慢" if gap > 0 else ""))
+    lines.append(gap_verdict(timing))
     if reference is not None and check_instance("reference", reference, Reference).split is not None:
         r, e, d = _growth(reference.split)
         lines.append(f"参照 · {reference.label}：纯计算 N = {reference.split.pieces[-1]} 是 N = "
@@ -185,5 +250,8 @@ def split_lines(timing: SplitTiming, reference: Reference | None = None, h200: R
                      f"{rows[few] * ms:.2f} 毫秒，N = {most:,} 时 {rows[most] * ms:.0f} 毫秒"
                      f"（{rows[most] / rows[few]:.0f} 倍）——每多一份约 {piece * 1e6:.0f} µs，"
                      f"即每个核函数约 {piece / per * 1e6:.1f} µs"
-                     + (f"，与单独测的一次发射 {launch:.1f} µs 相当：GPU 上变慢的是派发，不是计算" if launch else ""))
+                     + (f"，与单独测的一次发射 {launch:.1f} µs 相当：决定 GPU 墙钟的是派发"
+                        + (f"——N = {most:,} 时每份只有 {h200.extra['grain']['elements'] // most:,} 个数，"
+                           "它的计算其实也变得低效，但被每份的发射时间完全盖住了"
+                           if h200.extra["grain"].get("elements") else "") if launch else ""))
     return "\n".join(lines)

@@ -128,7 +128,7 @@ def _transfer_draw():
         where = ("所有尺寸上 GPU 都更快" if everywhere else
                  f"交叉点 n ≈ {cross:.0f}" if faster.any() else "n ≤ 8192 内 GPU 都不更快")
         return (f"n = {n:.0f}：CPU {c:.3g} 毫秒，GPU {g:.3g} 毫秒（其中拷贝 {k:.3g} 毫秒）：{winner} 更快；"
-                f"{where}（不含核函数启动：{_launch_note()}）")
+                f"{where}（不含核函数的发射：{_launch_note()}）")
 
     return draw, art
 

@@ -101,11 +101,43 @@ def test_split_lines_name_the_largest_dip_of_the_computation():
     assert "纯计算一栏随 N 单调上涨" in R.split_lines(split())
     dip = SplitTiming(10, 2, 1, (1, 2, 10, 20), (1.0, 0.6, 2.0, 3.0), (1.0, 3.0, 2.0, 4.0),
                       (0.01, 0.02, 0.5, 0.6), w0=1.0, os0=1e-3)
-    assert "N = 2 → 10 时从 3000.0 降到 2000.0 毫秒——BLAS 按块的形状" in R.split_lines(dip)
+    # the run's noise: w0 = kernel[0] = 1.0 s, so the floor 5 % holds; the 33 % fall exceeds twice that
+    assert "N = 2 → 10 时从 3000.0 降到 2000.0 毫秒（回落 33%，超过本次噪声 5% 的两倍）——很可能是 BLAS" in \
+        R.split_lines(dip)
+    # a 4 % fall (1.00 -> 0.96 s) is within twice the 5 % floor: read as noise, no BLAS story
+    small = SplitTiming(10, 2, 1, (1, 2, 10, 20), (1.0, 0.6, 2.0, 3.0), (1.0, 1.0, 0.96, 4.0),
+                        (0.01, 0.02, 0.5, 0.6), w0=1.0, os0=1e-3)
+    assert "最大的回落（N = 2 → 10，4%）不超过本次噪声 5% 的两倍" in R.split_lines(small)
+    assert "BLAS 按块" not in R.split_lines(small)
+    # a noisy run: the calibration 1.0 s against the one-block column 1.2 s is 20 % noise, so a 33 % fall is not
+    # twice it
+    noisy = SplitTiming(10, 2, 1, (1, 2, 10, 20), (1.0, 0.6, 2.0, 3.0), (1.2, 3.0, 2.0, 4.0),
+                        (0.01, 0.02, 0.5, 0.6), w0=1.0, os0=1e-3)
+    assert "不超过本次噪声 20% 的两倍" in R.split_lines(noisy)
 
 
-def test_split_lines_read_the_gpu_grain_as_dispatch():
-    # the H200 reading: 2 kernels a piece, (0.970 - 0.000267) s / 65535 pieces = 14.8 us a piece, 7.4 us a
-    # kernel, against the 7.7 us launch measured beside it
-    text = R.split_lines(split(), h200=reference.load("h200"))
-    assert "每份 2 个核函数" in text and "即每个核函数约 7.4 µs，与单独测的一次发射 7.7 µs 相当" in text
+def test_gap_verdict_splits_the_gap_into_computation_dispatch_and_waiting():
+    # split(): P = 2, N = 10, W = 1 s, Os = 1 ms. Prediction 10 ms + 5 rounds x 0.1 s = 0.51 s; pool 2.0 s: gap
+    # 1.49 s = computation 5 x (4 - 1) / 10 = 1.5 s + dispatch 0.5 - 0.01 = 0.49 s + waiting -0.5 s
+    assert R.gap_split(split()) == pytest.approx((1.49, 1.5, 0.49, -0.5))
+    text = R.gap_verdict(split())
+    assert "= 计算变慢 +1500.0、派发之差 +490.0、CPU 秒里看不到的等待 -500.0 毫秒" in text
+    assert text.endswith("最大的一份是计算变慢：模型假设 W 不随 N 变，没有算进它")
+    # the stored busy run of review ch12-2: the computation grows little, the pool's wall grows much.
+    # prediction 600 x 5.9 us + 300 x 8.83 / 600 ms = 3.54 + 4.415 = 7.955 ms; gap 63.145 ms
+    # = 300 x (23.82 - 8.83) / 600 = 7.495 + (4.10 - 3.54) = 0.56 + waiting 55.09 ms
+    busy = SplitTiming(600, 2, 1, (1, 600), (9.13e-3, 71.10e-3), (9.18e-3, 23.82e-3), (0.12e-3, 4.10e-3),
+                       w0=8.83e-3, os0=5.9e-6)
+    assert R.gap_split(busy) == pytest.approx((63.145e-3, 7.495e-3, 0.56e-3, 55.09e-3))
+    text = R.gap_verdict(busy)
+    assert "计算变慢 +7.5、派发之差 +0.6、CPU 秒里看不到的等待 +55.1 毫秒：最大的一份是等待" in text
+    assert "没有算进" not in text
+    # a calibration that overstates O_s (54 us a task, 9 us measured): the dispatch part is negative
+    over = SplitTiming(600, 2, 1, (1, 600), (26.1e-3, 46.1e-3), (10.0e-3, 25.4e-3), (0.16e-3, 5.4e-3),
+                       w0=10.2e-3, os0=54e-6)
+    # prediction 32.4 + 5.1 = 37.5 ms; gap 8.6 = 7.6 + (5.4 - 32.4 = -27.0) + 28.0
+    assert R.gap_split(over) == pytest.approx((8.6e-3, 7.6e-3, -27.0e-3, 28.0e-3))
+    assert "最大的一份是等待" in R.gap_verdict(over)
+    quick = SplitTiming(600, 2, 1, (1, 600), (9.13e-3, 7.0e-3), (9.18e-3, 23.82e-3), (0.12e-3, 4.10e-3),
+                        w0=8.83e-3, os0=5.9e-6)
+    assert "实测少 1.0 毫秒 = " in R.gap_verdict(quick) and "最大的一份" not in R.gap_verdict(quick)
