@@ -62,3 +62,14 @@ def test_zero_one_leaves_about_62_gib_for_activations():
     states = memory_per_device(70e9, dp=32, tp=1, pp=16, zero_stage=1, activations=False)["model_states"]
     assert states == pytest.approx((4 + 12 / 32) * 70e9 / 16)
     assert 80 - states / 2**30 == pytest.approx(62.2, abs=0.05)
+
+
+def test_quiz_c01_5_key_is_the_gpu_baseline_ceiling():
+    """c01-5: any schedule takes >= 114/45, the GPU alone 114/20, so the speed-up cannot exceed 45/20 = 2.25
+    (the best schedule, 2.55, gives 2.24: a ceiling, which the stem now asks for)."""
+    from hetlab.book import quiz
+
+    q = quiz.question("c01-5")
+    (letter,) = quiz.check("c01-5", "A").answer
+    assert next(o for o in q.options if o.startswith(f"{letter}.")) == f"{letter}. {45 / 20:g} 倍"
+    assert "不可能超过" in q.prompt

@@ -86,3 +86,25 @@ def test_the_stored_h200_reading_says_what_the_chapter_says():
         big, _, small = run["shapes"]
         assert (big["m"], big["k"], big["n"]) == (2048, 4096, 4096) and big["ratio"] >= 0.95
         assert small["tflops_alone"] < 0.1 * big["tflops_alone"] and small["ratio"] <= 0.8
+
+
+def _keyed_option(question_id):
+    """The text of the option the sealed key marks correct (the letter and '. ' stripped)."""
+    from hetlab.book import quiz
+
+    q = quiz.question(question_id)
+    (letter,) = quiz.check(question_id, "A").answer
+    return next(o.split(". ", 1)[1] for o in q.options if o.startswith(f"{letter}."))
+
+
+def test_quiz_c02_5_key_is_the_chapters_interval():
+    """c02-5: W = 120, D = 30, P = 8. The chapter's two formulas, by hand: lower max(W/P, D) = max(15, 30) = 30,
+    upper W/P + D = 45. A key sealed on another letter (round 2 sealed "15 到 45") fails here."""
+    W, D, P = 120, 30, 8
+    lower, upper = max(W / P, D), W / P + D
+    assert _keyed_option("c02-5") == f"{lower:g} 到 {upper:g}" == "30 到 45"
+
+
+def test_quiz_c02_6_key_is_the_average_parallelism():
+    """c02-6: the speed-up T_1/T_P <= W/D = 120/30 = 4 for any P; the stem asks for that ceiling."""
+    assert _keyed_option("c02-6").startswith(f"{120 / 30:g} 倍")

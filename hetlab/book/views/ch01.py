@@ -326,6 +326,8 @@ def serial_vs_parallel_figure(tasks: int = 4, spread: float = 0.5, ax=None):
 
 #: Memory of the card the chapter's training case uses: an A100 80 GB has 80 GiB of HBM2e (NVIDIA A100 datasheet).
 CARD_GIB = 80
+#: Tensor-parallel ways the widget and figure 1-5 offer: powers of two, as practice uses (a server's 8 GPUs).
+TENSOR_WAYS = (1, 2, 4, 8)
 #: The models the widget offers: (label, parameters).
 MODELS = [("130 亿参数", 13e9), ("700 亿参数", 70e9)]
 
@@ -375,14 +377,14 @@ def parallelism_combo_explorer() -> Explorer:
     """Data x tensor x pipeline parallelism: how many devices a combination uses, and whether the model's
     parameters, gradients and optimizer states fit on each card (infeasible combinations greyed out)."""
     return Explorer(_combo_draw, {"data": int_slider("数据并行路数", 1, 8, 2),
-                                  "tensor": int_slider("张量并行路数", 1, 4, 2),
+                                  "tensor": dropdown("张量并行路数", list(TENSOR_WAYS), 2),
                                   "pipeline": int_slider("流水线段数", 1, 4, 4),
                                   "params": dropdown("模型大小", MODELS, 13e9)}, figsize=(8, 3.0))
 
 
 def memory_map_figure(ways: int = 4, axes=None):
     """The combo widget's lesson at one glance (its static twin): per-card model states (GiB) over
-    tensor x pipeline ways in 1..``ways``, one panel per model of :data:`MODELS`, cells over
+    tensor ways :data:`TENSOR_WAYS` x pipeline stages 1..``ways``, one panel per model of :data:`MODELS`, cells over
     :data:`CARD_GIB` hatched grey. Data parallelism is no axis: it leaves every cell unchanged.
     Returns the axes."""
     from hetlab._validate import check_int
@@ -394,18 +396,19 @@ def memory_map_figure(ways: int = 4, axes=None):
 
         _, axes = plt.subplots(1, len(MODELS), figsize=(8, 3.3), layout="constrained")
     for ax, (name, params) in zip(axes, MODELS):
-        gib = np.array([[_model_states_gib(params, 1, t, p) for t in range(1, ways + 1)]
+        gib = np.array([[_model_states_gib(params, 1, t, p) for t in TENSOR_WAYS]
                         for p in range(1, ways + 1)])
+        cols = len(TENSOR_WAYS)                 # column t + 1 shows TENSOR_WAYS[t] ways
         ax.imshow(np.where(gib <= CARD_GIB, gib, np.nan), cmap="Greens", vmin=0, vmax=2 * CARD_GIB,
-                  origin="lower", extent=(0.5, ways + 0.5, 0.5, ways + 0.5))
+                  origin="lower", extent=(0.5, cols + 0.5, 0.5, ways + 0.5), aspect="auto")
         for p in range(ways):
-            for t in range(ways):
+            for t in range(cols):
                 fits = gib[p, t] <= CARD_GIB
                 if not fits:
                     ax.add_patch(_grey_cell(t + 1, p + 1))
                 ax.text(t + 1, p + 1, f"{gib[p, t]:.0f}", ha="center", va="center", fontsize=9,
                         color="black" if fits else "0.35")
-        ax.set_xticks(range(1, ways + 1))
+        ax.set_xticks(range(1, cols + 1), [str(t) for t in TENSOR_WAYS])
         ax.set_yticks(range(1, ways + 1))
         ax.set_xlabel(P.label("张量并行路数", "tensor-parallel ways"))
         ax.set_ylabel(P.label("流水线段数", "pipeline stages"))

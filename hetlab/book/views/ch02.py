@@ -217,8 +217,12 @@ def scaling_figure(shape: str = "dag", tasks: int = 16, p_max: int = 8, ax=None)
         ax.axvline(peak, color="#DD8452", lw=1, ls="--")
         ax.text(peak, ax.get_ylim()[1] * 0.80, P.label(f" 峰值宽度 = {peak}", f" peak width = {peak}"),
                 color="#DD8452", fontsize=8, va="top")
-    ax.set_title(P.label(f"{tasks} 个任务的任务图：P 超过 W/D 后收益迅速递减，完工时间止于 D",
-                         f"{tasks}-task graph: returns fade beyond P = W/D; T_P stops at D"))
+    # The title describes this graph only: the knee of the greedy curve is no law (chapter 2 counts 16 of 20).
+    reach = next((p for p, t, x in zip(ps, made, b) if p >= x.parallelism and t <= x.lower * (1 + 1e-9)), None)
+    where = (P.label(f"贪心从 P = {reach} 起停在 D", f"greedy stays at D from P = {reach}") if reach
+             else P.label(f"贪心到 P = {p_max} 仍高于 D", f"greedy still above D at P = {p_max}"))
+    ax.set_title(P.label(f"这张 {tasks} 个任务的图：下界在 P = W/D 处拐平，",
+                         f"this {tasks}-task graph: the lower bound flattens at P = W/D; ") + where)
     ax.legend(fontsize=8, frameon=False)
     return ax
 
