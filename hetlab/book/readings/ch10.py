@@ -32,7 +32,8 @@ def training_summary(step: TrainingStep) -> str:
 
 
 def serving_summary(result: ServingResult, bound: float | None = None) -> str:
-    """One line: time to first token, latency percentiles, time per output token, throughput (with ``bound``,
+    """One line: time to first token, latency percentiles, time per output token (for request-level batching,
+    the time from the first token to the batch's end per token, padding wait included), throughput (with ``bound``,
     as a share of :func:`hetlab.models.serving.throughput_bound`), the GPUs' busy share and the mean batch.
 
     >>> from hetlab.models.serving import simulate
@@ -45,9 +46,12 @@ def serving_summary(result: ServingResult, bound: float | None = None) -> str:
     """
     check_instance("result", result, ServingResult)
     r = result
+    # request-level batching returns the batch at once: its per-token figure includes the wait for the batch's
+    # longest request, so it is named as a share ("摊到", padding included), not as a generation time
+    per_token = "每词元" if r.policy == "continuous" else "每词元摊到（含陪跑）"
     share = ""
     if bound is not None:
         share = f"（吞吐上限的 {r.tokens_per_s / check_positive('bound', bound):.0%}）"
     return (f"{POLICY_NAMES[r.policy]}：首字延迟 P99 {np.percentile(r.ttft, 99) * 1e3:.0f} ms，"
-            f"延迟 P50 {r.p50 * 1e3:.0f} ms、P99 {r.p99 * 1e3:.0f} ms，每词元 {r.tpot * 1e3:.1f} ms，"
+            f"延迟 P50 {r.p50 * 1e3:.0f} ms、P99 {r.p99 * 1e3:.0f} ms，{per_token} {r.tpot * 1e3:.1f} ms，"
             f"{r.tokens_per_s:.0f} 词元/秒{share}，GPU 忙碌 {r.busy_fraction:.0%}，平均批 {r.mean_batch:.1f}")

@@ -15,6 +15,16 @@ def test_serving_summary_names_the_policy_and_quotes_the_result():
         readings.serving_summary("P99")
 
 
+def test_request_level_per_token_time_is_named_as_including_the_padding_wait():
+    # two requests in one batch, 2 and 10 tokens: the short one waits 8 iterations for the long one, so its
+    # (finish - prefilled) / (O - 1) is 9 iterations per token, not 1 -- the line must not call it generation time
+    r = SV.simulate([0.0, 0.0], [1, 1], [2, 10], policy="static", step_base=0.01, step_per_sequence=0.0,
+                    prefill_per_token=0.0)
+    line = readings.serving_summary(r)
+    assert "每词元摊到（含陪跑）" in line
+    assert "每词元摊到" not in readings.serving_summary(SV.simulate([0.0], [1], [3]))
+
+
 def test_serving_summary_gives_throughput_as_a_share_of_the_bound():
     # one request of 10 tokens at 20 ms per iteration: 50 tokens/s, a quarter of a 200 tokens/s bound
     r = SV.simulate([0.0], [10], [10], step_base=0.02, step_per_sequence=0.0, prefill_per_token=0.0)
