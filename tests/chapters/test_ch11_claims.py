@@ -135,3 +135,14 @@ def test_quiz_keys_follow_from_the_computation():
     # c11-7: speeds 1 and 10, two unit dishes: list scheduling 1, optimum 2/10, ratio 5.
     assert list_schedule([1, 1], [1.0, 10.0], [0, 1]) / brute_force([1, 1], [1.0, 10.0]) == pytest.approx(5)
     assert quiz.check("c11-7", "A").correct
+
+
+@pytest.mark.parametrize("s", [1.0, 1.5, 2.0, 3.0, 4.0, 40.0])
+def test_speed_blind_ratio_is_max_of_one_and_half_s(s):
+    # two unit dishes, speeds 1 and s: list scheduling gives one to each (done at 1); by hand the optimum is
+    # min(1, 2/s) (one each, or both on the fast device), so the ratio is max(1, s/2) -- s/2 only for s >= 2
+    pair = [Device("slow", "CPU", 1.0), Device("fast", "GPU", s)]
+    greedy = list_schedule([1, 1], [1.0, s], tie=[0, 1])
+    best = S.optimal(independent_tasks([1, 1]), pair).makespan
+    assert best == pytest.approx(min(1.0, 2.0 / s))
+    assert greedy / best == pytest.approx(max(1.0, s / 2))

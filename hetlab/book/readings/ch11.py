@@ -1,11 +1,13 @@
-"""Chapter 11's sentences: what each policy of the article's kitchen does, and the widget's readout of one run."""
+"""Chapter 11's sentences: what each policy of the article's kitchen does, the widget's readout of one run and
+the serial-baseline table with Chinese headers."""
 from __future__ import annotations
 
 from hetlab import schedulers as S
 from hetlab._validate import check_choice, check_instance, check_str
+from hetlab.book.readings import ch07
 from hetlab.schedule import Schedule
 
-__all__ = ["POLICY_DEFINITIONS", "policy_readout"]
+__all__ = ["POLICY_DEFINITIONS", "policy_readout", "baseline_report"]
 
 #: One sentence per policy of the chapter's table (Chinese), keyed by the names of :data:`hetlab.schedulers.POLICIES`.
 POLICY_DEFINITIONS = {
@@ -49,3 +51,16 @@ def policy_readout(policy: str, label: str, run: Schedule, best: Schedule) -> st
             f"差距 {(run.makespan - best.makespan) / best.makespan:.1%}；"
             f"加速比 {cpu / run.makespan:.2f}x（以 CPU 串行为基线）、"
             f"{solo / run.makespan:.2f}x（以最快的 {fastest} 串行为基线）。{POLICY_DEFINITIONS[policy]}")
+
+
+def baseline_report(schedule: Schedule) -> str:
+    """Chapter 7's serial-baseline table (:func:`hetlab.book.readings.ch07.baseline_report`) with every header in
+    Chinese: ``T_serial`` is written 串行时间, which has the same display width, so the columns stay aligned.
+
+    >>> from hetlab.devices import kitchen
+    >>> from hetlab.workloads import article_tasks
+    >>> print(baseline_report(S.article_demo(article_tasks(), kitchen())).splitlines()[0])
+    串行基线   串行时间   加速比 S   S/N     容量 C   S/C
+    """
+    check_instance("schedule", schedule, Schedule)
+    return ch07.baseline_report(schedule).replace("T_serial", "串行时间", 1)

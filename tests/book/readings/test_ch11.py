@@ -2,7 +2,7 @@
 import pytest
 
 from hetlab import schedulers as S
-from hetlab.book.readings.ch11 import POLICY_DEFINITIONS, policy_readout
+from hetlab.book.readings.ch11 import POLICY_DEFINITIONS, baseline_report, policy_readout
 from hetlab.devices import Device, identical, kitchen
 from hetlab.workloads import article_tasks
 
@@ -41,3 +41,13 @@ def test_readout_rejects_bad_input():
         policy_readout("lpt", "LPT", run, other)
     with pytest.raises(ValueError, match="run"):
         policy_readout("lpt", "LPT", other, other)
+
+
+def test_baseline_report_has_chinese_headers_and_the_article_numbers():
+    # the article's run: 114 units of work, CPU alone 114/10 = 11.40, 11.40 / 2.667 = 4.27x
+    text = baseline_report(S.article_demo(article_tasks(), kitchen()))
+    head, cpu = text.splitlines()[:2]
+    assert "T_serial" not in text and "串行时间" in head
+    assert cpu.split()[:3] == ["CPU", "11.40", "4.27x"]
+    with pytest.raises(TypeError, match="schedule"):
+        baseline_report("CPU")
