@@ -262,8 +262,8 @@ class ThreadScaling:
         check_int("rounds", self.rounds, low=1, high=15)
 
     def share(self, n: int) -> float:
-        """CPU seconds per wall second of the ``n``-thread pool: the CPUs it really got (a busy neighbour
-        or too few cores keep it below ``n``).
+        """CPU seconds per wall second of the ``n``-thread pool: the CPUs it used. A busy neighbour, too few
+        cores and a thread that waits (for the GIL, a lock, a serial part) all keep it below ``n`` alike.
 
         >>> ThreadScaling({1: 2.0, 2: 1.0}, {1: 2.0, 2: 2.0}, True, 1).share(2)
         2.0
@@ -280,8 +280,8 @@ def thread_scaling(counts=(1, 2, 4), *, blocks: int = 96, size: int = 160, repea
     ``repeat`` (wall and CPU time of that same round). numpy releases the GIL during a product and BLAS is
     held to one thread (threadpoolctl, where installed; ``blas_limited`` says so), so the pool's threads are
     the only parallelism. The input of Karp-Flatt on the reader's machine (chapter 7): ``T_1 = wall[1]``;
-    ``cpu[n] / wall[n]`` is the share of the CPUs the pool really got: on a busy machine it changes with the
-    number of threads, and the wall-time speed-up follows it.
+    ``cpu[n] / wall[n]`` is the CPUs the pool used: on a busy machine it changes with the number of threads,
+    and the wall-time speed-up follows it; waiting threads use none, so it cannot tell waiting from neighbours.
     """
     counts = tuple(check_int("counts", n, low=1, high=64) for n in check_sequence("counts", counts))
     blocks = check_int("blocks", blocks, low=1, high=10_000)

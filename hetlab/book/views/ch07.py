@@ -166,7 +166,7 @@ def efficiency_figure(p_values=(0.5, 0.9, 0.99), n_max: int = 4096, ax=None):
     curves = [ax.plot(grid, F.amdahl_efficiency(p, grid), label=f"p = {p:g}")[0] for p in p_values]
     for k, (line, p) in enumerate(zip(curves, p_values)):
         ax.plot(powers, F.amdahl_efficiency(p, powers), ".", color=line.get_color(), ms=5,
-                label=P.label("整数 N = 1, 2, 4, … 的取值", "integer N = 1, 2, 4, ...") if k == 0 else None)
+                label=P.label(r"$N = 2^k$ 的取值", r"$N = 2^k$") if k == 0 else None)
     ax.set_xscale("log", base=2)
     ax.set_ylim(0, 1.05)
     ax.set_xlabel(P.label("设备数 N（对数轴）", "devices N (log axis)"))

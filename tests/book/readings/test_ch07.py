@@ -1,8 +1,10 @@
 """Chapter 7's reader-side lab verdict, on hand-made runs whose verdicts follow from the arithmetic."""
 import pytest
 
-from hetlab.book.readings.ch07 import thread_lab_report
+from hetlab.book.readings.ch07 import CPU_RATIO_BAND, thread_lab_report
 from hetlab.real.measure import ThreadScaling
+
+NO_OVERHEAD = "不能说程序没有并行开销"
 
 
 def test_free_cores_speed_up_follows_the_cpus_obtained():
@@ -10,7 +12,21 @@ def test_free_cores_speed_up_follows_the_cpus_obtained():
     run = ThreadScaling({1: 2.0, 2: 1.0, 4: 1.0}, {1: 2.0, 2: 2.0, 4: 2.0}, True, 5)
     text = thread_lab_report(run, 2)
     assert "0.333" in text                  # e(S = 2, N = 4) = (1/2 - 1/4) / (1 - 1/4) by hand
-    assert "相差都不到 15%" in text and "明显少于" not in text and "抢核" not in text
+    assert "线程用满了可用的 CPU" in text and "S 跟着它走" in text
+    assert "明显少于" not in text and "忽高忽低" not in text and "e 大于 1" not in text
+
+
+@pytest.mark.parametrize("load", [None, 0.1])
+def test_a_gil_serialised_run_is_not_called_overhead_free(load):
+    # a fully serialised job on 2 idle CPUs: wall = CPU = 50 ms for 1, 2 and 4 threads -> S = 1, e = 1,
+    # CPU-time ratio 100% -- the ratio cannot see the waiting, so the verdict must not clear the program
+    run = ThreadScaling({1: 0.05, 2: 0.05, 4: 0.05}, {1: 0.05, 2: 0.05, 4: 0.05}, True, 7)
+    text = thread_lab_report(run, 2, load)
+    assert "1.000" in text                  # e(S = 1, N) = (1 - 1/N) / (1 - 1/N)
+    assert "2 个线程只用了 1.00 个、4 个线程只用了 1.00 个" in text
+    assert "线程在等（GIL" in text and NO_OVERHEAD in text and "几乎没变" in text
+    assert "线程用满了" not in text and "忽高忽低" not in text and "互相拖慢" not in text
+    assert ("多半是线程自己在等" in text) == (load is not None)
 
 
 def test_busy_core_share_is_named_not_blamed_on_the_program():
@@ -18,21 +34,44 @@ def test_busy_core_share_is_named_not_blamed_on_the_program():
     run = ThreadScaling({1: 4.0, 2: 3.0}, {1: 2.0, 2: 2.0}, True, 5)
     text = thread_lab_report(run, 2, load=1.5)
     assert "0.500" in text                  # e(S = 4/3, N = 2) = (3/4 - 1/2) / (1/2)
-    assert "只拿到 0.50 个 CPU" in text and "2 个线程只有 0.67 个" in text
-    assert "相差都不到 15%" in text and "1.5 个可运行的任务" in text and "抢到的份额越大" in text
+    assert "只用了 0.50 个 CPU" in text and "2 个线程只用了 0.67 个" in text
+    assert NO_OVERHEAD in text and "1.5 个可运行的任务" in text and "用上的 CPU 越多" in text
+    assert "多半是线程自己在等" not in text  # the machine was busy: no guess which it was
 
 
-def test_fewer_cpus_with_more_threads_is_said_so():
-    # the 2-thread pool got half the CPU of the single thread and took twice as long: the share, not the program
+def test_fewer_cpus_with_more_threads_and_e_above_one_are_said_so():
+    # the 2-thread pool got half the CPU of the single thread and took twice as long: S = 1/2,
+    # e = (2 - 1/2) / (1 - 1/2) = 3 > 1, which the report must read as "slower than one thread"
     run = ThreadScaling({1: 1.0, 2: 2.0}, {1: 0.5, 2: 0.5}, True, 7)
     text = thread_lab_report(run, 2)
-    assert "反而越少" in text and "相差都不到 15%" in text and "抢到的份额越大" not in text
+    assert "3.000" in text and "e 大于 1 表示多线程反而比单线程慢（S < 1）：2 个线程" in text
+    assert "反而越少" in text and NO_OVERHEAD in text
 
 
-def test_threads_slowing_each_other_show_as_efficiency_per_cpu():
-    # SMT siblings: 2 threads on 2 logical CPUs, each 0.625 as fast -> 1.6 s wall, 3.2 CPU s
+def test_flat_and_mixed_shares_are_told_apart():
+    # share ratios 1.09 and 1.11 (CPU 1.2 s each, wall 2.0 / 1.835 / 1.8 s): flat, not "up and down"
+    flat = ThreadScaling({1: 2.0, 2: 1.835, 4: 1.8}, {1: 1.2, 2: 1.2, 4: 1.2}, True, 7)
+    text = thread_lab_report(flat, 2)
+    assert "几乎没变" in text and "忽高忽低" not in text
+    # share ratios 1.3 and 0.8 (1 CPU s each, walls 2 / (2/1.3) / (2/0.8) s): one up, one down
+    mixed = ThreadScaling({1: 2.0, 2: 2.0 / 1.3, 4: 2.0 / 0.8}, {1: 1.0, 2: 1.0, 4: 1.0}, True, 7)
+    assert "忽高忽低" in thread_lab_report(mixed, 2)
+
+
+@pytest.mark.parametrize("ratio", [0.77, 1.25])
+def test_the_run_to_run_spread_is_not_read_as_a_verdict(ratio):
+    # 13 reruns on one quiet 2-CPU machine spread CPU_1 / CPU_N over 77%-125%: neither end may be diagnosed
+    assert CPU_RATIO_BAND[0] < 0.77 and CPU_RATIO_BAND[1] > 1.25
+    run = ThreadScaling({1: 2.0, 2: 1.0}, {1: 2.0, 2: 2.0 / ratio}, True, 7)
+    text = thread_lab_report(run, 2)
+    assert "互相拖慢" not in text and "受了干扰" not in text
+
+
+def test_threads_slowing_each_other_show_as_cpu_time_ratio():
+    # SMT siblings: 2 threads on 2 logical CPUs, each 0.625 as fast -> 1.6 s wall, 3.2 CPU s: 2 / 3.2 = 62%
     run = ThreadScaling({1: 2.0, 2: 1.6}, {1: 2.0, 2: 3.2}, True, 5)
-    assert "低到 62%" in thread_lab_report(run, 2)
+    text = thread_lab_report(run, 2)
+    assert "低到 62%" in text and "互相拖慢" in text and "S 跟着它走" not in text
 
 
 def test_unlimited_blas_is_flagged_and_bad_runs_refused():
@@ -45,7 +84,7 @@ def test_unlimited_blas_is_flagged_and_bad_runs_refused():
 
 
 def test_less_cpu_for_the_same_work_is_read_as_a_disturbed_run():
-    # 2 threads: wall halves but only 1.5 CPU s are spent for 2 CPU s of work -> 2 / 1.5 = 133% per CPU
+    # 2 threads: wall halves but only 1.5 CPU s are spent for 2 CPU s of work -> 2 / 1.5 = 133%
     run = ThreadScaling({1: 2.0, 2: 1.0}, {1: 2.0, 2: 1.5}, True, 7)
     text = thread_lab_report(run, 2)
-    assert "高到 133%" in text and "不能当程序的开销读" in text
+    assert "高到 133%" in text and "受了干扰" in text
