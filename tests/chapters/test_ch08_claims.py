@@ -99,21 +99,36 @@ def test_the_review_examples_of_full_recomputation_do_not_fit():
     assert got == pytest.approx(want) and want == pytest.approx(87.8e9, abs=0.05e9)
 
 
-def test_the_deep_pipeline_exposes_less_than_wide_data_parallelism():
-    # 8.9: the all-reduce hides at most behind the last micro-batch's backward pass (2/3 C/m); with the bubble
-    # and the exposed fill/drain sends the deep pipeline's overhead is smaller, with or without the overlap.
+def _zero1_overhead(dp, tp, pp, b, gather_overlap, batch=1024):
+    # 8.9 by hand: ZeRO-1 = reduce-scatter (hides behind the last backward, 2/3 of C/m) + all-gather (exposed,
+    # or behind the next step's first forward, 1/3 of C/m, with Megatron's overlap_param_gather).
     from hetlab.communication import NETWORK_STEP_LATENCY as alpha
 
-    c = 6 * 70e9 * 1024 * 2048 / (512 * 312e12 * 0.5)
-    hop = 2 * 2048 * 8192 / 25e9 + alpha
-    cost = {}
-    for dp, tp, pp in [(64, 8, 1), (4, 8, 16)]:
-        grad = 2 * (dp - 1) / dp * 2 * 70e9 / (tp * pp) / 25e9 + 2 * (dp - 1) * alpha
-        m = 1024 // dp
-        rest = (pp - 1) / m * c + 2 * (pp - 1) * hop
-        cost[pp] = (grad - min(grad, 2 / 3 * c / m) + rest, grad + rest)
-    assert cost[16][0] < 0.8 * cost[1][0] and cost[16][1] < cost[1][1]
-    assert cost[1][0] == pytest.approx(0.920, abs=1e-3) and cost[16][0] == pytest.approx(0.724, abs=1e-3)
+    c = 6 * 70e9 * batch * 2048 / (512 * 312e12 * 0.5)
+    m = batch // (dp * b)
+    half = ((dp - 1) / dp * 2 * 70e9 / (tp * pp) / 25e9 + (dp - 1) * alpha)
+    exposed = half - min(half, 2 / 3 * c / m) + half - (min(half, c / m / 3) if gather_overlap else 0)
+    return exposed + (pp - 1) / m * c + 2 * (pp - 1) * (b * 2 * 2048 * 8192 / 25e9 + alpha)
+
+
+def test_the_micro_batch_size_not_the_batch_tips_deep_pipeline_versus_wide_data_parallelism():
+    wide, deep = (64, 8, 1), (4, 8, 16)
+    # b = 1: without the all-gather overlap the deep pipeline exposes about a fifth less; with it, a tie
+    assert _zero1_overhead(*wide, 1, False) == pytest.approx(0.920, abs=1e-3)
+    assert _zero1_overhead(*deep, 1, False) == pytest.approx(0.724, abs=1e-3)
+    assert 0.75 < _zero1_overhead(*deep, 1, False) / _zero1_overhead(*wide, 1, False) < 0.85
+    assert _zero1_overhead(*wide, 1, True) == pytest.approx(0.691, abs=1e-3)   # the review's numbers
+    assert _zero1_overhead(*deep, 1, True) == pytest.approx(0.709, abs=1e-3)
+    # b = 2: wide data parallelism wins with or without the overlap
+    for overlap in (False, True):
+        assert _zero1_overhead(*wide, 2, overlap) < 0.6 * _zero1_overhead(*deep, 2, overlap)
+    # fewer sequences per step with b fixed: C/m and so every term in seconds stays the same
+    for layout in (wide, deep):
+        assert _zero1_overhead(*layout, 1, False, batch=256) == pytest.approx(_zero1_overhead(*layout, 1, False))
+    # memory: wide DP no longer fits at b = 4, the deep pipeline does
+    shape = dict(layers=80, hidden=8192, heads=64, sequence=2048, recompute="selective", zero_stage=1)
+    assert T.memory_per_device(70e9, dp=64, tp=8, pp=1, micro_batch=4, **shape)["total"] > 80e9
+    assert T.memory_per_device(70e9, dp=4, tp=8, pp=16, micro_batch=4, **shape)["total"] < 80e9
 
 
 def test_tensor_parallel_overhead_on_nvlink_and_the_network():
