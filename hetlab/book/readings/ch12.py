@@ -82,7 +82,7 @@ def gil_lines(reading: GilReading, reference: Reference | None = None) -> str:
     lines = [f"本机 {reading.cpus} 个可用 CPU。运行前的预测：{n} 个线程 ≤ {ceiling} 个核"
              + ("（GIL）" if reading.gil else "（这个解释器关闭了 GIL）")
              + f"，{reading.processes} 个进程 ≤ {cores} 个核",
-             f"有效并行度（CPU 秒 ÷ 墙钟秒）：一个接一个 {s:.2f}，{n} 个线程 {t:.2f}，"
+             f"有效并行度（CPU 秒之和 ÷ 首个开始到最后一个结束的墙钟秒）：一个接一个 {s:.2f}，{n} 个线程 {t:.2f}，"
              f"{reading.processes} 个进程 {p:.2f}",
              thread_verdict(t, f"{n} 个线程") if reading.gil else
              f"线程池 {t:.2f}：这个解释器没有 GIL，线程可以同时计算（上限 {ceiling}）",
