@@ -68,6 +68,18 @@ def plan_prediction(plan: Schedule, seconds_per_unit: float, cpus: int) -> tuple
     return cores, max(plan.makespan * scale, float(plan.busy.sum()) * scale / cores)
 
 
+def _share_line(threads: Run, serial: Run) -> list[str]:
+    """When the thread pool beats the serial run in wall clock without computing on more than one core, the
+    line that says why (wall = CPU seconds / parallelism): a larger CPU share, or fewer CPU seconds."""
+    if threads.wall >= serial.wall or threads.parallelism > 1.05:
+        return []
+    reason = ("线程池分到的 CPU 份额更大" if threads.parallelism > serial.parallelism
+              else "这次线程池的循环用的 CPU 秒更少")
+    return [f"线程池的墙钟比单线程依次执行还短（{threads.wall:.3f} 对 {serial.wall:.3f} 秒），但不是并行：{reason}"
+            f"（有效并行度 {threads.parallelism:.2f} 对 {serial.parallelism:.2f}，"
+            f"CPU 秒 {threads.cpu:.3f} 对 {serial.cpu:.3f}）"]
+
+
 def plan_lines(runs: dict, plan: Schedule, seconds_per_unit: float, cpus: int,
                reference: Reference | None = None) -> str:
     """A1.2: the prediction (threads at most one core; processes at most min(cpus, devices) cores, makespan
@@ -84,6 +96,7 @@ def plan_lines(runs: dict, plan: Schedule, seconds_per_unit: float, cpus: int,
              f"（{r['sequential'].parallelism:.2f}），线程池 {runs['thread pool'].makespan:.3f} 秒"
              f"（{r['thread pool'].parallelism:.2f}），进程池 {proc:.3f} 秒（{r['process pool'].parallelism:.2f}）",
              thread_verdict(r["thread pool"].parallelism, f"{len(plan.devices)} 个线程"),
+             *_share_line(r["thread pool"], r["sequential"]),
              process_verdict(r["process pool"].parallelism, cores, r["sequential"].parallelism)
              + (f"；完成时间 {proc:.3f} 秒，不低于下界" if proc >= bound else
                 f"；完成时间 {proc:.3f} 秒，低于下界 {bound:.3f} 秒：这次循环跑得比标定时快")]

@@ -124,3 +124,18 @@ def test_dag_lines_say_when_the_band_cannot_see_the_dispatch():
     sim = S.central_queue(g, workers, ready="fifo")
     text = R.dag_lines(sim, sim, 1e-5)                               # 3 x 10 us / 2 = 15 us of 4.015 ms
     assert "预测的派发只占预测的 0%" in text and "分辨不出它" in text
+
+
+def test_plan_lines_explain_threads_beating_the_serial_run_in_wall_clock():
+    plan = S.round_robin(independent_tasks([1.0, 1.0]), [Device(f"d{k}", "CPU") for k in range(2)])
+    proc = _run(plan, [0, 0], [0.5, 0.5], [0.5, 0.5], "process pool")
+    # threads: 0.8 CPU s in 0.9 s (0.89); one thread: 0.8 CPU s in 1.0 s (0.80) -> a larger share, not parallel
+    runs = {"thread pool": _run(plan, [0, 0], [0.9, 0.9], [0.4, 0.4], "thread pool"), "process pool": proc,
+            "sequential": _run(plan, [0, 0.5], [0.5, 1.0], [0.4, 0.4], "sequential")}
+    text = R.plan_lines(runs, plan, 0.5, 2)
+    assert "线程池的墙钟比单线程依次执行还短（0.900 对 1.000 秒），但不是并行：线程池分到的 CPU 份额更大" in text
+    # threads: 0.6 CPU s in 0.9 s (0.67) < 0.80: the shorter wall comes from fewer CPU seconds
+    fewer = dict(runs, **{"thread pool": _run(plan, [0, 0], [0.9, 0.9], [0.3, 0.3], "thread pool")})
+    assert "这次线程池的循环用的 CPU 秒更少" in R.plan_lines(fewer, plan, 0.5, 2)
+    slower = dict(runs, **{"thread pool": _run(plan, [0, 0], [1.1, 1.1], [0.4, 0.4], "thread pool")})
+    assert "墙钟比单线程" not in R.plan_lines(slower, plan, 0.5, 2)
