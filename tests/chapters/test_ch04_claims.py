@@ -70,6 +70,23 @@ def test_best_count_on_p_devices_is_the_best_integer_not_the_real_root():
     assert G.optimal_task_count(10_000, 1.0, 256) == 100     # best integer 100 < P: not a multiple of P
 
 
+def test_try_it_w_1000_p_32_is_the_boundary_case():
+    # sqrt(1000) = 31.62; T(31) = 31 + 1000/31 = 63.258 > T(32) = 32 + 31.25 = 63.25: the best integer is 32 = P
+    assert F.total_time(31, 1000.0, 1.0) == pytest.approx(63.258, abs=1e-3)
+    assert F.total_time(32, 1000.0, 1.0) == pytest.approx(63.25)
+    assert G.optimal_task_count(1000.0, 1.0, 32) == 32 and G.optimal_task_count(1000.0, 1.0, 31) == 31
+
+
+def test_quiz_c04_4_explanation_picks_the_smaller_total_time():
+    from hetlab.book.bank import questions
+
+    q = next(q for q in questions(4) if q.id == "c04-4")
+    answer, explanation = q.key()
+    assert "总耗时较小的那个" in explanation and "较小者" not in explanation
+    (letter,) = answer                                  # T(26) = 154.92 < T(25) = 155: option "26"
+    assert q.options[ord(letter) - ord("A")] == f"{letter}. 26"
+
+
 def test_grid_halo_numbers_of_the_chapter():
     assert G.halo_ratio(4096, 1024) == pytest.approx(4 * 32 / 4096)          # blocks of 128: 3.1%
     assert G.halo_ratio(4096, 1024, layout="strips") == pytest.approx(0.5)   # strips of 4 rows: 50%

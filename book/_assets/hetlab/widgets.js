@@ -66,13 +66,13 @@
   LIVE.granularity = {
     controls: [
       {name: "W", label: "总工作量 W", type: "range", min: 100, max: 100000, step: 100, value: 10000, digits: 0},
-      {name: "Os", label: "调度开销 Os", type: "range", min: 0.1, max: 10, step: 0.1, value: 1.0, digits: 1},
-      {name: "P_devices", label: "设备数 P", type: "range", min: 1, max: 256, step: 1, value: 32},
+      {name: "Os", label: "调度开销 Oₛ", type: "range", min: 0.1, max: 10, step: 0.1, value: 1.0, digits: 1},
+      {name: "P_devices", label: "设备数 P", type: "range", min: 1, max: 256, step: 1, value: 8},
     ],
     render(v) {
       const W = v.W, Os = v.Os, P = v.P_devices, r = M().granularity(W, Os, P);
       const top = r.curves.total[r.curves.total.length - 1][0], nS = Math.max(r.nStar, 1);
-      const text = `设备无限多：N* = sqrt(W/Os) = ${r.nStar.toFixed(2)}，T(N*) = ${r.tStar.toFixed(2)}；` +
+      const text = `设备无限多：N* = √(W/Oₛ) = ${r.nStar.toFixed(2)}，T(N*) = ${r.tStar.toFixed(2)}；` +
         `只有 P = ${P} 台设备：最优整数任务数 ${r.k}，T = ${r.tK.toFixed(2)}；` +
         `按轮执行时 N = ${r.m} 的 T = ${r.tM.toFixed(1)}，N = ${2 * P} 的 T = ${r.t2P.toFixed(1)}`;
       const legend = [

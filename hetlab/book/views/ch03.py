@@ -78,6 +78,8 @@ def peak_compute_explorer() -> Explorer:
 KERNELS = [("逐元素 c=a+b（FP32）", "elementwise a+b (FP32)", R.elementwise_intensity()),
            ("矩阵乘 n=64（FP32）", "matmul n=64 (FP32)", R.matmul_intensity(64)),
            ("矩阵乘 n=4096（FP32）", "matmul n=4096 (FP32)", R.matmul_intensity(4096))]
+#: One marker per kernel of ``KERNELS``, the same in figure 3-3 and the roofline widget.
+_KERNEL_MARKERS = ["o", "s", "^"]
 
 
 def roofline_explorer() -> Explorer:
@@ -104,8 +106,9 @@ def roofline_explorer() -> Explorer:
             art["roof"], = ax.plot(grid, roof, color="black", lw=2, label=P.label("屋顶线", "roofline"))
             art["ridge"] = ax.axvline(ridge, color="0.5", ls=":", lw=1)
             art["ridge_note"] = ax.text(ridge * 1.15, 2e-3, "", fontsize=8, color="0.35")
-            art["kernels"] = ax.scatter([k[2] for k in KERNELS], points, color=["#DD8452", "#8172B2", "#55A868"],
-                                        zorder=3, s=30)
+            # the shapes of figure 3-3 (circle, square, triangle), in the legend grey of that figure
+            art["kernels"] = [ax.plot([k[2]], [p], m, color="0.7", mec="black", mew=0.5, ms=7, zorder=3)[0]
+                              for k, p, m in zip(KERNELS, points, _KERNEL_MARKERS)]
             art["names"] = [ax.annotate(P.label(k[0], k[1]), (k[2], p), textcoords="offset points",
                                         xytext=(-4 if last else 4, -12), ha="right" if last else "left", fontsize=7)
                             for last, k, p in zip([False, False, True], KERNELS, points)]
@@ -119,15 +122,16 @@ def roofline_explorer() -> Explorer:
         art["ridge"].set_xdata([ridge, ridge])
         art["ridge_note"].set_x(ridge * 1.15)
         art["ridge_note"].set_text(P.label(f"屋脊点 I* = {ridge:.3g}", f"ridge I* = {ridge:.3g}"))
-        art["kernels"].set_offsets(np.column_stack([[k[2] for k in KERNELS], points]))
+        for line, k, p in zip(art["kernels"], KERNELS, points):
+            line.set_data([k[2]], [p])
         for note, k, p in zip(art["names"], KERNELS, points):
             note.xy = (k[2], p)
         art["mine"].set_data([i], [mine])
         where = "受内存带宽限制" if i < ridge else "受算力限制"
         return f"I = {i:.3g} FLOP/字节，屋脊点 I* = 峰值/带宽 = {ridge:.3g}；可达 {mine:.3g} TFLOP/s（{where}）"
 
-    return Explorer(draw, {"log_intensity": slider("log10 算术强度", -2.0, 3.0, 0.1, 0.0,
-                                                   fmt=".1f"),
+    return Explorer(draw, {"log_intensity": slider("log10 算术强度", -2.0, 3.0, 0.01, 0.0,
+                                                   fmt=".2f"),
                            "bandwidth": slider("内存带宽 GB/s", 50.0, 3000.0, 5.0, 1555.0,
                                                fmt=".0f"),
                            "peak": slider("峰值 TFLOP/s", 1.0, 320.0, 0.5, 19.5, fmt=".1f")},
@@ -143,7 +147,7 @@ def roofline_figure(ax=None):
               _A100),
              ("EPYC 7763", "EPYC 7763", H.entry("EPYC 7763", "FP32").peak, H.memory("EPYC 7763 DDR4").bandwidth,
               _EPYC)]
-    markers = ["o", "s", "^"]
+    markers = _KERNEL_MARKERS
     for zh, en, peak, bw, colour in chips:
         ridge = R.ridge_point(peak, bw)
         ax.plot(grid, R.attainable(grid, peak, bw) / 1e12, color=colour, lw=2,
@@ -226,8 +230,8 @@ def offload_figure(ax=None, latency: float = 30e-6):
             label=P.label("不计固定开销：任何规模都是这一条", "no fixed cost: every size"))
     for n, colour in ((2**12, "#DD8452"), (2**16, "#55A868"), (2**20, "#4C72B0")):
         ax.plot(flops, ratio(n, latency), color=colour, lw=1.5, ls="--",
-                label=P.label(f"固定开销 {latency * 1e6:.0f} µs，n = 2^{n.bit_length() - 1}",
-                              f"fixed {latency * 1e6:.0f} us, n = 2^{n.bit_length() - 1}"))
+                label=P.label(f"固定开销 {latency * 1e6:.0f} µs，n = $2^{{{n.bit_length() - 1}}}$",
+                              f"fixed {latency * 1e6:.0f} us, n = $2^{{{n.bit_length() - 1}}}$"))
     ax.axhline(1.0, color="0.5", lw=0.8)
     # the black line crosses 1 where F/B = (1/link) / (1/P_cpu - 1/P_gpu), at 12 bytes per element
     gpu_p, link = H.entry("A100", "FP32").peak, H.memory("PCIe 4.0 x16").bandwidth

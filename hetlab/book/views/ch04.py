@@ -32,6 +32,7 @@ def _draw_u(art: dict, ax, W: float, Os: float, P_devices: int) -> str:
         P.granularity_curve(W, Os, ax)
         art["total"], art["overhead"], art["work"], art["point"] = ax.lines[:4]
         art["note"] = ax.texts[-1]
+        art["note"].set_bbox(dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))  # over lines
         # the shared curve labels write "N·Os"; the chapter writes O_s, so relabel in mathtext
         for line, (zh, en) in zip(ax.lines[:3], [(r"总耗时 $T(N)$", r"total $T(N)$"),
                                                   (r"调度开销 $N O_s$", r"overhead $N O_s$"),
@@ -63,7 +64,7 @@ def _draw_u(art: dict, ax, W: float, Os: float, P_devices: int) -> str:
     ax.set_title(P.label(f"粒度 U 形曲线：$W$ = {W:g}, $O_s$ = {Os:g}, $P$ = {P_devices}",
                          f"Granularity U-curve: $W$ = {W:g}, $O_s$ = {Os:g}, $P$ = {P_devices}"))
     m = 3 * P_devices // 2
-    return (f"设备无限多：N* = sqrt(W/Os) = {n_star:.2f}，T(N*) = {t_star:.2f}；"
+    return (f"设备无限多：N* = √(W/Oₛ) = {n_star:.2f}，T(N*) = {t_star:.2f}；"
             f"只有 P = {P_devices} 台设备：最优整数任务数 {k}，T = {t_k:.2f}；"
             f"按轮执行时 N = {m} 的 T = {G.total_time_on(m, W, Os, P_devices, model='rounds'):.1f}，"
             f"N = {2 * P_devices} 的 T = {G.total_time_on(2 * P_devices, W, Os, P_devices, model='rounds'):.1f}")
@@ -81,14 +82,14 @@ def granularity_explorer() -> Explorer:
 
     return Explorer(draw, {"W": slider("总工作量 W", 100.0, 100000.0, 100.0, 10000.0, fmt=".0f"),
                            "Os": slider("调度开销 Oₛ", 0.1, 10.0, 0.1, 1.0, fmt=".1f"),
-                           "P_devices": int_slider("设备数 P", 1, 256, 32)}, figsize=(9, 4.8), clear=False)
+                           "P_devices": int_slider("设备数 P", 1, 256, 8)}, figsize=(9, 4.8), clear=False)
 
 
 #: (chapter, factory) for each widget of this module.
 VIEWS = [(4, granularity_explorer)]
 
 
-def granularity_figure(W: float = 10_000.0, Os: float = 1.0, P_devices: int = 32):
+def granularity_figure(W: float = 10_000.0, Os: float = 1.0, P_devices: int = 8):
     """The widget's picture at (W, Os, P) as a static figure (for the website and the PDF): the U-curve, its
     two terms, N*, the P-device curve, the rounds curve and the best integer N on P devices. Checks its
     inputs as the widget's sliders would (W in [100, 1e5], Os in [0.1, 10], P in [1, 256]). Returns the Axes."""
@@ -140,8 +141,8 @@ def h200_grain_figure():
             label=P.label("H200 实测（2026-12-04）", "H200, measured (2026-12-04)"))
     t = dict(zip(g["counts"], g["seconds"]))
     slope = (t[16384] - t[64]) / (16384 - 64)     # the linear part the chapter reads: N = 64 .. 16384
-    ax.annotate(P.label(f"实测斜率 {slope * 1e6:.1f} µs/份\n（两次启动 {g['Os'] * 1e6:.1f} µs）",
-                        f"measured slope {slope * 1e6:.1f} us/piece\n(two launches {g['Os'] * 1e6:.1f} us)"),
+    ax.annotate(P.label(f"实测斜率 {slope * 1e6:.1f} µs/份\n（按启动读数，两次 {g['Os'] * 1e6:.1f} µs）",
+                        f"measured slope {slope * 1e6:.1f} us/piece\n(launch reading x 2: {g['Os'] * 1e6:.1f} us)"),
                 (1024, t[1024] * 1e3), xytext=(1500, 2), fontsize=8, arrowprops=dict(arrowstyle="->", lw=0.8))
     _plain_log_axes(ax, [1, 16, 256, 4096, 65536], [0.1, 1, 10, 100, 1000])
     ax.set_xlabel(P.label("切成的份数 N（对数轴）", "pieces N (log axis)"))
@@ -178,7 +179,8 @@ def u_sweep_figure(counts: Sequence[int], seconds: Sequence[float], W: float, ro
     best = int(np.argmin(seconds))
     ax.annotate(P.label(f"最快 N = {counts[best]}", f"fastest N = {counts[best]}"),
                 (counts[best], seconds[best] * 1e3), textcoords="offset points", xytext=(0, -16),
-                ha="center", fontsize=8, color=_YOURS)
+                ha="center", fontsize=8, color=_YOURS, zorder=4,   # under the lowest point, boxed over the lines
+                bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
     _plain_log_axes(ax, [1, 4, 16, 64, 256], [1, 2, 5, 10, 20, 50, 100])
     low, high = ax.get_ylim()
     ax.set_ylim(low / 1.4, high)

@@ -79,3 +79,19 @@ def test_measured_roofline_figure_places_the_readers_point_and_the_stored_machin
     assert max(measured.get_ydata()) == pytest.approx(60.4, abs=0.05)   # FP64 n = 4096 on the H200
     with pytest.raises(ValueError, match="bandwidth"):
         ch03.measured_roofline_figure(30e9, 0.0, 1e9)
+
+
+def test_roofline_widget_reaches_the_elementwise_intensity_with_the_figure_3_3_markers():
+    import math
+
+    plotting.setup_notebook()
+    explorer = ch03.roofline_explorer()
+    # log10(1/12) = -1.079: a step of 0.01 lands within half a step of it (10**-1.08 = 0.0832)
+    assert explorer.controls["log_intensity"].step <= 0.01
+    explorer.update(log_intensity=round(math.log10(1 / 12), 2))
+    assert "I = 0.0832" in explorer.text
+    # the three kernels keep figure 3-3's shapes (circle, square, triangle) in the widget
+    markers = [line.get_marker() for line in explorer.figure.axes[0].lines]
+    assert [m for m in markers if m in ("o", "s", "^")][:3] == ["o", "s", "^"]
+    legend = [t.get_text() for t in ch03.offload_figure().get_legend().get_texts()]
+    assert sum("$2^{" in t for t in legend) == 3 and not any("= 2^" in t for t in legend)

@@ -22,3 +22,9 @@ def test_granularity_figure_writes_o_s_in_mathtext():
     assert "$O_s$" in ax.get_title() and "P$ = 8" in ax.get_title()
     labels = [text.get_text() for text in ax.get_legend().get_texts()]
     assert not any("Os" in label for label in labels) and any("$N O_s$" in label for label in labels)
+
+
+def test_widget_opens_at_figure_4_1_and_writes_the_root_as_in_the_text():
+    explorer = ch04.granularity_explorer()
+    assert explorer.controls["P_devices"].value == 8           # figure 4-1 and its text use P = 8
+    assert "N* = √(W/Oₛ) = 100.00" in explorer.text            # sqrt(10000 / 1)

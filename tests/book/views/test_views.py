@@ -53,7 +53,7 @@ def test_moving_a_control_redraws_the_widget_image():
     view = explorer.widget
     before_png, before_text = explorer._image.value, explorer.text
     explorer.controls["Os"].value = 4.0       # what a slider drag does
-    assert explorer.text != before_text and "N* = sqrt(W/Os) = 50.00" in explorer.text
+    assert explorer.text != before_text and "N* = √(W/Oₛ) = 50.00" in explorer.text
     assert explorer._image.value != before_png
     assert view.children[-1].value.endswith("</pre>")
 
