@@ -165,7 +165,11 @@ def pipeline_explorer() -> Explorer:
         times = np.ones(stages)
         times[stages // 2] *= slow          # stage p // 2 (from 0): a middle stage for p >= 3, the last for p = 2
         s = PL.pipeline_schedule(times, micro_batches, method=_SCHEDULE[method]).validate()
-        _timeline(s, ax)
+        bubble = s.info["bubble_fraction"]
+        title = None if slow == 1 else P.label(     # name the slow stage in the figure, not only in the caption
+            f"{method}：第 {stages // 2} 段慢 {slow:g} 倍，{micro_batches} 个微批次，气泡占比 {bubble:.1%}",
+            f"{method}: stage {stages // 2} {slow:g}x slower, bubble {bubble:.1%}")
+        _timeline(s, ax, title)
         ax.set_xlabel(P.label("时间（前向 = 1 个时间单位，反向 = 2）", "time (forward = 1, backward = 2)"))
         formula = T.bubble_fraction(stages, micro_batches)
         # t_i of section 8.6: one micro-batch's forward and backward on stage i (backward = 2 forwards)
