@@ -12,7 +12,7 @@ def balance_reading(tasks: int, spread: float, rows: Sequence[tuple[str, float, 
     """One line: for ``tasks`` tasks of size spread ``spread``, each policy's ``(label, imbalance, makespan)``.
 
     >>> balance_reading(20, 1.0, [("分块", 0.431, 9.39), ("LPT", 0.018, 6.68)])
-    '20 个任务，spread = 1.00：分块 不均衡度 0.431、完工 9.39；LPT 不均衡度 0.018、完工 6.68'
+    '20 个任务，大小悬殊程度 σ = 1.00：分块 不均衡度 0.431、完工 9.39；LPT 不均衡度 0.018、完工 6.68'
     """
     tasks = check_int("tasks", tasks, low=1)
     spread = check_nonnegative("spread", spread)
@@ -23,7 +23,7 @@ def balance_reading(tasks: int, spread: float, rows: Sequence[tuple[str, float, 
         label, imbalance, makespan = row
         parts.append(f"{check_str('label', label)} 不均衡度 {check_nonnegative('imbalance', imbalance):.3f}、"
                      f"完工 {check_nonnegative('makespan', makespan):.2f}")
-    return f"{tasks} 个任务，spread = {spread:.2f}：" + "；".join(parts)
+    return f"{tasks} 个任务，大小悬殊程度 σ = {spread:.2f}：" + "；".join(parts)
 
 
 def workflow_reading(policy: str, workflow: str, bandwidth: float, seed: int, *, makespan: float, bound: float,

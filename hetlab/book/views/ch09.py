@@ -188,15 +188,15 @@ def balance_explorer() -> Explorer:
             ax.bar(np.arange(4) + (k - 1) * width, s.busy, width,
                    label=P.label(f"{label}（不均衡度 {s.imbalance:.2f}）", f"{key} (imbalance {s.imbalance:.2f})"))
         ax.axhline(runs["lpt"].busy.mean(), color="0.3", ls="--", lw=1, label=P.label("平均忙碌时间", "mean busy time"))
-        ax.set_xticks(range(4), [f"D{j}" for j in range(4)])
+        ax.set_xticks(range(4), [P.label(f"设备 {j + 1}", f"device {j + 1}") for j in range(4)])
         ax.set_ylabel(P.label("忙碌时间（时间单位）", "busy time (time units)"))
         ax.set_xlabel(P.label("设备", "device"))
-        ax.set_title(P.label(f"{tasks} 个任务，大小悬殊程度 spread = {spread:.2f}",
-                             f"{tasks} tasks, spread = {spread:.2f}"))
+        ax.set_title(P.label(f"{tasks} 个任务，大小悬殊程度 σ = {spread:.2f}",
+                             f"{tasks} tasks, spread σ = {spread:.2f}"))
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
         return balance_readout(spread, tasks)
 
-    return Explorer(draw, {"spread": slider("大小悬殊程度 spread", 0.0, 2.0, 0.25, 1.0),
+    return Explorer(draw, {"spread": slider("大小悬殊程度 σ", 0.0, 2.0, 0.25, 1.0),
                            "tasks": int_slider("任务数", 8, 80, 20, step=4)}, figsize=(8, 2.8))
 
 

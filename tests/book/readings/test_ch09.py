@@ -6,7 +6,7 @@ from hetlab.book.readings.ch09 import balance_reading, workflow_reading
 
 def test_balance_reading_lists_each_policy():
     text = balance_reading(20, 2.0, [("分块", 0.734, 32.55), ("LPT", 0.401, 26.3)])
-    assert text == "20 个任务，spread = 2.00：分块 不均衡度 0.734、完工 32.55；LPT 不均衡度 0.401、完工 26.30"
+    assert text == "20 个任务，大小悬殊程度 σ = 2.00：分块 不均衡度 0.734、完工 32.55；LPT 不均衡度 0.401、完工 26.30"
 
 
 def test_workflow_reading_gives_the_gap_over_the_bound():
