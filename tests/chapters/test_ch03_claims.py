@@ -109,6 +109,14 @@ def test_wider_bandwidth_makes_the_64_matmul_compute_bound():
     assert R.attainable(i64, peak, 1555e9) / peak == pytest.approx(10.667 * 1.555 / 19.49, rel=1e-3)
 
 
+def test_a_tiny_kernel_is_almost_all_launch():
+    # 10^4 elements x 12 bytes / 1,555 GB/s = 0.077 us against the stored 7.7 us asynchronous launch: ~1%
+    launch = reading("h200")["launch"]["per_launch_async_us"] * 1e-6
+    add = R.kernel_time(10_000, 120_000, H.entry("A100", "FP32").peak, 1555e9)
+    assert add == pytest.approx(120_000 / 1555e9)
+    assert 0.005 < add / launch < 0.015
+
+
 def _measuring_cell() -> str:
     nb = nbformat.read(CHAPTER, as_version=4)
     return next(c.source for c in nb.cells if c.get("id") == "c3-measure")
