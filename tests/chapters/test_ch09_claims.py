@@ -245,12 +245,19 @@ def _cluster(graph, kind, k):
     return TaskGraph([Task(n, w) for n, w in work.items()], edges)
 
 
-def test_montage_clustering_mean_follows_the_dispatch_count_single_instances_follow_placement():
+def _se(d):
+    return d.std(ddof=1) / np.sqrt(len(d))
+
+
+@pytest.mark.parametrize("first", [0, 20, 40])
+def test_montage_clustering_only_the_robust_claims_hold_on_three_sets_of_20_instances(first):
     # 9.8: each Montage instance has 3 levels of 6 mDiffFit with one common successor, so k = 6 leaves 58 - 15
     # tasks and the same work. The simulation has no single dispatcher: each of the 3 devices pays O_s before
     # each task it takes, so the overhead adds about N O_s / 3 to the makespan (58 x 30 / 3 = 580 s by hand),
-    # and 15 fewer dispatches save about 15 x 30 / 3 = 150 s between O_s = 0 and O_s = 30 (15 x 1 / 3 = 5 s at 1 s).
-    flows = [workflow("montage", 60, seed=s) for s in SEEDS]
+    # and 15 fewer dispatches save about 15 x 30 / 3 = 150 s at O_s = 30. Review ch09-4 defect 1: 20-instance
+    # means carry a standard error of 12-52 s and their signs flip between instance sets, so only the claims the
+    # chapter keeps are asserted, on the book's instances (seeds 0-19) and on seeds 20-39 and 40-59.
+    flows = [workflow("montage", 60, seed=s) for s in range(first, first + 20)]
     assert all(len(g) == 58 and len(_cluster(g, "mDiffFit", 6)) == 58 - 15 for g in flows)
     assert all(total_work(_cluster(g, "mDiffFit", 6)) == pytest.approx(total_work(g)) for g in flows)
 
@@ -258,22 +265,20 @@ def test_montage_clustering_mean_follows_the_dispatch_count_single_instances_fol
         return np.array([S.central_queue(_cluster(g, "mDiffFit", k), SHOP, overhead=o).makespan for g in flows])
 
     rise = spans(1, 30.0).mean() - spans(1, 0.0).mean()
-    assert 0.8 * 580 < rise < 1.2 * 580                          # "预测 580 秒，模拟是 623 秒"
-    # review ch09-3 defect 1: the placement anomalies do not cancel; at O_s = 0 (formula: 0) and O_s = 1 (formula:
-    # -5 s) k = 6 is slower on average and on most instances, so "the larger O_s, the better" fails from 0 to 1 s
+    assert 0.8 * 580 < rise < 1.2 * 580                          # "与按 N O_s / 3 的预测对得上"
     d = {o: spans(6, o) - spans(1, o) for o in (0.0, 1.0, 5.0, 30.0)}
-    assert d[0.0].mean() > 15 and (d[0.0] > 0).sum() >= 15      # "平均反而慢 30 秒，20 个实例里 17 个变慢"
-    assert d[1.0].mean() > 15                                    # "O_s = 1 秒时 ... 实际平均慢 37 秒"
-    assert d[1.0].mean() > d[0.0].mean() > 0 > d[5.0].mean() > d[30.0].mean()   # "到 O_s = 5 秒时 ... 此后越大越划算"
-    assert 0.5 * 150 < -d[30.0].mean() < 150                     # without the offset: 108 s
-    assert 0.8 * 150 < d[0.0].mean() - d[30.0].mean() < 1.2 * 150   # "估算 150 秒，实测 139 秒"
+    assert (d[0.0] > 0).sum() > 10                               # "O_s = 0 ... 多数实例变慢"
+    gain = -d[30.0]
+    assert (gain > 0).sum() >= 15                                # "O_s = 30 秒时 ... 只有 4 个变慢"
+    assert gain.mean() > 1.5 * _se(gain)                         # "省时明显"
+    assert abs(gain.mean() - 150) < 2 * _se(gain)                # "与 ... 150 秒相差不到两个标准误"
+    for o in (1.0, 5.0):                                         # "O_s 只有几秒时 ... 在标准误之内"
+        assert abs(d[o].mean()) < 2 * _se(d[o])
     # single instances: at O_s = 0 there is nothing to save, yet the earliest-free queue's makespan moves by
     # far more than under HEFT, where merging a level changes little (a level is a small share of the work)
-    d0 = d[0.0]
     heft = np.array([S.heft(_cluster(g, "mDiffFit", 6), SHOP).makespan - S.heft(g, SHOP).makespan for g in flows])
-    assert np.abs(heft).max() < 20 and np.abs(d0).max() > 5 * np.abs(heft).max()
-    assert d0.min() < 0 < d0.max()                               # faster and slower, "从 −53 到 +208 秒"
-    assert spans(3, 0.0).mean() > spans(6, 0.0).mean()           # "k = 3 ... 反而比 k = 6 还慢"
+    assert np.abs(heft).max() < 25 and np.abs(d[0.0]).max() > 3 * np.abs(heft).max()
+    assert d[0.0].min() < 0 < d[0.0].max()                       # faster and slower, "从 −53 到 +208 秒"
 
 
 # --- structure: the sections the text refers to exist, in order ----------------------------------------------------
