@@ -58,20 +58,39 @@ def test_flat_and_mixed_shares_are_told_apart():
     assert "忽高忽低" in thread_lab_report(mixed, 2)
 
 
+@pytest.mark.parametrize("shares, word", [((1.14, 1.21), "越多"), ((0.9, 0.68), "反而越少"),
+                                          ((1.0, 0.68), "反而越少"), ((1.44, 1.13), "忽高忽低"),
+                                          ((0.63, 0.87), "忽高忽低")])
+def test_shares_are_described_by_their_sequence(shares, word):
+    # review ch07-4: 1.00 -> 1.14 -> 1.21 rises steadily and 1.00 -> 0.68 never rises, so neither is
+    # "up and down"; 1.44 -> 1.13 and 0.63 -> 0.87 do go both ways. 1 CPU s per pool, wall = 2 s / share.
+    run = ThreadScaling({1: 2.0, 2: 2.0 / shares[0], 4: 2.0 / shares[1]}, {1: 1.0, 2: 1.0, 4: 1.0}, True, 7)
+    text = thread_lab_report(run, 2)
+    assert f"份额之比 1.00 → {shares[0]:.2f} → {shares[1]:.2f}：" in text
+    assert word in text and ("忽高忽低" in text) == (word == "忽高忽低")
+
+
+def test_the_load_is_labelled_as_the_whole_machine_over_the_usable_cpus():
+    # pinned to 1 CPU, load_per_cpu divides the whole machine's load by that one CPU: the header says so
+    run = ThreadScaling({1: 2.0, 2: 2.0}, {1: 2.0, 2: 2.0}, True, 7)
+    assert "整台机器的负载，按这 1 个 CPU 折算，每个 CPU 平均 10.0 个" in thread_lab_report(run, 1, 10.0)
+
+
 @pytest.mark.parametrize("ratio", [0.77, 1.25])
 def test_the_run_to_run_spread_is_not_read_as_a_verdict(ratio):
-    # 13 reruns on one quiet 2-CPU machine spread CPU_1 / CPU_N over 77%-125%: neither end may be diagnosed
+    # 13 reruns on the busy 2-CPU build machine spread CPU_1 / CPU_N over 77%-125%: neither end may be diagnosed
     assert CPU_RATIO_BAND[0] < 0.77 and CPU_RATIO_BAND[1] > 1.25
     run = ThreadScaling({1: 2.0, 2: 1.0}, {1: 2.0, 2: 2.0 / ratio}, True, 7)
     text = thread_lab_report(run, 2)
     assert "互相拖慢" not in text and "受了干扰" not in text
+    assert "忙碌共享机器上重跑的摆动" in text  # the verdict says whose spread the band is
 
 
 def test_threads_slowing_each_other_show_as_cpu_time_ratio():
     # SMT siblings: 2 threads on 2 logical CPUs, each 0.625 as fast -> 1.6 s wall, 3.2 CPU s: 2 / 3.2 = 62%
     run = ThreadScaling({1: 2.0, 2: 1.6}, {1: 2.0, 2: 3.2}, True, 5)
     text = thread_lab_report(run, 2)
-    assert "低到 62%" in text and "互相拖慢" in text and "S 跟着它走" not in text
+    assert "低到 62.5%" in text and "互相拖慢" in text and "S 跟着它走" not in text
 
 
 def test_unlimited_blas_is_flagged_and_bad_runs_refused():
@@ -87,4 +106,4 @@ def test_less_cpu_for_the_same_work_is_read_as_a_disturbed_run():
     # 2 threads: wall halves but only 1.5 CPU s are spent for 2 CPU s of work -> 2 / 1.5 = 133%
     run = ThreadScaling({1: 2.0, 2: 1.0}, {1: 2.0, 2: 1.5}, True, 7)
     text = thread_lab_report(run, 2)
-    assert "高到 133%" in text and "受了干扰" in text
+    assert "高到 133.3%" in text and "超出了 70%–130%" in text and "受了干扰" in text
