@@ -48,7 +48,7 @@ def serving_summary(result: ServingResult, bound: float | None = None) -> str:
     r = result
     # request-level batching returns the batch at once: its per-token figure includes the wait for the batch's
     # longest request, so it is named as a share ("摊到", padding included), not as a generation time
-    per_token = "每词元" if r.policy == "continuous" else "每词元摊到（含陪跑）"
+    per_token = "每词元" if r.policy == "continuous" else "每词元平均用时（含填充）"
     share = ""
     if bound is not None:
         share = f"（吞吐上限的 {r.tokens_per_s / check_positive('bound', bound):.0%}）"

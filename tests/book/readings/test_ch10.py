@@ -21,7 +21,7 @@ def test_request_level_per_token_time_is_named_as_including_the_padding_wait():
     r = SV.simulate([0.0, 0.0], [1, 1], [2, 10], policy="static", step_base=0.01, step_per_sequence=0.0,
                     prefill_per_token=0.0)
     line = readings.serving_summary(r)
-    assert "每词元摊到（含陪跑）" in line
+    assert "每词元平均用时（含填充）" in line
     assert "每词元摊到" not in readings.serving_summary(SV.simulate([0.0], [1], [3]))
 
 
