@@ -113,12 +113,14 @@ def _zero1_overhead(dp, tp, pp, b, gather_overlap, batch=1024):
 
 def test_the_micro_batch_size_not_the_batch_tips_deep_pipeline_versus_wide_data_parallelism():
     wide, deep = (64, 8, 1), (4, 8, 16)
-    # b = 1: without the all-gather overlap the deep pipeline exposes about a fifth less; with it, a tie
+    # b = 1: without the all-gather overlap the deep pipeline exposes about a fifth less; with it, the deep
+    # pipeline is slower, but by less than 3% ("最多慢百分之三左右", review ch08-3 defect 1)
     assert _zero1_overhead(*wide, 1, False) == pytest.approx(0.920, abs=1e-3)
     assert _zero1_overhead(*deep, 1, False) == pytest.approx(0.724, abs=1e-3)
     assert 0.75 < _zero1_overhead(*deep, 1, False) / _zero1_overhead(*wide, 1, False) < 0.85
     assert _zero1_overhead(*wide, 1, True) == pytest.approx(0.691, abs=1e-3)   # the review's numbers
     assert _zero1_overhead(*deep, 1, True) == pytest.approx(0.709, abs=1e-3)
+    assert 1.02 < _zero1_overhead(*deep, 1, True) / _zero1_overhead(*wide, 1, True) < 1.03
     # b = 2: wide data parallelism wins with or without the overlap
     for overlap in (False, True):
         assert _zero1_overhead(*wide, 2, overlap) < 0.6 * _zero1_overhead(*deep, 2, overlap)

@@ -167,8 +167,8 @@ def pipeline_explorer() -> Explorer:
         s = PL.pipeline_schedule(times, micro_batches, method=_SCHEDULE[method]).validate()
         bubble = s.info["bubble_fraction"]
         title = None if slow == 1 else P.label(     # name the slow stage in the figure, not only in the caption
-            f"{method}：第 {stages // 2} 段慢 {slow:g} 倍，{micro_batches} 个微批次，气泡占比 {bubble:.1%}",
-            f"{method}: stage {stages // 2} {slow:g}x slower, bubble {bubble:.1%}")
+            f"{method}：第 {stages // 2} 段耗时是其他段的 {slow:g} 倍，{micro_batches} 个微批次，气泡占比 {bubble:.1%}",
+            f"{method}: stage {stages // 2} takes {slow:g}x as long, bubble {bubble:.1%}")
         _timeline(s, ax, title)
         ax.set_xlabel(P.label("时间（前向 = 1 个时间单位，反向 = 2）", "time (forward = 1, backward = 2)"))
         formula = T.bubble_fraction(stages, micro_batches)
@@ -180,7 +180,7 @@ def pipeline_explorer() -> Explorer:
     return Explorer(draw, {"stages": int_slider("段数 p", 1, 8, 4),
                            "micro_batches": int_slider("微批次 m", 1, 16, 8),
                            "method": dropdown("调度方式", list(_SCHEDULE), "1F1B"),
-                           "slow": slider("第 ⌊p/2⌋ 段变慢倍数", 1.0, 3.0, 0.25, 1.0)}, figsize=(8, 3.2))
+                           "slow": slider("第 ⌊p/2⌋ 段耗时倍数", 1.0, 3.0, 0.25, 1.0)}, figsize=(8, 3.2))
 
 
 def memory_explorer() -> Explorer:

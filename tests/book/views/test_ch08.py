@@ -46,4 +46,4 @@ def test_pipeline_widget_names_its_slow_stage_and_the_time_per_micro_batch():
     assert explorer.update(stages=4, slow=1.0).startswith("第 2 段每个微批次 t = 3.00")
     # the figure's title names the slow stage (figure 8-5 has no caption on the website's static copy of the widget)
     explorer.update(stages=4, micro_batches=8, method="1F1B", slow=2.0)
-    assert explorer.axes.get_title().startswith(("1F1B：第 2 段慢 2 倍", "1F1B: stage 2 2x slower"))
+    assert explorer.axes.get_title().startswith(("1F1B：第 2 段耗时是其他段的 2 倍", "1F1B: stage 2 takes 2x as long"))
