@@ -148,6 +148,12 @@ def test_whiteboard_flat_data_parallel_contrast():
     assert exposed_allreduce(120, **flat) < 1e-3 < exposed_allreduce(120, **LINK)
     best = best_bucket_count(**flat, max_buckets=3000)
     assert 5e6 < 3e9 / best < 8e6                   # the review's 6.3 MB
+    # like for like (review ch13-2 defect 1): the same 12B model as pure DP has 24 GB of gradient per card and
+    # each machine sends one 24 GB buffer through 8 NICs -- the whiteboard's 8 shards of 3 GB: c is the same,
+    # only the latency term a differs
+    assert ring_allreduce_time(64, 12e9 * 2, 400e9) == pytest.approx(ring_allreduce_time(64, 3e9, 50e9))
+    assert ring_allreduce_time(64, 24e9, 400e9) == pytest.approx(0.1181, abs=1e-4)
+    assert 126 * 14e-6 == pytest.approx(1.764e-3) and a < 126 * 14e-6
 
 
 def test_sealed_explanations_use_the_glossary_terms():

@@ -54,8 +54,10 @@ def bucket_whiteboard() -> Explorer:
         link = dict(backward_time=backward_s, grad_bytes=GRAD_GB * 1e9, n_devices=n_devices,
                     bandwidth=bandwidth_gbs * 1e9, latency=LATENCY_US * 1e-6)
         ax.plot([GRAD_GB * 1e3 / k], [exposed_allreduce(k, **link) * 1e3], "o", color="black", ms=6)
-        _axes(ax, (f"梯度 {GRAD_GB:g} GB，{n_devices} 张卡，{bandwidth_gbs:g} GB/s，反向 {backward_s:g} s",
-                   f"{GRAD_GB:g} GB gradients, {n_devices} GPUs, {bandwidth_gbs:g} GB/s, backward {backward_s:g} s"))
+        _axes(ax, (f"每卡梯度 {GRAD_GB:g} GB，数据并行组 {n_devices} 个成员，{bandwidth_gbs:g} GB/s，"
+                   f"反向 {backward_s:g} s",
+                   f"{GRAD_GB:g} GB gradients, DP group of {n_devices}, {bandwidth_gbs:g} GB/s, "
+                   f"backward {backward_s:g} s"))
         return bucket_readout(bucket_mb, grad_gb=GRAD_GB, n_devices=n_devices, bandwidth_gbs=bandwidth_gbs,
                               latency_us=LATENCY_US, backward_s=backward_s)
 
@@ -80,8 +82,9 @@ def bucket_figure(bandwidths_gbs=(50.0, 25.0), *, n_devices: int = 64, backward_
         _curve(ax, n_devices=n_devices, bandwidth_gbs=width, backward_s=backward_s, colour=colours[i % len(colours)],
                label=P.label(f"每卡 {width:g} GB/s（最好的桶 {GRAD_GB * 1e3 / best:.3g} MB）",
                              f"{width:g} GB/s per GPU (best bucket {GRAD_GB * 1e3 / best:.3g} MB)"))
-    _axes(ax, (f"梯度 {GRAD_GB:g} GB，{n_devices} 张卡，反向 {backward_s:g} s：桶太小付延迟，太大露出最后一桶",
-               f"{GRAD_GB:g} GB gradients, {n_devices} GPUs, backward {backward_s:g} s"))
+    _axes(ax, (f"每卡梯度 {GRAD_GB:g} GB，数据并行组 {n_devices} 个成员（每台机器一个），反向 {backward_s:g} s",
+               f"{GRAD_GB:g} GB gradients per GPU, DP group of {n_devices} (one per machine), "
+               f"backward {backward_s:g} s"))
     return ax
 
 
