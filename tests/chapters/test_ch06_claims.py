@@ -13,6 +13,7 @@ import pytest
 
 from hetlab import communication as C
 from hetlab import formulas as F
+from hetlab.book.views import ch06
 from hetlab.models import sync
 from hetlab.real.readings import reading
 
@@ -70,6 +71,25 @@ def test_a_fifth_critical_section_saturates_near_five_devices():
         bound = sync.lock_run(1, 30, compute=0.8, critical=0.2, noise=0.2, seed=s).makespan / (30 * 0.2)
         assert fifth[31] <= bound + 1e-9 and fifth[31] > 0.9 * bound
         assert fifth[7] > 0.9 * fifth[31]          # already flat at 8 devices
+
+
+def test_the_try_it_answer_holds_over_twenty_seeds():
+    # cell 37: "上限在 4.7 到 5.4 之间，32 台设备的加速比也在 4.7 到 5.4 之间，有一半超过 5，但没有一次超过它自己那次
+    # 运行的上限"; the bound's expectation (c e^{σ²/2} + h) / h = (0.8 e^{0.02} + 0.2) / 0.2 = 5.08 ("约 5.1")
+    tops = np.array([sync.lock_speedups(32, iterations=30, compute=0.8, critical=0.2, noise=0.2, seed=s)[31]
+                     for s in SEEDS])
+    caps = np.array([ch06.lock_bound(0.2, 0.2, seed=s) for s in SEEDS])
+    assert 4.65 <= caps.min() and caps.max() < 5.45 and 4.65 <= tops.min() and tops.max() < 5.45
+    assert np.sum(tops > 5) == len(SEEDS) // 2 and np.all(tops <= caps + 1e-9)
+    assert (0.8 * math.exp(0.02) + 0.2) / 0.2 == pytest.approx(5.08, abs=0.005)
+
+
+@pytest.mark.parametrize("h", [0.02, 0.05, 0.1, 0.2, 0.3, 0.5])
+def test_the_widgets_drawn_bound_holds_at_the_largest_noise(h):
+    # the site's frames (scripts/site_widgets.py) go up to σ = 1.0, where seed 0 passes 1 / h for h >= 0.1;
+    # the drawn per-run bound (c̄₁ + h) / h must still hold: the lock serves one h at a time
+    speedups = sync.lock_speedups(32, iterations=30, compute=1.0 - h, critical=h, noise=1.0)
+    assert speedups.max() <= ch06.lock_bound(h, 1.0) + 1e-9
 
 
 def test_the_measured_copy_is_shorter_than_compute_when_pinned_and_longer_when_pageable():

@@ -93,3 +93,13 @@ def test_the_static_figures_draw():
     assert [int(m.get_xdata()[0]) for m in marked] == [1502, 178, 16384]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert sum(("故意放大" in t) or ("exaggerated" in t) for t in labels) == 2
+
+
+def test_lock_readout_names_this_runs_bound_and_the_noise_free_one():
+    explorer = ch06.lock_explorer()
+    # without noise c̄₁ = c = 1 - h, so (c̄₁ + h) / h is exactly 1 / h = 5
+    calm = explorer.update(critical_share=0.2, noise=0.0)
+    assert "这次运行的上限 (c̄₁+h)/h = 5.00" in calm and "无波动时的上限 1/h = 5.0" in calm
+    # σ = 1 draws a slow baseline for seed 0 (e^{σ²/2} = 1.65 on average): this run's bound lies above 1 / h
+    assert ch06.lock_bound(0.1, 1.0) > 10.0
+    assert "无波动时的上限 1/h = 10.0" in explorer.update(critical_share=0.1, noise=1.0)
