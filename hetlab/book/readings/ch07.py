@@ -76,7 +76,7 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
             slower.append(n)
         e = "" if n == 1 else f"{karp_flatt(s, n):7.3f}"
         lines.append(f"{n:>6} {run.wall[n] * 1e3:9.1f} {s:5.2f} {run.share(n):9.2f} {share:9.2f}"
-                     f" {ratios[n]:11.0%} {e}")
+                     f" {ratios[n]:11.1%} {e}")
     if slower:
         lines.append("e 大于 1 表示多线程反而比单线程慢（S < 1）：" + "、".join(f"{n} 个线程" for n in slower)
                      + "就是这样。")
@@ -90,24 +90,37 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
     if short:
         lines.append("用上的 CPU 明显少于线程数（和可用 CPU 数）的："
                      + "、".join(f"{n} 个线程只用了 {run.share(n):.2f} 个" for n in short) + "。")
-    # Described by the sequence 1 -> 2 -> 4 threads: a step counts as up or down beyond 5%, which keeps a
-    # steady rise (1.00 -> 1.14 -> 1.21) or fall (1.00 -> 0.68) from being called "up and down".
-    seq = [run.share(n) / r1 for n in sorted(run.wall)]
-    up = any(b > 1.05 * a for a, b in zip(seq, seq[1:]))
-    down = any(b < a / 1.05 for a, b in zip(seq, seq[1:]))
-    if all(0.85 <= v <= 1.15 for v in seq):
+    # Each step 1 -> 2 -> 4 threads is up, flat or down by one threshold (5%): a steady rise (1.00 -> 1.14 ->
+    # 1.21) is not "up and down", +10% then -20% is not "unchanged", 1.00 -> 2.00 -> 2.00 is "up, then flat".
+    counts = sorted(run.wall)
+    seq = [run.share(n) / r1 for n in counts]
+    steps = ["上升" if b > 1.05 * a else "下降" if b < a / 1.05 else "持平" for a, b in zip(seq, seq[1:])]
+    if set(steps) == {"持平"}:
         how = "线程数变了，用上的 CPU 几乎没变"
-    elif not down:
+    elif set(steps) == {"上升"}:
         how = "线程越多，用上的 CPU 越多"
-    elif not up:
+    elif set(steps) == {"下降"}:
         how = "线程越多，用上的 CPU 反而越少"
     else:
-        how = "用上的 CPU 随线程数忽高忽低"
+        how = ("、".join(f"{a} 到 {b} 个线程时{w}" for a, b, w in zip(counts, counts[1:], steps))
+               + ("，用上的 CPU 随线程数忽高忽低" if {"上升", "下降"} <= set(steps) else ""))
     how = "份额之比 " + " → ".join(f"{v:.2f}" for v in seq) + "：" + how
+    # Compare the ratios as printed (one decimal of a percent): 130.04% prints "130.0%" and stays inside.
     low, high = CPU_RATIO_BAND
-    worst, best = min(ratios.values()), max(ratios.values())
+    worst, best = round(min(ratios.values()), 3), round(max(ratios.values()), 3)
     steady = low <= worst and best <= high
     lines.append(how + ("，墙钟的 S 跟着它走。" if steady else "。"))
+    # Once the share stops rising, the extra threads take turns on the CPUs they got (cell 54's answer): T_N
+    # stops falling and Karp-Flatt's e rises for that alone (e = 1/3 for a perfect program, 4 threads on 2
+    # CPUs), which a learner must not read as a serial fraction.
+    stall = next(((a, b) for a, b, w in zip(counts, counts[1:], steps)
+                  if w != "上升" and b > 1.05 * run.share(b)), None)
+    if stall:
+        a, b = stall
+        full = run.share(b) >= 0.9 * cpus
+        lines.append(f"从 {a} 个线程起用上的 CPU 不再增加：{b} 个线程只用上 {run.share(b):.2f} 个 CPU，"
+                     f"多出的线程只能轮流用它们，T_{b} 不再下降；从这里起 e 的上升来自线程多于用上的 CPU"
+                     + (f"（可用的 {cpus} 个 CPU 已用满），不是程序的开销。" if full else "。"))
     # What they cannot show: a waiting thread and a thread kept off its core both use no CPU.
     if r1 < 0.9 or short:
         why = ("CPU/墙钟 只数线程真正在算的时间：别的程序占着核，或者线程在等（GIL、锁、程序的串行部分），"
@@ -127,6 +140,13 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
         lines.append(f"CPU 时间比都在 {band}之内：测不出多花的 CPU 时间。它看不见不占 CPU 的等待，"
                      "所以不能说程序没有并行开销；e 里混着各线程数抢到的 CPU 份额的变化，不能当程序的开销来读。")
     else:
-        lines.append(f"线程用满了可用的 CPU，CPU 时间比也在 {band}之内：墙钟的 S 和 e 可以当"
-                     "这个程序在这台机器上的并行表现来读。")
+        within = [n for n in counts if 1 < n <= cpus]
+        if len(within) == len(counts) - 1:
+            read = "墙钟的 S 和 e 可以当这个程序在这台机器上的并行表现来读。"
+        elif within:
+            read = (f"不超过 {cpus} 个线程时，墙钟的 S 和 e 可以当这个程序在这台机器上的并行表现来读；"
+                    f"多于 {cpus} 个线程时的 e 来自线程多于 CPU，不是程序的表现。")
+        else:
+            read = f"这里的线程池都多于 {cpus} 个 CPU，e 来自线程轮流用核，不是程序的并行表现。"
+        lines.append(f"线程用满了可用的 CPU，CPU 时间比也在 {band}之内：" + read)
     return "\n".join(lines)

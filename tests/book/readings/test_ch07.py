@@ -14,6 +14,21 @@ def test_free_cores_speed_up_follows_the_cpus_obtained():
     assert "0.333" in text                  # e(S = 2, N = 4) = (1/2 - 1/4) / (1 - 1/4) by hand
     assert "线程用满了可用的 CPU" in text and "S 跟着它走" in text
     assert "明显少于" not in text and "忽高忽低" not in text and "e 大于 1" not in text
+    # review ch07-5: shares 1 -> 2 -> 2 rose, then stayed at the 2 CPUs; e(4) = 1/3 is 4 threads on 2 CPUs
+    assert "1.00 → 2.00 → 2.00：1 到 2 个线程时上升、2 到 4 个线程时持平" in text
+    assert "用上的 CPU 越多" not in text
+    assert "从 2 个线程起用上的 CPU 不再增加" in text and "T_4 不再下降" in text
+    assert "e 的上升来自线程多于用上的 CPU（可用的 2 个 CPU 已用满），不是程序的开销" in text
+    assert "不超过 2 个线程时，墙钟的 S 和 e 可以当" in text and "多于 2 个线程时的 e 来自线程多于 CPU" in text
+
+
+def test_idle_two_cpus_one_two_two_with_real_numbers():
+    # review ch07-5's idle run: T = 1000 / 505 / 510 ms, CPU 1.00 / 2.00 / 2.00 (shares 1 -> 2 -> 2) at load 0.05
+    run = ThreadScaling({1: 1.0, 2: 0.505, 4: 0.510}, {1: 1.0, 2: 1.01, 4: 1.02}, True, 7)
+    text = thread_lab_report(run, 2, 0.05)
+    assert "0.347" in text                  # e(S = 1000/510, N = 4) = (510/1000 - 1/4) / (3/4) by hand
+    assert "2 到 4 个线程时持平" in text and "用上的 CPU 越多" not in text and "不是程序的开销" in text
+    assert "墙钟的 S 和 e 可以当这个程序在这台机器上的并行表现来读。" not in text
 
 
 @pytest.mark.parametrize("load", [None, 0.1])
@@ -49,8 +64,8 @@ def test_fewer_cpus_with_more_threads_and_e_above_one_are_said_so():
 
 
 def test_flat_and_mixed_shares_are_told_apart():
-    # share ratios 1.09 and 1.11 (CPU 1.2 s each, wall 2.0 / 1.835 / 1.8 s): flat, not "up and down"
-    flat = ThreadScaling({1: 2.0, 2: 1.835, 4: 1.8}, {1: 1.2, 2: 1.2, 4: 1.2}, True, 7)
+    # share ratios 1.03 and 1.06 (1 CPU s each, wall 2 s / share): both steps under 5%, flat
+    flat = ThreadScaling({1: 2.0, 2: 2.0 / 1.03, 4: 2.0 / 1.06}, {1: 1.0, 2: 1.0, 4: 1.0}, True, 7)
     text = thread_lab_report(flat, 2)
     assert "几乎没变" in text and "忽高忽低" not in text
     # share ratios 1.3 and 0.8 (1 CPU s each, walls 2 / (2/1.3) / (2/0.8) s): one up, one down
@@ -58,8 +73,8 @@ def test_flat_and_mixed_shares_are_told_apart():
     assert "忽高忽低" in thread_lab_report(mixed, 2)
 
 
-@pytest.mark.parametrize("shares, word", [((1.14, 1.21), "越多"), ((0.9, 0.68), "反而越少"),
-                                          ((1.0, 0.68), "反而越少"), ((1.44, 1.13), "忽高忽低"),
+@pytest.mark.parametrize("shares, word", [((1.14, 1.21), "越多"), ((1.10, 0.88), "忽高忽低"), ((0.9, 0.68), "反而越少"),
+                                          ((1.0, 0.68), "时持平、2 到 4 个线程时下降"), ((1.44, 1.13), "忽高忽低"),
                                           ((0.63, 0.87), "忽高忽低")])
 def test_shares_are_described_by_their_sequence(shares, word):
     # review ch07-4: 1.00 -> 1.14 -> 1.21 rises steadily and 1.00 -> 0.68 never rises, so neither is
@@ -107,3 +122,13 @@ def test_less_cpu_for_the_same_work_is_read_as_a_disturbed_run():
     run = ThreadScaling({1: 2.0, 2: 1.0}, {1: 2.0, 2: 1.5}, True, 7)
     text = thread_lab_report(run, 2)
     assert "高到 133.3%" in text and "超出了 70%–130%" in text and "受了干扰" in text
+
+
+@pytest.mark.parametrize("ratio, outside", [(1.3004, False), (1.3006, True), (0.6996, False), (0.6994, True)])
+def test_the_band_edge_is_judged_on_the_printed_value(ratio, outside):
+    # review ch07-5: 130.04% prints "130.0%", which is not beyond 130%; 130.06% prints "130.1%", which is
+    run = ThreadScaling({1: 2.0, 2: 1.0}, {1: 2.0, 2: 2.0 / ratio}, True, 7)
+    text = thread_lab_report(run, 2)
+    assert ("超出了" in text) == outside
+    assert "130.0%，超出" not in text and "70.0%，超出" not in text
+    assert f"{ratio:.1%}" in text           # the table prints the same one-decimal value
