@@ -37,23 +37,29 @@ def baseline_report(schedule: Schedule) -> str:
 
 #: The CPU-time ratio CPU_1 / CPU_N must leave this band before the verdict reads anything into it: 13
 #: back-to-back runs of the lab on the busy shared 2-CPU machine that builds the book spread it over 77%-125%
-#: (review ch07-3). A fixed band, not the reader's own rerun spread, so the verdict says where it comes from.
+#: (review ch07-3). The chapter's prose (7.7) states the band and where it comes from, once.
 CPU_RATIO_BAND = (0.70, 1.30)
 
 
+def _step(a: float, b: float) -> str:
+    """Up, flat or down by one 5% threshold: 1.00 -> 1.14 is up, +10% then -20% is up then down."""
+    return "上升" if b > 1.05 * a else "下降" if b < a / 1.05 else "持平"
+
+
 def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) -> str:
-    """The reader-side Karp-Flatt lab of 7.7 as a table and a verdict computed from ``run``'s numbers.
+    """The reader-side Karp-Flatt lab of 7.7 as a table and a short verdict, each line a reading of the table.
 
     Per thread count: ``T_N``, the wall speed-up ``S``, the CPUs the pool used (CPU / wall), the share ratio
     against one thread, the CPU-time ratio ``CPU_1 / CPU_N`` (= ``S / share ratio``: below 100% the same job
-    cost more CPU time on N threads) and Karp-Flatt's ``e`` from wall times. The verdict keeps apart what the
-    numbers show (CPUs used, speed-up, extra CPU time beyond :data:`CPU_RATIO_BAND`) from what they cannot:
-    a thread that waits (GIL, lock, serial part) uses no CPU, exactly like a thread a neighbour kept off its
-    core, so a low share is either, and a CPU-time ratio near 100% says nothing about waiting.
+    cost more CPU time on N threads) and Karp-Flatt's ``e`` from wall times. ``load`` is the whole machine's
+    one-minute load average (runnable tasks), printed beside the ``cpus`` this process may use. The verdict
+    says, step by step, whether the CPUs used and ``e`` rose or fell, and whether the CPU-time ratio left
+    :data:`CPU_RATIO_BAND`; a thread that waits uses no CPU, exactly like a thread kept off its core, so a
+    low share is never read as the program's overhead.
 
     >>> run = ThreadScaling({1: 0.02, 2: 0.01}, {1: 0.02, 2: 0.02}, True, 5)
-    >>> print(thread_lab_report(run, 2).splitlines()[-1][:31])
-    线程用满了可用的 CPU，CPU 时间比也在 70%–130%
+    >>> print(thread_lab_report(run, 2).splitlines()[-1])
+    2 个线程用满了可用的 2 个 CPU：S 和 e 可以当这个程序在这台机器上的并行表现来读。
     """
     check_instance("run", run, ThreadScaling)
     check_int("cpus", cpus, low=1, high=4096)
@@ -62,91 +68,60 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
     if sorted(run.wall)[0] != 1 or len(run.wall) < 2:
         raise ValueError(f"run must time 1 thread and at least one larger pool, got {sorted(run.wall)}")
     t1, r1 = run.wall[1], run.share(1)
-    # load_per_cpu divides the whole machine's load by the usable CPUs: say so (under taskset they differ)
-    busy = "" if load is None else (f"；测量前过去一分钟整台机器的负载，按这 {cpus} 个 CPU 折算，"
-                                    f"每个 CPU 平均 {load:.1f} 个可运行的任务")
-    lines = [f"可用 {cpus} 个 CPU{busy}；BLAS {'已' if run.blas_limited else '未'}限定为单线程；"
-             f"各取 {run.rounds} 轮交替测量里居中的一轮",
+    counts = sorted(run.wall)
+    busy = "" if load is None else f"；测量前一分钟整台机器平均 {load:.1f} 个可运行的任务"
+    lines = [f"你可用 {cpus} 个 CPU{busy}；BLAS {'已' if run.blas_limited else '未'}限定为单线程",
              "线程数  T_N (ms)     S   CPU/墙钟  份额之比  CPU 时间比       e"]
-    ratios, slower = {}, []
-    for n in sorted(run.wall):
+    ratios, es = {}, {}
+    for n in counts:
         s, share = t1 / run.wall[n], run.share(n) / r1
-        ratios[n] = s / share
-        if s < 1:
-            slower.append(n)
-        e = "" if n == 1 else f"{karp_flatt(s, n):7.3f}"
+        ratios[n] = round(s / share, 3)      # compared as printed: 130.04% prints 130.0% and stays inside
+        es[n] = None if n == 1 else round(karp_flatt(s, n), 3)
+        e = "" if n == 1 else f"{es[n]:7.3f}"
         lines.append(f"{n:>6} {run.wall[n] * 1e3:9.1f} {s:5.2f} {run.share(n):9.2f} {share:9.2f}"
                      f" {ratios[n]:11.1%} {e}")
-    if slower:
-        lines.append("e 大于 1 表示多线程反而比单线程慢（S < 1）：" + "、".join(f"{n} 个线程" for n in slower)
-                     + "就是这样。")
     if not run.blas_limited:
-        lines.append("注意：没有 threadpoolctl，BLAS 未被限定为单线程，单线程基线可能已用了几个核，"
-                     "这组数不可信（pip install threadpoolctl 后重跑）。")
-    # What the numbers show: the CPUs each pool used, and how S follows them.
-    if r1 < 0.9:
-        lines.append(f"单线程基线只用了 {r1:.2f} 个 CPU。")
-    short = [n for n in run.wall if n > 1 and run.share(n) < 0.9 * min(n, cpus)]
-    if short:
-        lines.append("用上的 CPU 明显少于线程数（和可用 CPU 数）的："
-                     + "、".join(f"{n} 个线程只用了 {run.share(n):.2f} 个" for n in short) + "。")
-    # Each step 1 -> 2 -> 4 threads is up, flat or down by one threshold (5%): a steady rise (1.00 -> 1.14 ->
-    # 1.21) is not "up and down", +10% then -20% is not "unchanged", 1.00 -> 2.00 -> 2.00 is "up, then flat".
-    counts = sorted(run.wall)
-    seq = [run.share(n) / r1 for n in counts]
-    steps = ["上升" if b > 1.05 * a else "下降" if b < a / 1.05 else "持平" for a, b in zip(seq, seq[1:])]
-    if set(steps) == {"持平"}:
-        how = "线程数变了，用上的 CPU 几乎没变"
-    elif set(steps) == {"上升"}:
-        how = "线程越多，用上的 CPU 越多"
-    elif set(steps) == {"下降"}:
-        how = "线程越多，用上的 CPU 反而越少"
-    else:
-        how = ("、".join(f"{a} 到 {b} 个线程时{w}" for a, b, w in zip(counts, counts[1:], steps))
-               + ("，用上的 CPU 随线程数忽高忽低" if {"上升", "下降"} <= set(steps) else ""))
-    how = "份额之比 " + " → ".join(f"{v:.2f}" for v in seq) + "：" + how
-    # Compare the ratios as printed (one decimal of a percent): 130.04% prints "130.0%" and stays inside.
+        lines.append("没有 threadpoolctl，单线程基线可能已用了几个核，这组数不可信（pip install threadpoolctl）。")
+    # Each step: the CPUs used (share ratio) up, flat or down, and e up or down, both read from the table.
+    parts, full_then_flat = [], None
+    for a, b in zip(counts, counts[1:]):
+        w = _step(run.share(a), run.share(b))
+        text = f"{a} 到 {b} 个线程时{w}"
+        if es[a] is not None:
+            move = "升" if es[b] > es[a] else "降" if es[b] < es[a] else "持平"
+            text += f"（e 从 {es[a]:.3f} {move}到 {es[b]:.3f}）" if move != "持平" else f"（e 持平于 {es[b]:.3f}）"
+            # cell 54's prediction, claimed only where the table shows it: all CPUs used, share flat, e up
+            if w == "持平" and run.share(a) >= 0.9 * cpus and b > cpus and es[b] > es[a]:
+                full_then_flat = (a, b)
+        parts.append(text)
+    lines.append("用上的 CPU（份额之比 " + " → ".join(f"{run.share(n) / r1:.2f}" for n in counts) + "）："
+                 + "，".join(parts) + "。")
+    if full_then_flat:
+        a, b = full_then_flat
+        lines.append(f"{a} 个线程已用满 {cpus} 个 CPU，{b} 个线程只能轮流用它们：这一步 e 的上升来自线程多于 CPU，"
+                     "不是程序的开销。")
     low, high = CPU_RATIO_BAND
-    worst, best = round(min(ratios.values()), 3), round(max(ratios.values()), 3)
-    steady = low <= worst and best <= high
-    lines.append(how + ("，墙钟的 S 跟着它走。" if steady else "。"))
-    # Once the share stops rising, the extra threads take turns on the CPUs they got (cell 54's answer): T_N
-    # stops falling and Karp-Flatt's e rises for that alone (e = 1/3 for a perfect program, 4 threads on 2
-    # CPUs), which a learner must not read as a serial fraction.
-    stall = next(((a, b) for a, b, w in zip(counts, counts[1:], steps)
-                  if w != "上升" and b > 1.05 * run.share(b)), None)
-    if stall:
-        a, b = stall
-        full = run.share(b) >= 0.9 * cpus
-        lines.append(f"从 {a} 个线程起用上的 CPU 不再增加：{b} 个线程只用上 {run.share(b):.2f} 个 CPU，"
-                     f"多出的线程只能轮流用它们，T_{b} 不再下降；从这里起 e 的上升来自线程多于用上的 CPU"
-                     + (f"（可用的 {cpus} 个 CPU 已用满），不是程序的开销。" if full else "。"))
-    # What they cannot show: a waiting thread and a thread kept off its core both use no CPU.
-    if r1 < 0.9 or short:
-        why = ("CPU/墙钟 只数线程真正在算的时间：别的程序占着核，或者线程在等（GIL、锁、程序的串行部分），"
-               "都让它变小，这组数分不出是哪一种")
-        if load is not None and load < 0.5:
-            why += "；不过测量前机器几乎空闲，少用的 CPU 多半是线程自己在等"
-        lines.append(why + "。")
-    band = (f"{low:.0%}–{high:.0%}（这是本书构建用的忙碌共享机器上重跑的摆动；空闲的机器上摆动小得多，"
-            "这个区间会漏掉小的额外开销）")
+    worst, best = min(ratios.values()), max(ratios.values())
     if worst < low:
-        lines.append(f"CPU 时间比低到 {worst:.1%}，超出了 {band}：同样的活，多个线程多花了 CPU 时间，"
-                     "线程互相拖慢（共享的缓存、内存带宽、超线程、降频），或者在空转等待、重复计算。")
+        lines.append(f"CPU 时间比低到 {worst:.1%}（< {low:.0%}）：同样的活，多线程多花了 CPU 时间，线程互相拖慢。")
     elif best > high:
-        lines.append(f"CPU 时间比高到 {best:.1%}，超出了 {band}：同样的活，多个线程反而少花了 CPU 时间。"
-                     "差这么多多半是测量受了干扰（负载在变，缓存、频率不同），换个空闲的时候重跑。")
-    elif r1 < 0.9 or short:
-        lines.append(f"CPU 时间比都在 {band}之内：测不出多花的 CPU 时间。它看不见不占 CPU 的等待，"
-                     "所以不能说程序没有并行开销；e 里混着各线程数抢到的 CPU 份额的变化，不能当程序的开销来读。")
+        lines.append(f"CPU 时间比高到 {best:.1%}（> {high:.0%}）：多线程反而少花了 CPU 时间，"
+                     "多半是测量受了干扰，重跑。")
     else:
-        within = [n for n in counts if 1 < n <= cpus]
-        if len(within) == len(counts) - 1:
-            read = "墙钟的 S 和 e 可以当这个程序在这台机器上的并行表现来读。"
-        elif within:
-            read = (f"不超过 {cpus} 个线程时，墙钟的 S 和 e 可以当这个程序在这台机器上的并行表现来读；"
-                    f"多于 {cpus} 个线程时的 e 来自线程多于 CPU，不是程序的表现。")
-        else:
-            read = f"这里的线程池都多于 {cpus} 个 CPU，e 来自线程轮流用核，不是程序的并行表现。"
-        lines.append(f"线程用满了可用的 CPU，CPU 时间比也在 {band}之内：" + read)
+        lines.append(f"CPU 时间比都在 {low:.0%}–{high:.0%}：S 跟着用上的 CPU 走，测不出多花的 CPU 时间。")
+    short = [n for n in counts if run.share(n) < 0.9 * min(n, cpus)]
+    if short:
+        why = "别的程序占着核，或线程在等（GIL、锁、串行部分），这组数分不出是哪一种"
+        if load is not None and load < 0.5:  # whole machine nearly idle
+            why = "测量前机器几乎空闲，多半是线程在等（GIL、锁、串行部分）"
+        lines.append("、".join(f"{n} 个线程只用上 {run.share(n):.2f} 个 CPU" for n in short)
+                     + f"：{why}；e 不能当程序的开销来读。")
+    elif counts[-1] <= cpus:
+        lines.append(f"{counts[-1]} 个线程用满了可用的 {cpus} 个 CPU："
+                     "S 和 e 可以当这个程序在这台机器上的并行表现来读。")
+    elif counts[1] <= cpus:
+        lines.append(f"不超过 {cpus} 个线程时用满了 CPU，S 和 e 可以当程序的并行表现来读；"
+                     f"多于 {cpus} 个线程时的 e 来自线程多于 CPU。")
+    else:
+        lines.append(f"这里的线程池都多于 {cpus} 个 CPU，e 来自线程轮流用核，不是程序的并行表现。")
     return "\n".join(lines)
