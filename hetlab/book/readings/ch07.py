@@ -52,10 +52,11 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
     Per thread count: ``T_N``, the wall speed-up ``S``, the CPUs the pool used (CPU / wall), the share ratio
     against one thread, the CPU-time ratio ``CPU_1 / CPU_N`` (= ``S / share ratio``: below 100% the same job
     cost more CPU time on N threads) and Karp-Flatt's ``e`` from wall times. ``load`` is the whole machine's
-    one-minute load average (runnable tasks), printed beside the ``cpus`` this process may use. The verdict
+    exponentially damped one-minute load average, printed beside the ``cpus`` this process may use. The verdict
     says, step by step, whether the CPUs used and ``e`` rose or fell, and whether the CPU-time ratio left
-    :data:`CPU_RATIO_BAND`; a thread that waits uses no CPU, exactly like a thread kept off its core, so a
-    low share is never read as the program's overhead.
+    the busy-machine spread :data:`CPU_RATIO_BAND` (on an idle machine, ``load`` < 0.5, the extra CPU time is
+    printed instead); a thread that waits uses no CPU, exactly like a thread kept off its core, so a low share
+    is never read as the program's overhead.
 
     >>> run = ThreadScaling({1: 0.02, 2: 0.01}, {1: 0.02, 2: 0.02}, True, 5)
     >>> print(thread_lab_report(run, 2).splitlines()[-1])
@@ -69,7 +70,7 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
         raise ValueError(f"run must time 1 thread and at least one larger pool, got {sorted(run.wall)}")
     t1, r1 = run.wall[1], run.share(1)
     counts = sorted(run.wall)
-    busy = "" if load is None else f"；测量前一分钟整台机器平均 {load:.1f} 个可运行的任务"
+    busy = "" if load is None else f"；整台机器的一分钟平均负载（指数平均）{load:.1f}"
     lines = [f"你可用 {cpus} 个 CPU{busy}；BLAS {'已' if run.blas_limited else '未'}限定为单线程",
              "线程数  T_N (ms)     S   CPU/墙钟  份额之比  CPU 时间比       e"]
     ratios, es = {}, {}
@@ -107,8 +108,14 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
     elif best > high:
         lines.append(f"CPU 时间比高到 {best:.1%}（> {high:.0%}）：多线程反而少花了 CPU 时间，"
                      "多半是测量受了干扰，重跑。")
+    elif load is not None and load < 0.5:  # idle machine: reruns barely move the ratio, so read it
+        extra = 1 / worst - 1                # CPU_N / CPU_1 - 1 for the pool that spent the most
+        lines.append(f"机器几乎空闲：{min(ratios, key=ratios.get)} 个线程多花了约 {extra:.0%} 的 CPU 时间，"
+                     "线程互相拖慢（共享缓存、内存带宽）。" if extra >= 0.05 else
+                     "机器几乎空闲：多线程花的 CPU 时间与单线程相差不到 5%。")
     else:
-        lines.append(f"CPU 时间比都在 {low:.0%}–{high:.0%}：S 跟着用上的 CPU 走，测不出多花的 CPU 时间。")
+        lines.append(f"CPU 时间比都在 {low:.0%}–{high:.0%}：机器上还有别的负载时，测不出多花的 CPU 时间。")
+    rerun = best > high and worst >= low
     short = [n for n in counts if run.share(n) < 0.9 * min(n, cpus)]
     if short:
         why = "别的程序占着核，或线程在等（GIL、锁、串行部分），这组数分不出是哪一种"
@@ -116,6 +123,8 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
             why = "测量前机器几乎空闲，多半是线程在等（GIL、锁、串行部分）"
         lines.append("、".join(f"{n} 个线程只用上 {run.share(n):.2f} 个 CPU" for n in short)
                      + f"：{why}；e 不能当程序的开销来读。")
+    elif rerun:                              # a disturbed run is not read at all
+        pass
     elif counts[-1] <= cpus:
         lines.append(f"{counts[-1]} 个线程用满了可用的 {cpus} 个 CPU："
                      "S 和 e 可以当这个程序在这台机器上的并行表现来读。")

@@ -18,7 +18,7 @@ def test_free_cores_speed_up_follows_the_cpus_obtained():
     assert "0.333" in text                  # e(S = 2, N = 4) = (1/2 - 1/4) / (1 - 1/4) by hand
     assert "1 到 2 个线程时上升，2 到 4 个线程时持平（e 从 0.000 升到 0.333）" in text
     assert "2 个线程已用满 2 个 CPU" in text and "这一步 e 的上升来自线程多于 CPU" in text
-    assert "不超过 2 个线程时用满了 CPU" in text and "S 跟着用上的 CPU 走" in text
+    assert "不超过 2 个线程时用满了 CPU" in text and "测不出多花的 CPU 时间" in text    # load unknown: no idle claim
     assert "只用上" not in text
 
 
@@ -27,7 +27,9 @@ def test_idle_two_cpus_one_two_two_with_real_numbers():
     text = thread_lab_report(_run((1, 2, 2), (1.0, 0.505, 0.51)), 2, 0.05)
     assert "0.347" in text                  # e(S = 1000/510, N = 4) = (510/1000 - 1/4) / (3/4) by hand
     assert "2 到 4 个线程时持平（e 从 0.010 升到 0.347）" in text and "不是程序的开销" in text
-    assert "平均 0.1 个可运行的任务" in text
+    assert "一分钟平均负载（指数平均）0.1" in text
+    # CPU_1 / CPU_N = 1 / (2 x 0.505) = 99.0% and 1 / (2 x 0.51) = 98.0%: 2% more CPU time, below 5%
+    assert "与单线程相差不到 5%" in text and "测不出" not in text
 
 
 def test_e_falling_while_the_share_is_flat_is_not_called_a_rise():
@@ -68,7 +70,7 @@ def test_pinned_busy_run_from_the_review():
     # e(2) = (0.92 - 1/2) / (1/2) = 0.840, e(4) = (0.87 - 1/4) / (3/4) = 0.827 by hand
     assert "1 到 2 个线程时下降，2 到 4 个线程时上升（e 从 0.840 降到 0.827）" in text
     assert "不再增加" not in text and "e 的上升" not in text
-    assert "你可用 1 个 CPU；测量前一分钟整台机器平均 5.7 个可运行的任务" in text
+    assert "你可用 1 个 CPU；整台机器的一分钟平均负载（指数平均）5.7" in text
 
 
 def test_a_flat_busy_step_with_t_still_falling_claims_no_stall():
@@ -98,7 +100,7 @@ def test_the_run_to_run_spread_is_not_read_as_a_verdict(ratio):
 def test_threads_slowing_each_other_show_as_cpu_time_ratio():
     # SMT siblings: 2 threads on 2 logical CPUs, each 0.625 as fast -> 1.6 s wall, 3.2 CPU s: 2 / 3.2 = 62%
     text = thread_lab_report(ThreadScaling({1: 2.0, 2: 1.6}, {1: 2.0, 2: 3.2}, True, 5), 2)
-    assert "低到 62.5%（< 70%）" in text and "互相拖慢" in text and "S 跟着" not in text
+    assert "低到 62.5%（< 70%）" in text and "互相拖慢" in text and "测不出" not in text
 
 
 def test_unlimited_blas_is_flagged_and_bad_runs_refused():
@@ -127,3 +129,30 @@ def test_the_band_edge_is_judged_on_the_printed_value(ratio, outside):
 def test_the_verdict_is_short():
     text = thread_lab_report(_run((0.83, 0.99, 0.84), (0.061, 0.0454, 0.0542)), 2, 6.4)
     assert len(text.splitlines()) <= 2 + 3 + 4   # header, column names, 3 rows, at most 4 verdict lines
+
+
+@pytest.mark.parametrize("walls, pct", [((1.0, 0.602, 0.61), 22), ((1.0, 0.685, 0.69), 38)])
+def test_an_idle_machine_reports_the_extra_cpu_time_inside_the_band(walls, pct):
+    # review ch07-7: idle, shares 1 -> 2 -> 2, 1 CPU s of work. The 4-thread pool spends the most CPU time:
+    # 2 x 0.61 = 1.22 s (ratio 82.0%, 22% more); 2 x 0.69 = 1.38 s (ratio 72.5%, 38% more) -- both in the band
+    text = thread_lab_report(_run((1, 2, 2), walls), 2, 0.05)
+    assert "都在 70%–130%" not in text
+    assert f"4 个线程多花了约 {pct}% 的 CPU 时间" in text and "测不出" not in text
+    busy = thread_lab_report(_run((1, 2, 2), walls), 2, 2.8)
+    assert "测不出多花的 CPU 时间" in busy and "多花了约" not in busy
+
+
+def test_a_disturbed_run_is_only_told_to_rerun():
+    # review ch07-7: busy 1 -> 1.90 -> 1.90 with 2 threads spending 1 / 1.316 of the 1-thread CPU time
+    wall2 = 1 / (1.90 * 1.316)               # CPU_2 = 1.90 x wall2, CPU_1 = 1 -> ratio 131.6%
+    text = thread_lab_report(_run((1, 1.90, 1.90), (1.0, wall2, 1.0 / 1.90)), 2, 2.8)
+    assert "高到 131.6%（> 130%）" in text and "重跑" in text and "可以当" not in text
+
+
+@pytest.mark.parametrize("neighbours, e", [(1, "0.500"), (3, "0.250")])
+def test_busy_fair_share_gives_e_one_over_l_plus_one(neighbours, e):
+    # cell 54: L CPU-bound neighbours share 2 CPUs fairly with the pool, each thread gets 2 / (L + N) CPU,
+    # so S = N (L + 1) / (L + N) and Karp-Flatt's e = 1 / (L + 1) at every N -- above the idle 0 at N = 2
+    shares = [n * 2 / (neighbours + n) for n in (1, 2, 4)]
+    text = thread_lab_report(_run(shares, [1 / s for s in shares]), 2, neighbours + 2.0)
+    assert f"（e 持平于 {e}）" in text and "测不出多花的 CPU 时间" in text
