@@ -132,7 +132,8 @@ def test_fresh_instances_of_every_recipe_stay_in_range(recipe):
 def test_wfcommons_itself_draws_the_maximum_for_a_point_mass_fit():
     # The upstream behaviour this module corrects: generate_rvs returns max(0.1, X) * max, and mProject's
     # rdist fit (scale 2.4e-16 around 1) makes X = 1, so every draw is the recorded maximum.
-    from wfcommons.utils import generate_rvs
+    utils = pytest.importorskip("wfcommons.utils", reason="wfcommons (Python >= 3.11) not installed")
+    generate_rvs = utils.generate_rvs
 
     entry = _recipe_json("montage")["mProject"]["runtime"]
     assert entry["distribution"]["name"] == "rdist" and entry["distribution"]["params"][-1] < 1e-15
