@@ -54,9 +54,10 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
     cost more CPU time on N threads) and Karp-Flatt's ``e`` from wall times. ``load`` is the whole machine's
     exponentially damped one-minute load average, printed beside the ``cpus`` this process may use. The verdict
     says, step by step, whether the CPUs used and ``e`` rose or fell, and whether the CPU-time ratio left
-    the busy-machine spread :data:`CPU_RATIO_BAND` (on an idle machine, ``load`` < 0.5, the extra CPU time is
-    printed instead); a thread that waits uses no CPU, exactly like a thread kept off its core, so a low share
-    is never read as the program's overhead.
+    the busy-machine spread :data:`CPU_RATIO_BAND` (on an idle machine, ``load`` < 0.5, every ratio outside
+    95%-105% is printed instead, more and less CPU time alike). A negative ``e`` or a ratio outside the band
+    is never followed by "S 和 e 可以当...来读". A thread that waits uses no CPU, exactly like a thread kept off
+    its core, so a low share is never read as the program's overhead.
 
     >>> run = ThreadScaling({1: 0.02, 2: 0.01}, {1: 0.02, 2: 0.02}, True, 5)
     >>> print(thread_lab_report(run, 2).splitlines()[-1])
@@ -102,20 +103,37 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
         lines.append(f"{a} 个线程已用满 {cpus} 个 CPU，{b} 个线程只能轮流用它们：这一步 e 的上升来自线程多于 CPU，"
                      "不是程序的开销。")
     low, high = CPU_RATIO_BAND
-    worst, best = min(ratios.values()), max(ratios.values())
-    if worst < low:
+    idle = load is not None and load < 0.5
+    below = [n for n in counts if ratios[n] < low]
+    above = [n for n in counts if ratios[n] > high]
+    less = []                                # pools that spent less CPU time than 1 thread, idle reading
+    if below:
+        worst = min(ratios.values())
         lines.append(f"CPU 时间比低到 {worst:.1%}（< {low:.0%}）：同样的活，多线程多花了 CPU 时间，线程互相拖慢。")
-    elif best > high:
+    if above:
+        best = max(ratios.values())
         lines.append(f"CPU 时间比高到 {best:.1%}（> {high:.0%}）：多线程反而少花了 CPU 时间，"
                      "多半是测量受了干扰，重跑。")
-    elif load is not None and load < 0.5:  # idle machine: reruns barely move the ratio, so read it
-        extra = 1 / worst - 1                # CPU_N / CPU_1 - 1 for the pool that spent the most
-        lines.append(f"机器几乎空闲：{min(ratios, key=ratios.get)} 个线程多花了约 {extra:.0%} 的 CPU 时间，"
-                     "线程互相拖慢（共享缓存、内存带宽）。" if extra >= 0.05 else
-                     "机器几乎空闲：多线程花的 CPU 时间与单线程相差不到 5%。")
+    elif below:
+        pass
+    elif idle:                               # idle machine: reruns barely move the ratio, so read every one
+        more = [n for n in counts if ratios[n] < 0.95]
+        less = [n for n in counts if ratios[n] > 1.05]
+        if more:                             # CPU_N / CPU_1 - 1 = 1 / ratio - 1
+            lines.append("机器几乎空闲：" + "、".join(f"{n} 个线程多花了约 {1 / ratios[n] - 1:.0%}" for n in more)
+                         + " 的 CPU 时间，线程互相拖慢（两个 vCPU 共用一个物理核的超线程、多核同跑时睿频降低、"
+                         "共享缓存与内存带宽）。")
+        if less:
+            lines.append("机器几乎空闲：" + "、".join(f"{n} 个线程少花了约 {1 - 1 / ratios[n]:.0%}" for n in less)
+                         + " 的 CPU 时间：单线程基线可能慢了（降频、落在小核上）或测量受了干扰，重跑。")
+        if not more and not less:
+            lines.append("机器几乎空闲：CPU 时间比都在 95%–105%，多线程花的 CPU 时间与单线程相差不到 5%。")
     else:
         lines.append(f"CPU 时间比都在 {low:.0%}–{high:.0%}：机器上还有别的负载时，测不出多花的 CPU 时间。")
-    rerun = best > high and worst >= low
+    negative = [n for n in counts[1:] if es[n] < 0]
+    if negative and not above and not less:  # S > N: cell 54, a negative e only shows a disturbed measurement
+        lines.append("、".join(f"{n} 个线程" for n in negative) + "的 S 超过线程数（e 为负）：测量受了干扰，重跑。")
+    rerun = bool(below or above or less or negative)   # a disturbed or slowed run is not declared readable
     short = [n for n in counts if run.share(n) < 0.9 * min(n, cpus)]
     if short:
         why = "别的程序占着核，或线程在等（GIL、锁、串行部分），这组数分不出是哪一种"
@@ -123,7 +141,7 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
             why = "测量前机器几乎空闲，多半是线程在等（GIL、锁、串行部分）"
         lines.append("、".join(f"{n} 个线程只用上 {run.share(n):.2f} 个 CPU" for n in short)
                      + f"：{why}；e 不能当程序的开销来读。")
-    elif rerun:                              # a disturbed run is not read at all
+    elif rerun:                              # a disturbed run, or one outside the band, is not read
         pass
     elif counts[-1] <= cpus:
         lines.append(f"{counts[-1]} 个线程用满了可用的 {cpus} 个 CPU："

@@ -1,4 +1,6 @@
 """Chapter 7's reader-side lab verdict, on hand-made runs whose verdicts follow from the arithmetic."""
+import random
+
 import pytest
 
 from hetlab.book.readings.ch07 import CPU_RATIO_BAND, thread_lab_report
@@ -156,3 +158,52 @@ def test_busy_fair_share_gives_e_one_over_l_plus_one(neighbours, e):
     shares = [n * 2 / (neighbours + n) for n in (1, 2, 4)]
     text = thread_lab_report(_run(shares, [1 / s for s in shares]), 2, neighbours + 2.0)
     assert f"（e 持平于 {e}）" in text and "测不出多花的 CPU 时间" in text
+
+
+def test_idle_less_cpu_time_is_reported_not_called_within_5_percent():
+    # review ch07-8, idle record: 1 CPU s of work; 2 x 0.435 = 0.87 s (114.9%), 2 x 0.44 = 0.88 s (113.6%):
+    # 13% and 12% LESS CPU time than 1 thread, S = 1 / 0.435 = 2.30 > 2 threads, so e < 0
+    text = thread_lab_report(_run((1, 2, 2), (1.0, 0.435, 0.44)), 2, 0.05)
+    assert "114.9%" in text and "113.6%" in text
+    assert "相差不到 5%" not in text and "2 个线程少花了约 13%、4 个线程少花了约 12%" in text
+    assert "重跑" in text and "可以当" not in text
+
+
+def test_busy_negative_e_inside_the_band_is_a_disturbed_run():
+    # review ch07-8, busy record: shares 1 -> 1.90 -> 1.90, 1000 / 476 / 480 ms: ratio 1 / (1.9 x 0.476) = 110.6%
+    # (in the band) but S = 1000 / 476 = 2.10 > 2 threads, e = (0.476 - 0.5) / 0.5 = -0.048
+    text = thread_lab_report(_run((1, 1.90, 1.90), (1.0, 0.476, 0.48)), 2, 2.8)
+    assert "110.6%" in text and "-0.048" in text
+    assert "2 个线程的 S 超过线程数（e 为负）：测量受了干扰，重跑" in text and "可以当" not in text
+
+
+def _table(text, rows):
+    """The printed ratios (as fractions) and e values of the report's ``rows`` table rows."""
+    ratios, es = [], []
+    for line in text.splitlines()[2:2 + rows]:
+        cells = line.split()
+        ratios.append(float(cells[5].rstrip("%")) / 100)
+        if len(cells) == 7:
+            es.append(float(cells[6]))
+    return ratios, es
+
+
+def test_the_verdict_never_contradicts_its_own_table():
+    # property over many hand-built records: the verdict's sentences are checked against the printed table only
+    rng = random.Random(7)
+    for _ in range(3000):
+        cpus = rng.choice((1, 2, 4))
+        counts = rng.choice(((1, 2), (1, 2, 4), (1, 2, 4, 8)))
+        shares = [rng.uniform(0.3, min(n, cpus) * 1.05) for n in counts]
+        walls = [1.0] + [rng.uniform(0.8, 1.3) / (shares[i] / shares[0]) * rng.choice((1, rng.uniform(0.6, 1.5)))
+                         for i in range(1, len(counts))]
+        load = rng.choice((None, rng.uniform(0, 0.5), rng.uniform(0.5, 8)))
+        text = thread_lab_report(_run(shares, walls, counts), cpus, load)
+        ratios, es = _table(text, len(counts))
+        assert len(ratios) == len(counts) and len(es) == len(counts) - 1
+        if any(round(abs(r - 1), 4) > 0.05 for r in ratios):   # printed to 0.1%, so no float slack
+            assert "相差不到 5%" not in text, text
+        if any(e < 0 for e in es) or any(not 0.70 <= r <= 1.30 for r in ratios):
+            assert "可以当" not in text, text
+        if any(e < 0 for e in es):
+            assert "重跑" in text, text
