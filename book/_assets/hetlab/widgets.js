@@ -140,7 +140,7 @@
       {name: "stages", label: "段数 p", type: "range", min: 1, max: 8, step: 1, value: 4},
       {name: "micro_batches", label: "微批次 m", type: "range", min: 1, max: 16, step: 1, value: 8},
       {name: "method", label: "调度方式", type: "select", value: "1F1B", options: [["GPipe", "GPipe"], ["1F1B", "1F1B"]]},
-      {name: "slow", label: "第 ⌊p/2⌋ 段变慢倍数", type: "range", min: 1, max: 3, step: 0.25, value: 1.0, digits: 2},
+      {name: "slow", label: "第 ⌊p/2⌋ 段耗时倍数", type: "range", min: 1, max: 3, step: 0.25, value: 1.0, digits: 2},
     ],
     render(v) {
       const times = new Array(v.stages).fill(1), slowStage = Math.floor(v.stages / 2);
