@@ -109,16 +109,16 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
     less = []                                # pools that spent less CPU time than 1 thread, idle reading
     if below:
         worst = min(ratios.values())
-        lines.append(f"CPU 时间比低到 {worst:.1%}（< {low:.0%}）：同样的活，多线程多花了 CPU 时间，线程互相拖慢。")
+        each = "（" + "、".join(f"{n} 个线程 {ratios[n]:.1%}" for n in below) + "）" if len(below) > 1 else ""
+        lines.append(f"CPU 时间比低到 {worst:.1%}（< {low:.0%}）{each}："
+                     "同样的活，多线程多花了 CPU 时间，线程互相拖慢。")
     if above:
         best = max(ratios.values())
         lines.append(f"CPU 时间比高到 {best:.1%}（> {high:.0%}）：多线程反而少花了 CPU 时间，"
                      "多半是测量受了干扰，重跑。")
-    elif below:
-        pass
-    elif idle:                               # idle machine: reruns barely move the ratio, so read every one
-        more = [n for n in counts if ratios[n] < 0.95]
-        less = [n for n in counts if ratios[n] > 1.05]
+    if idle:                                 # idle machine: reruns barely move the ratio, so read every one
+        more = [n for n in counts if ratios[n] < 0.95 and n not in below]      # pools not named above already
+        less = [n for n in counts if ratios[n] > 1.05 and n not in above]
         if more:                             # CPU_N / CPU_1 - 1 = 1 / ratio - 1
             lines.append("机器几乎空闲：" + "、".join(f"{n} 个线程多花了约 {1 / ratios[n] - 1:.0%}" for n in more)
                          + " 的 CPU 时间，线程互相拖慢（两个 vCPU 共用一个物理核的超线程、多核同跑时睿频降低、"
@@ -126,9 +126,9 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
         if less:
             lines.append("机器几乎空闲：" + "、".join(f"{n} 个线程少花了约 {1 - 1 / ratios[n]:.0%}" for n in less)
                          + " 的 CPU 时间：单线程基线可能慢了（降频、落在小核上）或测量受了干扰，重跑。")
-        if not more and not less:
+        if not more and not less and not below and not above:
             lines.append("机器几乎空闲：CPU 时间比都在 95%–105%，多线程花的 CPU 时间与单线程相差不到 5%。")
-    else:
+    elif not below and not above:
         lines.append(f"CPU 时间比都在 {low:.0%}–{high:.0%}：机器上还有别的负载时，测不出多花的 CPU 时间。")
     negative = [n for n in counts[1:] if es[n] < 0]
     if negative and not above and not less:  # S > N: cell 54, a negative e only shows a disturbed measurement
@@ -136,9 +136,8 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
     rerun = bool(below or above or less or negative)   # a disturbed or slowed run is not declared readable
     short = [n for n in counts if run.share(n) < 0.9 * min(n, cpus)]
     if short:
+        # Even where the load average says idle, it lags a program started seconds ago: no cause is claimed.
         why = "别的程序占着核，或线程在等（GIL、锁、串行部分），这组数分不出是哪一种"
-        if load is not None and load < 0.5:  # whole machine nearly idle
-            why = "测量前机器几乎空闲，多半是线程在等（GIL、锁、串行部分）"
         lines.append("、".join(f"{n} 个线程只用上 {run.share(n):.2f} 个 CPU" for n in short)
                      + f"：{why}；e 不能当程序的开销来读。")
     elif rerun:                              # a disturbed run, or one outside the band, is not read
