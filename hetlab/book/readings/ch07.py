@@ -98,20 +98,23 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
         parts.append(text)
     lines.append("用上的 CPU（份额之比 " + " → ".join(f"{run.share(n) / r1:.2f}" for n in counts) + "）："
                  + "，".join(parts) + "。")
+    full_line = None
     if full_then_flat:
         a, b = full_then_flat
-        lines.append(f"{a} 个线程已用满 {cpus} 个 CPU，{b} 个线程只能轮流用它们：这一步 e 的上升来自线程多于 CPU，"
+        full_line = (f"{a} 个线程已用满 {cpus} 个 CPU，{b} 个线程只能轮流用它们：这一步 e 的上升来自线程多于 CPU，"
                      "不是程序的开销。")
     low, high = CPU_RATIO_BAND
-    idle = load is not None and load < 0.5
+    # Idle needs both: a low load average (which lags a program started seconds ago) and one thread that got its
+    # whole CPU during this run.
+    idle = load is not None and load < 0.5 and r1 >= 0.95
     below = [n for n in counts if ratios[n] < low]
     above = [n for n in counts if ratios[n] > high]
     less = []                                # pools that spent less CPU time than 1 thread, idle reading
     if below:
         worst = min(ratios.values())
-        each = "（" + "、".join(f"{n} 个线程 {ratios[n]:.1%}" for n in below) + "）" if len(below) > 1 else ""
+        each = "，" + "、".join(f"{n} 个线程 {ratios[n]:.1%}" for n in below)
         lines.append(f"CPU 时间比低到 {worst:.1%}（< {low:.0%}）{each}："
-                     "同样的活，多线程多花了 CPU 时间，线程互相拖慢。")
+                     "同样的活，多线程多花了 CPU 时间，线程互相拖慢（超线程、睿频降低、共享缓存与内存带宽）。")
     if above:
         best = max(ratios.values())
         lines.append(f"CPU 时间比高到 {best:.1%}（> {high:.0%}）：多线程反而少花了 CPU 时间，"
@@ -130,10 +133,12 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
             lines.append("机器几乎空闲：CPU 时间比都在 95%–105%，多线程花的 CPU 时间与单线程相差不到 5%。")
     elif not below and not above:
         lines.append(f"CPU 时间比都在 {low:.0%}–{high:.0%}：机器上还有别的负载时，测不出多花的 CPU 时间。")
-    negative = [n for n in counts[1:] if es[n] < 0]
+    negative = [n for n in counts[1:] if es[n] < -0.01]   # S a hair above N is rounding, not a disturbed run
     if negative and not above and not less:  # S > N: cell 54, a negative e only shows a disturbed measurement
         lines.append("、".join(f"{n} 个线程" for n in negative) + "的 S 超过线程数（e 为负）：测量受了干扰，重跑。")
     rerun = bool(below or above or less or negative)   # a disturbed or slowed run is not declared readable
+    if full_line and not rerun:
+        lines.append(full_line)
     short = [n for n in counts if run.share(n) < 0.9 * min(n, cpus)]
     if short:
         # Even where the load average says idle, it lags a program started seconds ago: no cause is claimed.
