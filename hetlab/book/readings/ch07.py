@@ -104,23 +104,25 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
         full_line = (f"{a} 个线程已用满 {cpus} 个 CPU，{b} 个线程只能轮流用它们：这一步 e 的上升来自线程多于 CPU，"
                      "不是程序的开销。")
     low, high = CPU_RATIO_BAND
-    # Idle needs both: a low load average (which lags a program started seconds ago) and one thread that got its
-    # whole CPU during this run.
-    idle = load is not None and load < 0.5 and r1 >= 0.95
+    # Idle needs both: a low load average (which lags a program started seconds ago) and no pool short of the CPUs
+    # it could use in this run (one neighbour on 2 CPUs still leaves one thread a whole CPU, not two threads two).
+    short = [n for n in counts if run.share(n) < 0.9 * min(n, cpus)]
+    idle = load is not None and load < 0.5 and not short and r1 >= 0.95
     below = [n for n in counts if ratios[n] < low]
     above = [n for n in counts if ratios[n] > high]
     less = []                                # pools that spent less CPU time than 1 thread, idle reading
-    if below:
+    if below and not idle:                   # idle: the reading below names every pool with its extra CPU time
         worst = min(ratios.values())
         each = "，" + "、".join(f"{n} 个线程 {ratios[n]:.1%}" for n in below)
         lines.append(f"CPU 时间比低到 {worst:.1%}（< {low:.0%}）{each}："
-                     "同样的活，多线程多花了 CPU 时间，线程互相拖慢（超线程、睿频降低、共享缓存与内存带宽）。")
+                     "同样的活，多线程多花了 CPU 时间：线程互相拖慢（超线程、睿频降低、共享缓存与内存带宽），"
+                     "或者与别的程序争用这些硬件。")
     if above:
         best = max(ratios.values())
         lines.append(f"CPU 时间比高到 {best:.1%}（> {high:.0%}）：多线程反而少花了 CPU 时间，"
                      "多半是测量受了干扰，重跑。")
     if idle:                                 # idle machine: reruns barely move the ratio, so read every one
-        more = [n for n in counts if ratios[n] < 0.95 and n not in below]      # pools not named above already
+        more = [n for n in counts if ratios[n] < 0.95]
         less = [n for n in counts if ratios[n] > 1.05 and n not in above]
         if more:                             # CPU_N / CPU_1 - 1 = 1 / ratio - 1
             lines.append("机器几乎空闲：" + "、".join(f"{n} 个线程多花了约 {1 / ratios[n] - 1:.0%}" for n in more)
@@ -139,7 +141,6 @@ def thread_lab_report(run: ThreadScaling, cpus: int, load: float | None = None) 
     rerun = bool(below or above or less or negative)   # a disturbed or slowed run is not declared readable
     if full_line and not rerun:
         lines.append(full_line)
-    short = [n for n in counts if run.share(n) < 0.9 * min(n, cpus)]
     if short:
         # Even where the load average says idle, it lags a program started seconds ago: no cause is claimed.
         why = "别的程序占着核，或线程在等（GIL、锁、串行部分），这组数分不出是哪一种"

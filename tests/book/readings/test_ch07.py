@@ -60,9 +60,11 @@ def test_a_low_share_is_never_read_as_the_programs_overhead(load):
 
 def test_an_idle_run_names_every_pool_outside_five_percent_even_below_the_band():
     # review ch07-9: idle, 2 threads at 62.5% (SMT siblings: 2 / 3.2) and 4 threads at 113.6% (2 / 1.76 CPU s)
-    run = ThreadScaling({1: 2.0, 2: 1.6, 4: 1.0}, {1: 2.0, 2: 3.2, 4: 1.76}, True, 5)
+    # (4 threads: 1.76 CPU s over 0.95 s = 1.85 CPUs, not short of the 2; ratio (2 / 0.95) / 1.85 = 113.6%)
+    run = ThreadScaling({1: 2.0, 2: 1.6, 4: 0.95}, {1: 2.0, 2: 3.2, 4: 1.76}, True, 5)
     text = thread_lab_report(run, 2, 0.1)
-    assert "低到 62.5%（< 70%）" in text and "4 个线程少花了约 12%" in text     # 1 - 1.76 / 2 = 12%
+    assert "2 个线程多花了约 60%" in text and "4 个线程少花了约 12%" in text     # 3.2 / 2 - 1; 1 - 1.76 / 2
+    assert "低到" not in text                                                  # the ratio is not printed twice
     assert "相差不到 5%" not in text and "可以当" not in text
 
 
@@ -221,6 +223,7 @@ def test_the_verdict_never_contradicts_its_own_table():
             assert "已用满" not in text, text
         if shares[0] < 0.95:
             assert "几乎空闲" not in text, text
+        assert not ("几乎空闲" in text and "只用上" in text), text     # review ch07-11: never both
 
 
 def test_a_just_loaded_machine_is_not_called_idle():
@@ -233,3 +236,10 @@ def test_a_rerun_verdict_does_not_first_read_e():
     # review ch07-10: a run that ends in 重跑 does not also say "已用满 ... 不是程序的开销"
     text = thread_lab_report(_run((1.0, 2.0, 2.0), (1.0, 0.49, 0.60), (1, 2, 4)), 2, 3.0)
     assert "重跑" in text and "已用满" not in text
+
+
+def test_one_neighbour_on_two_cpus_is_not_an_idle_machine():
+    # review ch07-11: with one busy neighbour (L = 1) a single thread still gets a whole CPU, but 2 threads get
+    # 2 x 2 / (1 + 2) = 1.33 CPUs: the run is not idle even at load 0.3, and says nothing of hyper-threading
+    text = thread_lab_report(_run((1.0, 4 / 3, 4 / 3), (1.0, 0.75 * 1.09, 0.75)), 2, 0.3)
+    assert "几乎空闲" not in text and "只用上 1.33 个 CPU" in text and "超线程" not in text
