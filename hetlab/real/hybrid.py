@@ -95,6 +95,17 @@ def _check_kernel(op, tiles) -> None:
         raise ValueError(f"tiles must be a list of the {ARITY[op]} tile(s) {op} reads, got {describe(tiles)}")
 
 
+def _torch_kernel(torch, op: str, tiles):
+    """Tile kernel ``op`` on torch tensors (CPU or GPU alike): the new tile."""
+    if op == "potrf":
+        return torch.linalg.cholesky(tiles[0])
+    if op == "trsm":
+        return torch.linalg.solve_triangular(tiles[0], tiles[1].T, upper=False).T
+    if op == "syrk":
+        return tiles[1] - tiles[0] @ tiles[0].T
+    return tiles[2] - tiles[0] @ tiles[1].T     # gemm
+
+
 class NumpyCPU:
     """A CPU worker: tile kernels in numpy, in the calling thread; tiles live in host memory."""
 
@@ -166,15 +177,7 @@ class TorchCPU:
         """Run tile kernel ``op`` on CPU tensors ``tiles`` (the :data:`ARITY` tiles it reads) and return the
         new tile."""
         _check_kernel(op, tiles)
-        args = [self._tensor(f"tiles[{k}]", t) for k, t in enumerate(tiles)]
-        torch = self._torch
-        if op == "potrf":
-            return torch.linalg.cholesky(args[0])
-        if op == "trsm":
-            return torch.linalg.solve_triangular(args[0], args[1].T, upper=False).T
-        if op == "syrk":
-            return args[1] - args[0] @ args[0].T
-        return args[2] - args[0] @ args[1].T     # gemm
+        return _torch_kernel(self._torch, op, [self._tensor(f"tiles[{k}]", t) for k, t in enumerate(tiles)])
 
     def synchronize(self) -> None:
         """Nothing runs asynchronously on a CPU worker."""
@@ -244,14 +247,7 @@ class TorchCUDA:
     def run(self, op: str, tiles: Sequence):
         """Launch tile kernel ``op`` on GPU tiles (asynchronous: see :meth:`synchronize`)."""
         _check_kernel(op, tiles)
-        torch = self._torch
-        if op == "potrf":
-            return torch.linalg.cholesky(tiles[0])
-        if op == "trsm":
-            return torch.linalg.solve_triangular(tiles[0], tiles[1].T, upper=False).T
-        if op == "syrk":
-            return tiles[1] - tiles[0] @ tiles[0].T
-        return tiles[2] - tiles[0] @ tiles[1].T     # gemm
+        return _torch_kernel(self._torch, op, tiles)
 
     def synchronize(self) -> None:
         """Wait until the GPU has run every kernel launched so far."""
