@@ -4,20 +4,29 @@ JupyterLab on loopback + headless Debian Chromium (tools/labdriver.py). In one p
 
 - the floor: a slider whose change sets an ``ipywidgets.Image`` to one of two PNGs rendered in advance (same
   figure size as the widgets), i.e. the bare round trip browser -> kernel -> browser -> decode -> paint;
-- every widget of the book (``hetlab.book.views.ALL``): its first slider (arrow keys), else its first drop-down
-  (the next or previous option chosen) or check box (a click), 24 changes alternating direction so every one
-  changes the value;
+- every widget of the book (``hetlab.book.views.ALL``) through its first slider (arrow keys), else its first
+  drop-down (the next or previous option chosen) or check box (a click): 24 changes that walk one way and turn
+  at the ends, so that each press changes the value. A press either reaches a value the widget has not shown
+  in this page ("new": drawn now, or drawn ahead while the kernel was idle, see ``Explorer(prefetch=...)``) or
+  one it showed before ("back": a kept frame swapped in);
+- the same widget built with ``frames=0`` (nothing kept, nothing drawn ahead), the same 24 changes: "cold",
+  what drawing and rendering a frame costs on a key press;
 - with ``--naive``, also the naive pattern for the three heaviest widgets (``ipywidgets.interact`` building a
   new pyplot figure per change) next to the book's widget.
 
 Latency = time of the key press (performance.now() in the page) to the first animation frame after the new
-image has been decoded. Goal (issue 18): every widget's median within 1.5x of the floor's median. Prints the
-table and writes it to benchmarks/results/widget-latency.json.
+image has been decoded. Goal (issue 18): every widget's median within 1.5x of the floor's median, for new values
+and for values shown before ("cold" is printed beside them, not held to the goal). Prints the table and writes
+it to benchmarks/results/widget-latency.json. The ratios hold only on an idle machine: the floor is mostly
+waiting, a widget's frame mostly computing, so a busy machine stretches the second more (the load per CPU is
+printed with the table).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import statistics
 import sys
 import tempfile
@@ -99,39 +108,52 @@ WATCH = """([cellIndex, label, kind]) => {
 }"""
 
 
-def measure(page, cell_index: int, label: str, kind: str = "slider", first: str = "right",
-            presses: int = 24) -> list[float]:
-    """Latencies (ms) of ``presses`` key presses on one control (``kind``: slider, dropdown or checkbox)."""
+def measure(page, cell_index: int, label: str, kind: str, moves: list[int]) -> list[float | None]:
+    """Latency (ms) of each change in ``moves`` (+1: next value, -1: previous) on one control (``kind``: slider,
+    dropdown or checkbox); None where no new picture came within 10 s (a control that rounds to feasible values
+    may leave the figure as it was)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     page.evaluate(WATCH, [cell_index, label, kind])
     target = page.locator("[data-hetlab-target='1']")
     target.scroll_into_view_if_needed()
     target.focus()
-    keys = {"slider": ("ArrowRight", "ArrowLeft"), "dropdown": ("ArrowDown", "ArrowUp"), "checkbox": (" ", " ")}[kind]
-    if first != "right":
-        keys = keys[::-1]
-    out = []
-    options = target.evaluate("e => e.options ? e.options.length : 0")
-    start = target.evaluate("e => e.selectedIndex === undefined ? 0 : e.selectedIndex")
-    for k in range(presses):
+    index = target.evaluate("e => e.selectedIndex === undefined ? 0 : e.selectedIndex")
+    out: list[float | None] = []
+    for move in moves:
         t0 = page.evaluate("() => performance.now()")
         if kind == "dropdown":       # a closed <select> does not take arrow keys in headless Chromium: choose
-            step = (1 if k % 2 == 0 else -1) * (1 if first == "right" else -1)
-            start = (start + step) % options
-            target.select_option(index=start)
+            index += move
+            target.select_option(index=index)
         elif kind == "checkbox":
             target.click()
         else:
-            page.keyboard.press(keys[k % 2])
-        try:    # a control that rounds to feasible values may leave the figure as it was: no new picture comes
-            page.wait_for_function("(t) => window.__hetlab.painted > t", arg=t0, timeout=15_000, polling="raf")
+            page.keyboard.press("ArrowRight" if move > 0 else "ArrowLeft")
+        try:
+            page.wait_for_function("(t) => window.__hetlab.painted > t", arg=t0, timeout=10_000, polling="raf")
+            out.append(page.evaluate("() => window.__hetlab.painted") - t0)
         except PlaywrightTimeout:
-            continue
-        out.append(page.evaluate("() => window.__hetlab.painted") - t0)
+            out.append(None)
+            if len(out) == 4 and not any(out):     # this control does not change the figure: try the next
+                break
         page.wait_for_timeout(50)
     page.evaluate("() => document.querySelector(\"[data-hetlab-target='1']\").removeAttribute('data-hetlab-target')")
     return out
+
+
+def walk(position: int, positions: int, presses: int = 24) -> tuple[list[int], list[bool]]:
+    """Moves that walk one way from ``position`` (of ``positions``) and turn at the ends, and for each whether it
+    reaches a position not visited before. A two-position control (a check box) just toggles."""
+    moves, new, seen, at = [], [], {position}, position
+    step = 1 if position < positions - 1 else -1
+    for _ in range(presses):
+        if not 0 <= at + step < positions:
+            step = -step
+        at += step
+        moves.append(step)
+        new.append(at not in seen)
+        seen.add(at)
+    return moves, new
 
 
 def summary(values: list[float]) -> tuple[float, float]:
@@ -139,10 +161,10 @@ def summary(values: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def widgets() -> list[tuple[int, str, list[tuple[str, str, str]]]]:
+def widgets() -> list[tuple[int, str, list[tuple[str, str, int, int]]]]:
     """(chapter, factory, controls to try) for every widget of the book: its first slider, then its first
     drop-down or check box (a slider that rounds to feasible values may leave the figure unchanged), each as
-    (label, kind, first direction)."""
+    (label, kind, position, positions): where the control starts among its values."""
     import ipywidgets as w
 
     from hetlab.book import views
@@ -152,14 +174,13 @@ def widgets() -> list[tuple[int, str, list[tuple[str, str, str]]]]:
         explorer = factory()
         tries = []
         for c in explorer.controls.values():
-            if isinstance(c, (w.IntSlider, w.FloatSlider)) and not any(k == "slider" for _, k, _ in tries):
-                tries.append((c.description, "slider", "left" if c.value >= c.max else "right"))
-            elif isinstance(c, w.Dropdown) and not any(k != "slider" for _, k, _ in tries):
-                values = [o[1] if isinstance(o, tuple) else o for o in c.options]
-                tries.append((c.description, "dropdown", "left" if values.index(c.value) == len(values) - 1
-                              else "right"))
-            elif isinstance(c, w.Checkbox) and not any(k != "slider" for _, k, _ in tries):
-                tries.append((c.description, "checkbox", "right"))
+            if isinstance(c, (w.IntSlider, w.FloatSlider)) and not any(k == "slider" for _, k, _, _ in tries):
+                positions = round((c.max - c.min) / c.step) + 1
+                tries.append((c.description, "slider", round((c.value - c.min) / c.step), positions))
+            elif isinstance(c, w.Dropdown) and not any(k != "slider" for _, k, _, _ in tries):
+                tries.append((c.description, "dropdown", c.index, len(c.options)))
+            elif isinstance(c, w.Checkbox) and not any(k != "slider" for _, k, _, _ in tries):
+                tries.append((c.description, "checkbox", int(c.value), 2))
         tries.sort(key=lambda t: t[1] != "slider")
         out.append((chapter, factory.__name__, tries))
     return out
@@ -176,48 +197,69 @@ def main(argv: list[str] | None = None) -> dict:
         return {}
     book = [x for x in widgets() if args.only is None or x[1] in args.only]
     cells = [new_code_cell(SETUP), new_code_cell(FLOOR)]
-    cells += [new_code_cell(f"views.{name}().widget") for _, name, _ in book]
+    for _, name, _ in book:      # the book's widget, then the same one keeping no frames
+        cells += [new_code_cell(f"views.{name}().widget"),
+                  new_code_cell(f"cold = views.{name}()\ncold.frames = 0\ncold.widget")]
     naive = CASES if args.naive else []
     for _, _, after, before in naive:
         cells += [new_code_cell(after), new_code_cell(before)]
     path = Path(tempfile.mkdtemp()) / "latency.ipynb"
     nbformat.write(new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                                       "language": "python"}}), path)
-    print("[6] widget latency in headless Chromium, key press -> new figure painted (24 changes each)")
-    results: dict = {"widgets": {}}
+    load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    print("[6] widget latency in headless Chromium, key press -> new figure painted (24 changes each); "
+          f"load per CPU at the start {load:.2f}")
+    results: dict = {"widgets": {}, "load_per_cpu": [round(load, 2)]}
     with labdriver.jupyterlab([path]) as (base, token, _), labdriver.browser() as browser:
         page = browser.new_page(viewport={"width": 1300, "height": 1000})
         labdriver.open_notebook(page, base, token, path.name)
         labdriver.run_all(page)
         page.wait_for_timeout(2000)
-        floor = summary(measure(page, 1, "floor"))
+        moves, _ = walk(5, 11)
+        floor = summary([t for t in measure(page, 1, "floor", "slider", moves) if t is not None])
         results["floor"] = floor
-        print(f"    {'floor (Image, PNG)':<26} pre-rendered PNG swapped on a key press: median {floor[0]:6.0f} ms,"
-              f" P95 {floor[1]:6.0f} ms (the bare round trip)")
-        print(f"    {'widget':<26} {'ch':>3}  {'control':<28} {'median':>7} {'P95':>7} {'/floor':>7}  goal <= 1.5x")
+        print(f"    {'floor (Image, PNG)':<28} pre-rendered PNG swapped on a key press: median {floor[0]:5.0f} ms,"
+              f" P95 {floor[1]:5.0f} ms (the bare round trip)")
+        print(f"    {'widget':<28} {'ch':>3}  {'control':<22} {'new':>5} {'back':>5} {'cold':>5}  median ms; "
+              "/floor new, back, cold; goal <= 1.5x (new and back)")
         for k, (chapter, name, tries) in enumerate(book):
-            for label, kind, first in tries:
-                times = measure(page, 2 + k, label, kind, first)
-                if len(times) >= 12:
+            for label, kind, position, positions in tries:
+                moves, new = walk(position, positions)
+                times = measure(page, 2 + 2 * k, label, kind, moves)
+                if sum(t is not None for t in times) >= 12:
+                    cold = measure(page, 3 + 2 * k, label, kind, moves)
                     break
             else:
-                print(f"    {name:<26} {chapter:>3}  no control changed the figure on 12 of 24 presses")
+                print(f"    {name:<28} {chapter:>3}  no control changed the figure on 12 of 24 presses")
                 continue
-            median, p95 = summary(times)
-            ratio = median / floor[0]
-            results["widgets"][name] = {"chapter": chapter, "control": label, "median_ms": round(median, 1),
-                                        "p95_ms": round(p95, 1), "ratio": round(ratio, 2)}
-            print(f"    {name:<26} {chapter:>3}  {label[:26]:<28} {median:7.0f} {p95:7.0f} {ratio:6.2f}x"
-                  f"  {'met' if ratio <= 1.5 else 'NOT met'}")
+            fresh = [t for t, n in zip(times, new) if n and t is not None]
+            back = [t for t, n in zip(times, new) if not n and t is not None]
+            cold = [t for t in cold if t is not None]
+            row = {"chapter": chapter, "control": label}
+            for part, values in (("new", fresh), ("back", back), ("cold", cold)):
+                if values:
+                    median, p95 = summary(values)
+                    row[part] = {"n": len(values), "median_ms": round(median, 1), "p95_ms": round(p95, 1),
+                                 "ratio": round(median / floor[0], 2)}
+            results["widgets"][name] = row
+            cells_ = [f"{row[p]['median_ms']:5.0f}" if p in row else "    -" for p in ("new", "back", "cold")]
+            ratios = [f"{row[p]['ratio']:.2f}" if p in row else "-" for p in ("new", "back", "cold")]
+            met = all(row[p]["ratio"] <= 1.5 for p in ("new", "back") if p in row)
+            print(f"    {name:<28} {chapter:>3}  {label[:20]:<22} {' '.join(cells_)}  {', '.join(ratios):<18}"
+                  f" {'met' if met else 'NOT met'}")
         for k, (name, label, _, _) in enumerate(naive):
-            at = 2 + len(book) + 2 * k
-            after, before = summary(measure(page, at, label)), summary(measure(page, at + 1, label))
+            at = 2 + 2 * len(book) + 2 * k
+            moves, _ = walk(5, 11)
+            after = summary([t for t in measure(page, at, label, "slider", moves) if t is not None])
+            before = summary([t for t in measure(page, at + 1, label, "slider", moves) if t is not None])
             results[f"naive {name}"] = {"before": before, "after": after}
-            print(f"    {name:<26} naive interact: median {before[0]:6.0f} ms | hetlab.book.views: median "
+            print(f"    {name:<28} naive interact: median {before[0]:6.0f} ms | hetlab.book.views: median "
                   f"{after[0]:6.0f} ms | {before[0] / after[0]:.1f}x faster")
         page.close()
-    met = [n for n, r in results["widgets"].items() if r["ratio"] <= 1.5]
-    print(f"    within 1.5x of the floor: {len(met)} of {len(results['widgets'])} widgets")
+    results["load_per_cpu"].append(round(os.getloadavg()[0] / (os.cpu_count() or 1), 2))
+    met = [n for n, r in results["widgets"].items() if all(r[p]["ratio"] <= 1.5 for p in ("new", "back") if p in r)]
+    print(f"    within 1.5x of the floor (new and back): {len(met)} of {len(results['widgets'])} widgets; "
+          f"load per CPU at the end {results['load_per_cpu'][-1]:.2f}")
     out = ROOT / "benchmarks" / "results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "widget-latency.json").write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -225,4 +267,7 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
+    # A kill (timeout, CI) must still stop JupyterLab and Chromium: SIGTERM becomes SystemExit, so the
+    # context managers' clean-up runs.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     main(sys.argv[1:])

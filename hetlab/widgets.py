@@ -9,6 +9,7 @@ PNG shown by an ``ipywidgets.Image``, so a slider move only redraws, never rebui
 from __future__ import annotations
 
 import io
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -25,6 +26,14 @@ from hetlab._validate import (
 )
 
 __all__ = ["Explorer", "slider", "int_slider", "dropdown", "checkbox"]
+
+#: At most this many frames are drawn ahead at a time (a frame takes 20-100 ms; the kernel stays responsive).
+AHEAD = 8
+#: Seconds a widget must be left alone before the frames one step along its *other* controls are drawn ahead: a
+#: learner who keeps pressing one slider would otherwise wait behind a frame for a control they are not using
+#: (a key press waits for the frame being drawn), and one who then turns to a drop-down finds its next value
+#: ready (issue 18 #10: the first change of a drop-down after a slider walk was a cold draw).
+SETTLE = 0.3
 
 
 def _widgets():
@@ -73,7 +82,7 @@ def dropdown(description: str, options, value=None):
     """A drop-down menu of ``options`` (values, or ``(label, value)`` pairs); ``value`` defaults to the first."""
     check_str("description", description, empty=True)
     options = list(check_sequence("options", options))
-    values = [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in options]
+    values = _option_values(options)
     if any(isinstance(v, float) and v != v for v in values):
         raise ValueError("options must not contain nan (it never equals itself, so it cannot be selected)")
     if value is not None:
@@ -113,11 +122,22 @@ class Explorer:
         ticks and lines: the fastest redraw.
     fast: after the first render, keep the layout (constrained layout is solved once, not on
         every redraw) and use light PNG compression; about halves the time per slider step.
+    frames: how many rendered frames (PNG and text) the widget keeps, keyed by the controls'
+        values, so that a control moved back to a value it had shows that frame again without
+        drawing (0 keeps none). This requires ``draw`` to depend on the values only.
+    prefetch: in a running kernel, after each frame the widget draws the frames one step either
+        side of the control just moved (when first shown: of every control, at most :data:`AHEAD`)
+        while the kernel is idle, so that the next arrow-key step only swaps a PNG; once the widget
+        has been left alone for :data:`SETTLE` seconds, also one step of each other control.
+        Outside an event loop (tests, batch execution) nothing is drawn ahead. Once the widget is
+        shown, ``figure`` may hold a frame drawn ahead: :meth:`update` and :meth:`png` always draw
+        the current values first.
     """
 
     def __init__(self, draw: Callable[..., str | None], controls: Mapping[str, Any], *, figsize=(8, 3.5),
                  subplots: tuple[int, int] | None = None, play: str | None = None, interval: int = 400,
-                 play_label: str = "Play", dpi: int = 80, fast: bool = True, clear: bool = True):
+                 play_label: str = "Play", dpi: int = 80, fast: bool = True, clear: bool = True,
+                 frames: int = 64, prefetch: bool = True):
         from collections.abc import Mapping
 
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -149,6 +169,7 @@ class Explorer:
         interval = check_int("interval", interval, low=10, high=60_000)
         dpi = check_int("dpi", dpi, low=10, high=600)
         fast, clear = check_bool("fast", fast), check_bool("clear", clear)
+        frames, prefetch = check_int("frames", frames, low=0, high=10_000), check_bool("prefetch", prefetch)
         use_cjk_font()
         self.draw = draw
         self.controls = dict(controls)
@@ -163,6 +184,14 @@ class Explorer:
         self.fast = fast
         self.clear = clear
         self.text = ""
+        self.frames = frames
+        self.prefetch = prefetch
+        self._frames: OrderedDict[tuple, tuple[bytes, str]] = OrderedDict()
+        self._shown: tuple | None = None        # the values the figure shows now (a prefetch may draw others)
+        self._ahead: list[dict[str, Any]] = []  # frames still to draw ahead, nearest first
+        self._later: list[dict[str, Any]] = []  # the other controls' next steps, drawn once the widget settles
+        self._moved = 0.0                       # the event loop's time of the last change
+        self._timer = None                      # the pending call of _draw_ahead, if any
         self._image = None
         self._html = None
         self._view = None
@@ -184,12 +213,17 @@ class Explorer:
             if name not in self.controls:
                 raise ValueError(f"unknown control {name!r}; controls are {sorted(self.controls)}")
             self._silent_set(name, value)
-        if self.clear:
-            self._clear()
-        self.text = self.draw(self.axes, **self.values) or ""
+        self.text = self._draw(self.values)
         if self._image is not None:
             self._render()
         return self.text
+
+    def _draw(self, values: dict[str, Any]) -> str:
+        if self.clear:
+            self._clear()
+        text = self.draw(self.axes, **values) or ""
+        self._shown = _key(values)
+        return text
 
     def _silent_set(self, name: str, value: Any) -> None:
         control = self.controls[name]
@@ -204,6 +238,12 @@ class Explorer:
 
     def png(self) -> bytes:
         """The current figure as PNG bytes."""
+        current = _key(self.values)
+        if current is not None and current != self._shown:   # the figure shows a frame drawn ahead
+            self.text = self._draw(self.values)
+        return self._savefig()
+
+    def _savefig(self) -> bytes:
         buffer = io.BytesIO()
         options = {"pil_kwargs": {"compress_level": 1}} if self.fast else {}
         self.figure.savefig(buffer, format="png", dpi=self.dpi, **options)
@@ -217,11 +257,78 @@ class Explorer:
         return buffer.getvalue()
 
     def _render(self) -> None:
-        self._image.value = self.png()
+        key = _key(self.values)
+        frame = self._frames.get(key) if key is not None else None
+        if frame is None:
+            frame = (self.png(), self.text)
+            self._remember(key, frame)
+        else:
+            self._frames.move_to_end(key)
+            self.text = frame[1]
+        self._image.value = frame[0]
         self._html.value = f"<pre style='margin:0'>{self.text}</pre>" if self.text else ""
 
+    def _remember(self, key: tuple | None, frame: tuple[bytes, str]) -> None:
+        if key is None or self.frames == 0:
+            return
+        self._frames[key] = frame
+        while len(self._frames) > self.frames:
+            self._frames.popitem(last=False)
+
     def _on_change(self, change) -> None:
-        self.update()
+        key = _key(self.values)
+        if key is not None and key in self._frames:
+            self._render()
+        else:
+            self.update()
+        name = next((n for n, c in self.controls.items() if c is change["owner"]), None)
+        self._plan_ahead([name] if name is not None else [], others=True)
+
+    def _plan_ahead(self, names: list[str], others: bool = False) -> None:
+        """Queue the frames one step either side of the named controls (for a control just moved, its previous
+        value is already kept, so in effect the next step onwards is drawn); with ``others``, queue one step of
+        every other control too, to be drawn once the widget settles (:data:`SETTLE`)."""
+        import asyncio
+
+        if not (self.prefetch and self.frames):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:        # no event loop (tests, batch execution): nothing to draw ahead
+            return
+        self._ahead = self._steps(names)
+        self._later = self._steps([n for n in self.controls if n not in names]) if others else []
+        self._moved = loop.time()
+        if self._timer is not None:     # it may be waiting for the widget to settle: the new steps come first
+            self._timer.cancel()
+            self._timer = None
+        if self._ahead or self._later:
+            self._timer = loop.call_later(0.005, self._draw_ahead, loop)
+
+    def _steps(self, names: list[str]) -> list[dict[str, Any]]:
+        """The values one step along each named control, nearest first, taking turns among the controls (every
+        control's next value comes before any control's second one), at most :data:`AHEAD`."""
+        steps = [[{**self.values, name: value} for value in _neighbours(self.controls[name])] for name in names]
+        return [row[k] for k in range(max(map(len, steps), default=0)) for row in steps if k < len(row)][:AHEAD]
+
+    def _draw_ahead(self, loop) -> None:
+        """Draw one queued frame, then yield to the kernel (a key press waits at most one frame). The other
+        controls' steps wait until the widget has been left alone for :data:`SETTLE` seconds."""
+        self._timer = None
+        while self._ahead or self._later:
+            if not self._ahead:
+                wait = self._moved + SETTLE - loop.time()
+                if wait > 0:
+                    self._timer = loop.call_later(wait, self._draw_ahead, loop)
+                    return
+            values = (self._ahead or self._later).pop(0)
+            key = _key(values)
+            if key is not None and key not in self._frames:
+                text = self._draw(values)
+                self._remember(key, (self._savefig(), text))
+                break
+        if self._ahead or self._later:
+            self._timer = loop.call_later(0.005, self._draw_ahead, loop)
 
     @property
     def widget(self):
@@ -242,9 +349,50 @@ class Explorer:
                 top = [button] + top
             rows = [w.HBox(top[k:k + 2]) for k in range(0, len(top), 2)]
             self._view = w.VBox([*rows, self._image, self._html])
+            self._plan_ahead(list(self.controls))     # a first step of any control
         return self._view
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
 
         display(self.widget)
+
+
+def _key(values: Mapping[str, Any]) -> tuple | None:
+    """A hashable key for the controls' values (None when one is not hashable). Floats are keyed to 12
+    significant digits: a slider step computed in the browser (0.35000000000000003) finds the frame drawn
+    ahead for 0.35 here, and the two frames could not differ visibly."""
+    key = tuple((name, type(v).__name__, float(f"{v:.12g}") if isinstance(v, float) else v)
+                for name, v in values.items())
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _option_values(options) -> list:
+    """A drop-down's values: options are values or ``(label, value)`` pairs."""
+    return [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in options]
+
+
+def _neighbours(control) -> list:
+    """The values one step either side of a control's value, the higher first (none past its ends); for a
+    drop-down, every other option, nearest first."""
+    w = _widgets()
+    value = control.value
+    if isinstance(control, w.Checkbox):
+        return [not value]
+    if isinstance(control, w.Dropdown):      # a menu is a few options: every other one, nearest first
+        values = _option_values(control.options)
+        k = control.index
+        if k is None:
+            return []
+        order = sorted((i for i in range(len(values)) if i != k), key=lambda i: (abs(i - k), i < k))
+        return [values[i] for i in order]
+    if isinstance(control, (w.IntSlider, w.FloatSlider)):
+        out = [value + control.step, value - control.step]
+        if isinstance(control, w.FloatSlider):
+            out = [float(f"{v:.12g}") for v in out]
+        return [v for v in out if control.min <= v <= control.max]
+    return []

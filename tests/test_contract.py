@@ -253,6 +253,9 @@ OVERRIDES = {
     "book.readings.ch07.thread_lab_report": {"run": lambda: _mod("real.measure").ThreadScaling(
         {1: 2.0, 2: 1.0}, {1: 2.0, 2: 2.0}, True, 5), "cpus": 2, "load": 1.5},
     "real.split_timing.split_matmul_timing": {"n": 8, "pieces": (1, 2), "repeat": 1, "workers": 1},
+    "real.split_timing.nested_pair": {"n": 8, "pieces": 2, "workers": 1, "repeat": 1, "window": 0.001},
+    "real.split_timing.blas_spin": {"threads": 1, "n": 8},
+    "book.readings.ch12_nested.spin_line": {"spin": (0.1, 0.09), "threads": 2},
     "communication.matmul_offload_time": {"n": 64.0},
     "formulas.GranularityDerivation": lambda: {f.name: getattr(_fixtures()["derivation"], f.name)
                                                for f in dataclasses.fields(_fixtures()["derivation"])},
@@ -364,6 +367,7 @@ OVERRIDES.update({
     "real.experiments.SweepReading": {"workers": 2, "total": 0.2, "counts": (1, 2, 3, 4),
                                       "seconds": (0.2, 0.1, 0.13, 0.1)},
     "book.reference.load": {"name": "build-vm"},
+    "book.readings.a1.trip_band": {"trips": ((1e-4,), (2e-4,), (3e-4,))},
     "book.readings.a1.calibration_lines": {"cal": lambda: {"cpus": 2, "matmul_gflops": 80.0, "thread_overhead_s": 4e-5,
                                                            "process_overhead_s": 2e-4}, "round_trip": 4e-4},
     "book.readings.a1.plan_lines": {"runs": lambda: _plan_runs(), "plan": lambda: _fixtures()["schedule"],
@@ -371,12 +375,19 @@ OVERRIDES.update({
     "book.readings.a1.sweep_prediction": {"sweep": lambda: _sweep_reading(), "os_": 1e-4},
     "book.readings.a1.sweep_lines": {"sweep": lambda: _sweep_reading(), "os_": 1e-4},
     "book.readings.a1.dag_prediction": {"round_trip": 1e-4},
-    "book.readings.a1.dag_lines": {"round_trip": 1e-4},
+    "book.readings.a1.split_lines": {"round_trip": 1e-4, "pipelined": 1e-5},
+    "book.readings.a1.dag_lines": {"round_trip": 1e-4, "pipelined": 1e-5},
+    "book.readings.a1.dispatch_lines": {"gaps": (1e-4, 2e-4), "queued": (True, False), "round_trip": 1e-4,
+                                        "pipelined": 1e-5},
     "book.readings.ch12.gil_lines": {"reading": lambda: _gil_reading()},
     "book.readings.ch12.split_prediction": {"timing": lambda: _split_timing()},
     "book.readings.ch12.split_lines": {"timing": lambda: _split_timing()},
     "book.readings.ch12.gap_split": {"timing": lambda: _split_timing()},
     "book.readings.ch12.gap_verdict": {"timing": lambda: _split_timing()},
+    "book.readings.ch12.waiting": {"timing": lambda: _split_timing(), "pieces": 2},
+    "book.readings.ch12.descent_line": {"timing": lambda: _split_timing()},
+    "book.readings.ch12_nested.oversubscription_lines": {"single": lambda: _split_timing(),
+                                                  "nested": lambda: _split_timing(blas_threads=2)},
     "real.execute.run_plan": {"plan": lambda: _fixtures()["schedule"], "seconds_per_unit": 1e-3, "executor": "thread",
                          "steps_per_second": 1e6},
     "schedulers.StagedBound": _fields_of(lambda: _mod("schedulers.bounds").staged_bound(_staged_graph(),
@@ -396,10 +407,11 @@ def _sweep_reading():
     return SweepReading(2, 0.2, (1, 2, 3, 4), (0.2, 0.1, 0.13, 0.1))
 
 
-def _split_timing():
+def _split_timing(blas_threads=1):
     from hetlab.real.split_timing import SplitTiming
 
-    return SplitTiming(10, 2, 1, (1, 2, 10), (1.0, 0.6, 2.0), (1.0, 1.1, 4.0), (0.01, 0.02, 0.5), w0=1.0, os0=1e-3)
+    return SplitTiming(10, 2, blas_threads, (1, 2, 10), (1.0, 0.6, 2.0), (1.0, 1.1, 4.0), (0.01, 0.02, 0.5), w0=1.0,
+                       os0=1e-3, pool_cpu=(1.0, 1.2, 4.6))
 
 
 def _plan_runs():
@@ -439,6 +451,9 @@ OVERRIDES.update({
     "models.host.HostProfile": {"name": "p", "hold_s": 1e-5, "handoff_s": 2e-5},
     "models.host.HostProfile.slowdown": {"k": 2},
     "models.host.next_grant": {"free_at": 1.0, "requests": lambda: {"a": 0.5, "b": 1.2}, "handoff_s": 0.5},
+    "models.host.term_makespans": {"plan": lambda: _cholesky_plan(),
+                                   "profile": lambda: _mod("models.host").HostProfile("p", 0.1, 0.2)},
+    "models.host.shapley": {"values": lambda: {frozenset(): 0.0, frozenset("a"): 1.0}},
     "models.host.simulate_host": {"plan": lambda: _cholesky_plan(),
                                   "profile": lambda: _mod("models.host").HostProfile("p", 0.1, 0.2)},
     "real.readings.reading": {"name": "h200"},
@@ -475,31 +490,47 @@ OVERRIDES.update({
         "profile": lambda: _mod("models.host").load_profile(), "gpu_only_s": 0.0247},
     "book.readings.a2.planner_lines": {"predictions": lambda: {"gpu_only": 0.03, "cpu4": {
         "cpu_only": 0.1, "hybrid_heft": 0.08, "hybrid_dispatch_aware": 0.03}}, "chosen": lambda: {4: 0}},
-    "book.readings.a2.free_host_lines": {"hybrid": lambda: _cholesky_plan(), "gpu_only": lambda: _cholesky_plan(),
-                                         "profile": lambda: _mod("models.host").HostProfile("p", 0.1, 0.2)},
+    "book.readings.a2.gap_lines": {"hybrid": lambda: _cholesky_plan(), "measured_s": 0.05,
+                                   "profile": lambda: _mod("models.host").HostProfile("p", 0.1, 0.2)},
+    "book.readings.a2.gpu_only_spread_lines": {"runs": lambda: _mod("real.readings").measured_runs(),
+                                               "predicted": lambda: [0.03] * 28},
+    "book.readings.a2.heft_gap_lines": {"runs": lambda: _mod("real.readings").measured_runs()[:2]},
+    "book.readings.a2.calibration_spread_lines": {"hybrid": lambda: _cholesky_plan(),
+                                                  "gpu_only": lambda: _cholesky_plan(),
+                                                  "profile": lambda: _mod("models.host").load_profile()},
+    "book.readings.a2.race_verdict": {"hybrid_ms": 36.3, "gpu_only_ms": 29.3},
+    "book.readings.a2.timeline_lines": {"measured": lambda: _cholesky_plan(), "model": lambda: _cholesky_plan()},
     "book.readings.a2.cuda_graph_lines": {"launch": lambda: _mod("real.readings").reading("h200")["launch"],
-                                          "gpu_only_s": 0.0247, "tasks": 364, "library_s": 0.0016},
-    "book.readings.a2.holdout_table": {"rows": lambda: [{"source": "x.json", "n": 512, "b": 256, "plan": "gpu_only",
-                                                         "cpu_workers": 0, "predicted_s": 0.01, "measured_s": 0.012}]},
-    "book.readings.a2.miss_lines": {"rows": lambda: [{"source": "x.json", "n": 512, "b": 256, "plan": "gpu_only",
-                                                      "cpu_workers": 0, "predicted_s": 0.01, "measured_s": 0.02}]},
-    "book.readings.a2.batch_lines": {
+                                          "gpu_only_s": 0.0247, "tasks": 364, "library_s": 0.0016,
+                                          "device_s": 13e-6},
+    "book.readings.a2_holdout.holdout_table": {"rows": lambda: [{
+        "source": "x.json", "n": 512, "b": 256, "plan": "gpu_only", "cpu_workers": 0, "predicted_s": 0.01,
+        "measured_s": 0.012}]},
+    "book.readings.a2_holdout.miss_lines": {"rows": lambda: [{
+        "source": "x.json", "n": 512, "b": 256, "plan": "gpu_only", "cpu_workers": 0, "predicted_s": 0.01,
+        "measured_s": 0.02}]},
+    "book.readings.a2_holdout.batch_lines": {
         "first": lambda: [{"source": "x.json", "n": 512, "b": 256, "plan": "gpu_only", "cpu_workers": 0,
                            "predicted_s": 0.01, "measured_s": 0.012}],
         "second": lambda: [{"source": "y.json", "n": 512, "b": 256, "plan": "gpu_only", "cpu_workers": 0,
                             "predicted_s": 0.01, "measured_s": 0.011}]},
-    "book.readings.a2.heft_vs_gpu_lines": {"rows": lambda: [
+    "book.readings.a2_holdout.repeat_lines": {
+        "rows": lambda: [{"source": "x.json", "n": 512, "b": 256, "plan": "gpu_only", "cpu_workers": 0,
+                          "predicted_s": 0.01, "measured_s": 0.012}],
+        "calibration": lambda: [{"source": "y.json", "n": 512, "b": 256, "plan": "gpu_only", "cpu_workers": 0,
+                                 "predicted_s": 0.01, "measured_s": 0.011}]},
+    "book.readings.a2_holdout.heft_vs_gpu_lines": {"rows": lambda: [
         {"source": "x.json", "n": 512, "b": 256, "plan": plan, "cpu_workers": w, "predicted_s": 0.01,
          "measured_s": 0.02} for plan, w in (("gpu_only", 0), ("hybrid_heft", 2))]},
-    "book.readings.a2.copy_in_run_lines": {
+    "book.readings.a2_holdout.copy_in_run_lines": {
         "section": lambda: _mod("real.readings").reading("n8192_b512", "h200-2026-12-04c")["hetero"],
         "cpu_workers": 6, "profile": lambda: _mod("models.host").load_profile()},
-    "book.readings.a2.cost_change_lines": {
+    "book.readings.a2_holdout.cost_change_lines": {
         "old": lambda: _mod("workloads.cholesky").CholeskyCase(**{k: _fresh(v) for k, v in _CASE.items()}),
         "new": lambda: _mod("workloads.cholesky").CholeskyCase(**{k: _fresh(v) for k, v in _CASE.items()})},
-    "book.readings.a2.same_plan_lines": {"sections": lambda: [
+    "book.readings.a2_holdout.same_plan_lines": {"sections": lambda: [
         _mod("real.readings").reading("n3072_b256", "h200-2026-12-04b")["hetero"]]},
-    "book.readings.a2.graph_replay_lines": {
+    "book.readings.a2_holdout.graph_replay_lines": {
         "graphs": lambda: _mod("real.readings").reading("cuda_graph", "h200-2026-12-04b")["cuda_graph"],
         "executor": lambda: {"n3072_b256": 0.035, "n4096_b256": 0.063, "n8192_b512": 0.12}},
 })

@@ -207,17 +207,20 @@ def run_all(page, stall_timeout: float = 300_000, limit: float = 1_200_000, menu
     The wait is on progress, not on a fixed total: it fails only when no further cell has finished for
     ``stall_timeout`` ms (a hung kernel) or the whole run took longer than ``limit`` ms. A fixed 120 s
     once ran out on a busy machine while the chapter was still making progress (issue 11, item 14).
-    Both menu choices are repeated every ``menu_timeout`` ms until they show an effect (see ``_menu_until``)."""
+    Both menu choices are repeated every ``menu_timeout`` ms until they show an effect (see ``_menu_until``), for
+    up to four attempts or ``stall_timeout``, whichever is longer, within ``limit``: a stall limit sized for cells
+    (a test's 8 s) once ran out while a busy machine was still opening the Run menu."""
     panel = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+    menus = min(limit, max(stall_timeout, 4 * menu_timeout))
     _menu_until(page, "Edit", "Clear Outputs of All Cells",
                 f"() => document.querySelectorAll('{panel} .jp-OutputArea-output').length === 0",
-                attempt_timeout=menu_timeout, timeout=stall_timeout)
+                attempt_timeout=menu_timeout, timeout=menus)
     # Run All has taken effect once a prompt is queued ([*]) or any prompt text has changed.
     prompt_texts = f"() => [...document.querySelectorAll('{PROMPTS}')].map(p => p.textContent)"
     _menu_until(page, "Run", "Run All Cells",
                 f"(before) => {{ const now = ({prompt_texts})(); "
                 "return now.some((t, i) => t.includes('*') || t !== before[i]); }",
-                arg=page.evaluate(prompt_texts), attempt_timeout=menu_timeout, timeout=stall_timeout)
+                arg=page.evaluate(prompt_texts), attempt_timeout=menu_timeout, timeout=menus)
     deadline = time.monotonic() + limit / 1000
     while True:
         state = page.evaluate(_RUN_STATE)

@@ -23,8 +23,9 @@ from hetlab.real.split_timing import SplitTiming
 __all__ = ["Reference", "load", "NAMES"]
 
 DATA = Path(__file__).parent / "data" / "readings"
-#: The stored machines, by file name.
-NAMES = ("build-vm", "h200")
+#: The stored machines, by file name. "build-vm" was taken at a load of 3 per CPU (the busy case the chapters
+#: warn about); "build-vm-idle" on the same 2-vCPU machine at a load of 0.3, where both cores were free.
+NAMES = ("build-vm", "build-vm-idle", "h200")
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,10 @@ class Reference:
     """One machine's stored reading. ``label``: the Chinese name to print (machine, date, load); ``cpus``:
     usable CPUs; each experiment's numbers where the machine ran it, else None (``u_sweep``: chapter 4's
     :func:`~hetlab.real.experiments.u_curve_sweep`, with ``u_round_trip``, the seconds of one thread-pool round
-    trip measured just before it); ``extra``: the raw figures of readings that are not this package's
+    trip measured just before it; ``oversubscription``: chapter 12's same split with BLAS pinned to one thread and
+    to several, two :class:`~hetlab.real.split_timing.SplitTiming`; ``plan_runs``: appendix A1's process-pool and
+    thread-pool runs task by task, kind -> ``start``, ``end``, ``cpu_seconds`` lists); ``extra``: the raw figures
+    of readings that are not this package's
     experiments (the H200 machine's GPU timings)."""
 
     label: str
@@ -46,14 +50,21 @@ class Reference:
     u_sweep: SweepReading | None = None
     u_round_trip: float | None = None
     extra: dict | None = None
+    oversubscription: tuple[SplitTiming, SplitTiming] | None = None
+    plan_runs: dict | None = None
 
     def __post_init__(self) -> None:
         check_str("label", self.label)
         check_int("cpus", self.cpus, low=1)
         for name, kind in (("calibration", dict), ("gil", GilReading), ("split", SplitTiming), ("plan", dict),
-                           ("sweep", SweepReading), ("dag", dict), ("u_sweep", SweepReading), ("extra", dict)):
+                           ("sweep", SweepReading), ("dag", dict), ("u_sweep", SweepReading), ("extra", dict),
+                           ("plan_runs", dict)):
             if getattr(self, name) is not None:
                 check_instance(name, getattr(self, name), kind, f"a {kind.__name__} or None")
+        if self.oversubscription is not None:
+            pair = check_instance("oversubscription", self.oversubscription, tuple, "a pair of SplitTiming or None")
+            if len(pair) != 2 or not all(isinstance(t, SplitTiming) for t in pair):
+                raise ValueError(f"oversubscription must be a pair of SplitTiming, got {pair!r}")
         if self.u_round_trip is not None:
             check_positive("u_round_trip", self.u_round_trip, high=1.0)
 
@@ -82,4 +93,5 @@ def load(name: str) -> Reference:
         plan={k: Run(**v) for k, v in raw["plan"].items()} if "plan" in raw else None,
         sweep=_sweep(raw["sweep"]) if "sweep" in raw else None, dag=raw.get("dag"),
         u_sweep=_sweep(raw["u_sweep"]) if "u_sweep" in raw else None, u_round_trip=raw.get("u_round_trip_s"),
-        extra=raw.get("extra"))
+        extra=raw.get("extra"), plan_runs=raw.get("plan_runs"),
+        oversubscription=tuple(_split(t) for t in raw["oversubscription"]) if "oversubscription" in raw else None)

@@ -35,7 +35,7 @@ from hetlab.schedule import Schedule
 from hetlab.tasks import independent_tasks
 
 __all__ = ["Run", "GilReading", "gil_experiment", "plan_runs", "SweepReading", "rounds_sweep", "sweep_counts",
-           "U_COUNTS", "u_curve_sweep"]
+           "U_COUNTS", "u_curve_sweep", "queued_tasks"]
 
 #: Most seconds of loop work (or of waiting) one experiment run may ask for.
 MAX_SECONDS = 2.0
@@ -133,11 +133,14 @@ def plan_runs(plan: Schedule, seconds_per_unit: float, *, steps_per_second: floa
     """Execute ``plan`` (independent tasks) for real as pure-Python loops (:func:`hetlab.real.execute.run_plan`)
     on a thread pool, on a process pool (one worker per device) and on one thread in sequence, ``repeat``
     rounds in turn, so that drift in the machine's speed hits the three alike. Returns ``{"thread pool",
-    "process pool", "sequential"}`` -> the run with the median makespan of its rounds."""
+    "process pool", "sequential"}`` -> the run with the median makespan of its rounds. ``steps_per_second``
+    defaults to the fastest of seven :func:`hetlab.real.measure.loop_rate` timings (in CPU time)."""
     check_instance("plan", plan, Schedule)
     scale = check_positive("seconds_per_unit", seconds_per_unit)
     repeat = check_int("repeat", repeat, low=1, high=9)
-    rate = loop_rate(0.05, repeat=7, statistic="median") if steps_per_second is None else check_positive(
+    # the fastest of 7 CPU-time calibrations: a loop sized from it needs at least its planned CPU seconds
+    # (a slower core only adds to them), so the planned busy time over the cores is a lower bound on the run
+    rate = loop_rate(0.05, repeat=7) if steps_per_second is None else check_positive(
         "steps_per_second", steps_per_second, high=1e9)
     busy = float((plan.end - plan.start).sum()) * scale
     if busy * repeat * 3 > 5 * MAX_SECONDS:
@@ -248,3 +251,27 @@ def u_curve_sweep(total_seconds: float = 0.05, counts=U_COUNTS, *, repeat: int =
                 wait([pool.submit(time.sleep, piece) for _ in range(n)])
                 runs[n].append(time.perf_counter() - start)
     return SweepReading(threads, total, chosen, tuple(min(runs[n]) for n in chosen))
+
+
+def queued_tasks(schedule: Schedule) -> np.ndarray:
+    """For each task of ``schedule`` (graph order), True when it was *queued*: it became ready (its last
+    predecessor ended) before the previous task on its worker ended, so a pool can hand it over while the
+    worker is still busy and it pays about the pipelined dispatch cost; False when it was *released*: its
+    worker was already idle (or had no previous task) when it became ready, so the worker waits a full round
+    trip. Works on a simulated and on a measured :class:`~hetlab.schedule.Schedule` alike.
+
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> g = TaskGraph([Task("a", 2.0), Task("b", 2.0), Task("c", 2.0)], [("a", "c")])
+    >>> sim = S.central_queue(g, [Device("w", "CPU", 1000.0)], ready="fifo")   # a, b, c one after another
+    >>> queued_tasks(sim).tolist()     # b was ready at 0 while a ran; c at 2 ms while b ran
+    [False, True, True]
+    """
+    check_instance("schedule", schedule, Schedule)
+    g = schedule.graph
+    free = np.full(len(schedule.devices), -np.inf)       # no previous task: the worker is idle
+    out = np.zeros(len(g.tasks), dtype=bool)
+    for i in np.argsort(schedule.start, kind="stable"):
+        ready = max([0.0] + [float(schedule.end[p]) for p in g.preds[i]])
+        out[i] = ready < free[schedule.device_of[i]]
+        free[schedule.device_of[i]] = schedule.end[i]
+    return out

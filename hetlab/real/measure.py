@@ -1,9 +1,10 @@
 """Calibration of this machine, before any experiment: the figures a prediction may use.
 
 How many CPUs this process may use (:func:`cpu_count`, container quotas included), how fast the
-pure-Python loop runs (:func:`loop_rate`), what one dispatch to a pool costs (:func:`dispatch_overhead`),
-and the FP64 matrix-product rate (:func:`calibrate`). Every function caps its own run time (a few
-seconds at most) and returns plain numbers; the chapters print them in cells marked
+pure-Python loop runs (:func:`loop_rate`), what one dispatch to a pool costs (:func:`dispatch_overhead`;
+:func:`round_trips` for the spread of one process-pool round trip), and the FP64 matrix-product
+rate (:func:`calibrate`). Every function caps its own run time (a few seconds at most) and returns
+plain numbers; the chapters print them in cells marked
 ``NBVAL_IGNORE_OUTPUT`` because they differ from machine to machine.
 """
 from __future__ import annotations
@@ -21,12 +22,13 @@ from hetlab._validate import (
     check_bool,
     check_choice,
     check_int,
+    check_nonnegative,
     check_positive,
     check_sequence,
 )
 from hetlab.real.execute import MAX_LOOP, busy_loop
 
-__all__ = ["cpu_count", "load_per_cpu", "loop_rate", "dispatch_overhead", "calibrate", "thread_scaling",
+__all__ = ["cpu_count", "load_per_cpu", "loop_rate", "dispatch_overhead", "round_trips", "calibrate", "thread_scaling",
            "ThreadScaling", "gpu_copy_launch"]
 
 
@@ -122,9 +124,49 @@ def dispatch_overhead(tasks: int = 2000, workers: int | None = None, executor: s
         return (time.perf_counter() - t) / tasks
 
 
+def round_trips(batches: int = 9, tasks: int = 40, workers: int | None = None, *,
+                pause: float = 0.0) -> tuple[tuple[float, ...], ...]:
+    """Seconds of single process-pool round trips (submit an empty function, wait for its result, submit
+    the next), each timed on its own: ``batches`` batches of ``tasks`` trips, one tuple per batch in the order
+    measured. Each batch runs in a fresh pool (started before the clock), so the batches differ as separate
+    runs do, not only as moments of one pool. Timing trips one by one keeps the typical trip apart from the
+    rare trip that waited for a core: the median of all trips is the typical round trip, and the spread of the
+    batches' medians is how far it wanders from run to run (A1.4's graph pays 40).
+
+    ``pause`` (seconds, at most 0.1): the parent sleeps this long before each trip (untimed), so the worker
+    and the parent have both been idle, as they are when a task is released after its predecessor ran that
+    long; waking them is part of the trip. ``pause=0`` (default): the trips back to back, both kept awake.
+
+    >>> trips = round_trips(batches=3, tasks=5, workers=1)
+    >>> [len(b) for b in trips] == [5, 5, 5] and all(0 < t < 1 for b in trips for t in b)
+    True
+    >>> len(round_trips(batches=3, tasks=2, workers=1, pause=0.002))
+    3
+    """
+    batches = check_int("batches", batches, low=3, high=101)
+    tasks = check_int("tasks", tasks, low=1, high=10_000)
+    pause = check_nonnegative("pause", pause, high=0.1)
+    workers = _workers(workers)
+    out = []
+    for _ in range(batches):
+        with ProcessPoolExecutor(workers) as pool:
+            list(pool.map(int, range(workers)))
+            times = []
+            for _ in range(tasks):
+                if pause:
+                    time.sleep(pause)
+                t = time.perf_counter()
+                pool.submit(int).result()
+                times.append(time.perf_counter() - t)
+            out.append(tuple(times))
+    return tuple(out)
+
+
 def loop_rate(seconds: float = 0.05, *, repeat: int = 3, statistic: str = "best") -> float:
-    """Steps per second of the pure-Python loop that :func:`hetlab.real.execute.busy_loop` and
-    :func:`hetlab.real.execute.run_plan` run, measured for about ``seconds`` per timing.
+    """Steps per CPU second of the pure-Python loop that :func:`hetlab.real.execute.busy_loop` and
+    :func:`hetlab.real.execute.run_plan` run, measured for about ``seconds`` of this thread's CPU time per
+    timing (``time.thread_time``): a loop sized from it needs that many CPU seconds however busy the machine
+    is, because time spent waiting for a core is not counted.
 
     ``statistic="best"`` (default): the fastest of ``repeat`` timings, so a momentary interruption does
     not slow every task sized from it. ``statistic="median"``: one untimed warm-up run, then the median
@@ -135,19 +177,20 @@ def loop_rate(seconds: float = 0.05, *, repeat: int = 3, statistic: str = "best"
     check_choice("statistic", statistic, ("best", "median"))
     n = 20_000
     while True:
-        t = time.perf_counter()
+        t = time.thread_time()
         busy_loop(n)
-        took = time.perf_counter() - t
+        took = time.thread_time() - t
         if took >= seconds / 3 or n >= MAX_LOOP // 2:
             break
         n = min(MAX_LOOP // 2, n * 2)
     # For the median the sizing runs above were the warm-up; for the best, the last of them counts.
     times = [took] if statistic == "best" else []
     while len(times) < repeat:
-        t = time.perf_counter()
+        t = time.thread_time()
         busy_loop(n)
-        times.append(time.perf_counter() - t)
-    return n / (min(times) if statistic == "best" else float(np.median(times)))
+        times.append(time.thread_time() - t)
+    # a CPU clock coarser than the loop would give 0: the floor keeps the rate finite
+    return n / max(min(times) if statistic == "best" else float(np.median(times)), 1e-9)
 
 
 def calibrate(*, cache: bool = True, refresh: bool = False) -> dict:

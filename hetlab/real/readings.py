@@ -256,7 +256,8 @@ def measured_makespans(data: Mapping) -> dict:
 def compare_readings(machine: str = HOLDOUT, profile=None, *, first_copy: bool = True) -> list[dict]:
     """Every measured makespan of ``machine``'s readings in the format of ``h200_hetero.json`` beside the host
     model's prediction, one dict per plan: ``source`` (file), ``n``, ``b``, ``plan``, ``cpu_workers`` (0 for
-    GPU-only), ``predicted_s``, ``measured_s`` and ``error`` (predicted / measured - 1).
+    GPU-only), ``predicted_s``, ``measured_s`` and ``error`` (predicted / measured - 1); a dispatch-aware row also
+    has ``cpu_workers_used``, the CPU workers its plan actually gave tasks to (0: it ran the GPU-only plan).
 
     The predictions are :func:`~hetlab.workloads.cholesky.predict_makespans` of the reading's inputs alone
     (:func:`case_of`) with ``profile`` (default: :func:`~hetlab.models.host.load_profile`); a measured makespan
@@ -298,9 +299,14 @@ def compare_readings(machine: str = HOLDOUT, profile=None, *, first_copy: bool =
         cells = [("gpu_only", 0, measured.get("gpu_only"), predicted["gpu_only"])]
         cells += [(plan, w, measured.get(f"cpu{w}", {}).get(plan), predicted[f"cpu{w}"][plan])
                   for w in workers for plan in _PLANS]
-        rows += [{"source": f"{name}.json", "n": case.n, "b": case.b, "plan": plan, "cpu_workers": w,
-                  "predicted_s": guess, "measured_s": m, "error": guess / m - 1}
-                 for plan, w, m, guess in cells if m is not None]
+        for plan, w, m, guess in cells:
+            if m is None:
+                continue
+            rows.append({"source": f"{name}.json", "n": case.n, "b": case.b, "plan": plan, "cpu_workers": w,
+                         "predicted_s": guess, "measured_s": m, "error": guess / m - 1})
+            used = (section.get(f"cpu{w}") or {}).get(plan, {}) if plan == "hybrid_dispatch_aware" else {}
+            if "cpu_workers_used" in used:
+                rows[-1]["cpu_workers_used"] = used["cpu_workers_used"]
     return rows
 
 

@@ -49,3 +49,17 @@ def test_c12_options_do_not_single_out_the_answer(qid):
     """Either every option gives a reason or none does."""
     with_reason = ["：" in o or "因为" in o for o in BANK[qid]["options"]]
     assert all(with_reason) or not any(with_reason)
+
+
+def test_c12_7_the_one_block_run_waited_so_the_ratio_is_not_read():
+    # the prompt's numbers: N = 1 took 35 ms of wall for 9.7 ms of CPU, N = 2 23.5 ms; 35 / 23.5 = 1.49
+    from hetlab.book.readings import ch12 as R
+    from hetlab.real.split_timing import SplitTiming
+
+    prompt = BANK["c12-7"]["prompt"]
+    assert all(x in prompt for x in ("35 毫秒", "9.7 毫秒", "23.5 毫秒", "1.49 倍")) and round(35 / 23.5, 2) == 1.49
+    t = SplitTiming(600, 2, 1, (1, 2), (35e-3, 23.5e-3), (9.7e-3, 10.9e-3), (0.1e-3, 0.1e-3), w0=9.7e-3, os0=5e-6,
+                    pool_cpu=(9.7e-3, 11.0e-3))
+    assert R.waiting(t, 1) * 1e3 == pytest.approx(25.3) and "约 25 毫秒在等核" in BANK["c12-7"]["options"][1]
+    assert "本身就等了 25.3 毫秒的核" in R.descent_line(t) and "快 1.49" not in R.descent_line(t)
+    assert quiz.check("c12-7", "B").correct and not quiz.check("c12-7", "A").correct

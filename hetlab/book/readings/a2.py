@@ -5,28 +5,32 @@ Every number comes from the stored readings (:mod:`hetlab.real.readings`), a HEF
 """
 from __future__ import annotations
 
+import dataclasses
+import math
 import statistics
 from collections.abc import Mapping, Sequence
+from itertools import permutations
 
 from hetlab._validate import check_instance, check_int, check_positive, describe
-from hetlab.models.host import HostProfile
+from hetlab.models.host import TERMS, HostProfile, shapley, term_makespans
 from hetlab.plotting import pad
 from hetlab.real.readings import MeasuredRun
 from hetlab.schedule import Schedule
 from hetlab.workloads.cholesky import OPS, CholeskyCase, cholesky_graph, task_counts
 
-__all__ = ["MACHINE_ZH", "HOLDOUT_ZH", "workload_lines", "plan_lines", "measured_lines", "trace_lines",
-           "prediction_table", "calibration_lines", "host_limit_lines", "planner_lines", "free_host_lines",
-           "cuda_graph_lines",
-           "holdout_table", "miss_lines", "batch_lines", "heft_vs_gpu_lines", "cost_change_lines", "same_plan_lines",
-           "copy_in_run_lines", "graph_replay_lines"]
+__all__ = ["MACHINE_ZH", "GAP_ZH", "workload_lines", "plan_lines", "measured_lines", "trace_lines", "prediction_table",
+           "calibration_lines", "host_limit_lines", "gpu_only_spread_lines", "planner_lines", "gap_lines",
+           "heft_gap_lines", "cuda_graph_lines", "calibration_spread_lines", "timeline_lines",
+           "race_verdict"]
 
 #: How the appendix names the machine of the stored readings.
 MACHINE_ZH = "一台 H200 + 16 核 CPU 的机器（2026-12-04 实测）"
-#: How the appendix names the machine of the hold-out readings (hetlab/data/readings/h200-2026-12-04b).
-HOLDOUT_ZH = "同型号的 H200 + 16 核 CPU 机器（2026-12-04 晚些时候另一次租用，hetlab 自己的执行器）"
 _PLAN_ZH = {"gpu_only": "只用 GPU", "cpu_only": "只用 CPU", "hybrid_heft": "混合（HEFT）",
             "hybrid_heft_overhead_aware": "混合（HEFT，重拟合代价）", "hybrid_dispatch_aware": "考虑主机的计划"}
+
+
+#: Plain names of the reading files of hetlab/data/readings/h200-2026-12-04 (the appendix's A2.4 explains them).
+_SOURCE_ZH = {"h200": "基准", "h200_hetero": "线程数", "async_b256": "异步对照", "async_b512": "异步对照"}
 
 
 def _ms(seconds: float) -> str:
@@ -57,7 +61,7 @@ def workload_lines(case: CholeskyCase, gpu_flops: float | None = None, tile_matm
         cpu, gpu = case.op_costs[op]["CPU"], case.op_costs[op]["GPU"]
         lines.append(f"  {pad(op.upper(), 8)}{pad(_us(cpu), 16, right=True)}{pad(_us(gpu), 12, right=True)}"
                      f"{pad(f'{cpu / gpu:.1f}', 12, right=True)}")
-    lines.append(f"  一个块在主机与 GPU 之间拷贝一次：{_us(case.tile_copy_s)}")
+    lines.append(f"  一个块在 CPU 内存与 GPU 之间拷贝一次：{_us(case.tile_copy_s)}")
     if gpu_flops is not None:
         rate = check_positive("gpu_flops", gpu_flops)
         flop = 2.0 * case.b ** 3
@@ -75,20 +79,16 @@ def workload_lines(case: CholeskyCase, gpu_flops: float | None = None, tile_matm
     return "\n".join(lines)
 
 
-def _on_gpu(schedule: Schedule) -> int:
-    return sum(schedule.devices[j].kind == "GPU" for j in schedule.device_of)
-
-
 def plan_lines(hybrid: Schedule, gpu_only: Schedule) -> str:
     """HEFT's own simulation of the two plans: the GPU alone, and the GPU with CPU workers."""
     check_instance("hybrid", hybrid, Schedule)
     check_instance("gpu_only", gpu_only, Schedule)
     workers = len(hybrid.devices) - 1
-    n = len(hybrid.graph.tasks)
+    n, on_gpu = len(hybrid.graph.tasks), sum(hybrid.devices[j].kind == "GPU" for j in hybrid.device_of)
     return "\n".join([
         f"HEFT 的模拟：只用 GPU {_ms(gpu_only.makespan)}；GPU + {workers} 个 CPU 工作线程 {_ms(hybrid.makespan)}"
-        f"（GPU 上 {_on_gpu(hybrid)} 个任务，CPU 上 {n - _on_gpu(hybrid)} 个）",
-        f"按 HEFT 的模型，混合计划比只用 GPU 快 {gpu_only.makespan / hybrid.makespan:.2f} 倍"])
+        f"（GPU 上 {on_gpu} 个任务，CPU 上 {n - on_gpu} 个）",
+        f"按 HEFT 的模型，只用 GPU 的用时是混合计划的 {gpu_only.makespan / hybrid.makespan:.2f} 倍"])
 
 
 def measured_lines(gpu_only_s: float, hybrid_s: float, hybrid_plan: Schedule) -> str:
@@ -98,7 +98,7 @@ def measured_lines(gpu_only_s: float, hybrid_s: float, hybrid_plan: Schedule) ->
     check_instance("hybrid_plan", hybrid_plan, Schedule)
     return "\n".join([
         f"实测（{MACHINE_ZH}）：只用 GPU {_ms(gpu_only_s)}；混合计划 {_ms(hybrid_s)}",
-        f"混合计划比只用 GPU 慢 {hybrid_s / gpu_only_s:.1f} 倍，"
+        f"混合计划的用时是只用 GPU 的 {hybrid_s / gpu_only_s:.1f} 倍，"
         f"是 HEFT 模拟的 {hybrid_s / hybrid_plan.makespan:.1f} 倍"])
 
 
@@ -147,7 +147,7 @@ def prediction_table(runs: Sequence[MeasuredRun], predicted: Sequence[float]) ->
         check_instance("a run in runs", run, MeasuredRun)
     if isinstance(predicted, (str, bytes)) or not isinstance(predicted, Sequence) or len(predicted) != len(runs):
         raise ValueError(f"predicted must give one makespan per run ({len(runs)}), got {describe(predicted)}")
-    head = (f"{pad('读数', 20)}{pad('模式', 12)}{pad('计划', 24)}{pad('CPU', 5, right=True)}"
+    head = (f"{pad('读数', 10)}{pad('n, b', 12)}{pad('模式', 12)}{pad('计划', 24)}{pad('CPU', 5, right=True)}"
             f"{pad('HEFT 模拟', 12, right=True)}{pad('主机模型', 12, right=True)}{pad('实测', 10, right=True)}"
             f"{pad('误差', 8, right=True)}")
     lines = [head]
@@ -157,7 +157,8 @@ def prediction_table(runs: Sequence[MeasuredRun], predicted: Sequence[float]) ->
         error = p / run.measured_s - 1
         worst = max(worst, abs(error))
         mode = "同步·拟合" if run.mode == "sync" else "异步·预测"
-        lines.append(f"{pad(run.source.replace('.json', ''), 20)}{pad(mode, 12)}"
+        lines.append(f"{pad(_SOURCE_ZH[run.source.split('.')[0]], 10)}{pad(f'{run.case.n}, {run.case.b}', 12)}"
+                     f"{pad(mode, 12)}"
                      f"{pad(_PLAN_ZH[run.plan], 24)}{pad(str(run.cpu_workers or '–'), 5, right=True)}"
                      f"{pad(_ms(run.simulated_s), 12, right=True)}{pad(_ms(p), 12, right=True)}"
                      f"{pad(_ms(run.measured_s), 10, right=True)}{pad(f'{error:+.0%}', 8, right=True)}")
@@ -174,8 +175,8 @@ def calibration_lines(profile: HostProfile) -> str:
     names = {"h200_hetero.json -> every other run": "只用 h200_hetero.json 校准 → 其余读数",
              "every other synchronising run -> h200_hetero.json": "用其余同步读数校准 → h200_hetero.json",
              "256-tile runs (synchronising) -> 512-tile runs": "只用 256 的块校准 → 512 的块"}
-    lines = [f"机器参数 {profile.name}：每次占用主机 {_us(profile.hold_s)}，交接（唤醒）{_us(profile.handoff_s)}，"
-             f"k 个块同时计算时每块慢到 {profile.slowdown_base:.2f} + {profile.slowdown_log:.2f}·ln k 倍，"
+    lines = [f"机器参数 {profile.name}：每次占用主机 {_us(profile.hold_s)}，唤醒时间 λ {_us(profile.handoff_s)}，"
+             f"k 个块同时计算时每块的用时是单独算的 {profile.slowdown_base:.2f} + {profile.slowdown_log:.2f}·ln k 倍，"
              f"切换间隔 {profile.switch_interval_s * 1e3:g} ms（CPython 默认值，不拟合）",
              f"校准：在 {len(record['calibrated_on'])} 个同步读数上一次拟合；"
              f"不同步的 {len(record['runs']) - len(record['calibrated_on'])} 个读数只用来检验",
@@ -202,12 +203,29 @@ def host_limit_lines(case: CholeskyCase, profile: HostProfile, gpu_only_s: float
     lines = [f"两次占用主机 2h = {_us(2 * hold)}；模型留给 GPU 任务的设备时间（实测代价 − 2h）："
              + "，".join(f"{op} {d * 1e6:.1f} µs" for op, d in device.items()),
              f"只用 GPU：{visits} 次占用主机，下界 h·Σv = {_ms(bound)}；实测 {_ms(gpu_only_s)}"
-             f"（{'低于' if gpu_only_s < bound else '高于'}下界 {abs(gpu_only_s / bound - 1):.1%}）",
+             f"（{'低于' if gpu_only_s < bound else '高于'}下界 {abs(gpu_only_s / bound - 1):.1%}"
+             + ("：拟合的 h 是等效值，只用 GPU 时偏大）" if gpu_only_s < bound else "）"),
              f"只有一个 CPU 块在算时 s(1) = {profile.slowdown(1):.2f}：比单独标定的单线程时间慢 "
              f"{profile.slowdown(1) - 1:.0%}"]
     if tiny:
         lines.insert(1, f"  {'、'.join(tiny)} 在模型里几乎没有设备时间（不到 1 µs）")
     return "\n".join(lines)
+
+
+def gpu_only_spread_lines(runs: Sequence[MeasuredRun], predicted: Sequence[float], b: int = 256) -> str:
+    """The synchronising GPU-only runs of ``b``-tiles (``runs`` with the model's values ``predicted``, seconds):
+    the same configuration measured several times, each beside the model's one value and its error."""
+    if not (isinstance(runs, list) and isinstance(predicted, list) and len(predicted) == len(runs)):
+        raise ValueError(f"runs and predicted must be lists of one length, got {describe(runs)}, {describe(predicted)}")
+    b = check_int("b", b, low=1)
+    same = sorted((check_instance("a run in runs", r, MeasuredRun).measured_s, check_positive("predicted", p), r)
+                  for r, p in zip(runs, predicted) if r.plan == "gpu_only" and r.mode == "sync" and r.case.b == b)
+    if not same:
+        raise ValueError(f"b = {b}: runs must hold a synchronising GPU-only run of b-tiles, got none")
+    ns = sorted({r.case.n for *_, r in same})
+    return (f"只用 GPU、同步、b = {b}（n = {'、'.join(map(str, ns))}）的 {len(same)} 次运行，从快到慢：\n"
+            + "\n".join(f"  {_SOURCE_ZH[r.source.split('.')[0]]}：实测 {_ms(m)}，模型 {_ms(p)}，误差 {p / m - 1:+.0%}"
+                        for m, p, r in same))
 
 
 def planner_lines(predictions: Mapping, chosen: Mapping[int, int]) -> str:
@@ -232,244 +250,198 @@ def planner_lines(predictions: Mapping, chosen: Mapping[int, int]) -> str:
     return "\n".join(lines)
 
 
-def free_host_lines(hybrid: Schedule, gpu_only: Schedule, profile: HostProfile) -> str:
-    """The host model's predictions of the two plans as the host gets cheaper: the profile as calibrated,
-    hand-offs free, and hand-offs and host visits both free (only the CPU tiles' slowdown left)."""
-    import dataclasses
+#: The terms of :func:`hetlab.models.host.term_makespans`, as the appendix names them.
+GAP_ZH = {"copies": "拷贝（GPU 线程逐个等）", "slowdown": "CPU 块一起算变慢", "hold": "占用主机 h",
+          "handoff": "交接（唤醒时间 λ）"}
 
-    from hetlab.models.host import simulate_host
 
+def gap_lines(hybrid: Schedule, profile: HostProfile, measured_s: float, gpu_only: Schedule | None = None) -> str:
+    """Where the host model's extra time on ``hybrid`` comes from, free of any order of the four terms
+    (:func:`~hetlab.models.host.term_makespans`): each term's increment added first, added last, its range over
+    the 24 orders and its Shapley value; the host's two terms together, the copies behind the copy term, the
+    measured makespan ``measured_s``; with ``gpu_only``, that plan's value with a free host and with the profile's."""
     check_instance("hybrid", hybrid, Schedule)
-    check_instance("gpu_only", gpu_only, Schedule)
-    check_instance("profile", profile, HostProfile)
-    lines = []
-    for text, changes in (("按校准的参数", {}), ("交接不花时间", {"handoff_s": 0.0}),
-                          ("交接与占用主机都不花时间", {"handoff_s": 0.0, "hold_s": 0.0})):
-        p = dataclasses.replace(profile, **changes)
-        lines.append(f"{text}：混合计划 {_ms(simulate_host(hybrid, p).makespan)}，"
-                     f"只用 GPU {_ms(simulate_host(gpu_only, p).makespan)}")
+    measured_s = check_positive("measured_s", measured_s)
+    v = term_makespans(hybrid, check_instance("profile", profile, HostProfile))
+    none, full, phi = v[frozenset()], v[frozenset(TERMS)], shapley(v)
+    lines = [f"  {pad('一项', 24)}{pad('单独加上', 11, right=True)}{pad('最后加上', 11, right=True)}"
+             f"{pad('24 种次序里', 16, right=True)}{pad('Shapley 值', 12, right=True)}"]
+    for t in TERMS:
+        adds = [v[s | {t}] - v[s] for s in v if t not in s]   # every order adds t to one of these sets
+        lines.append(f"  {pad(GAP_ZH[t], 24)}{pad(f'+{_ms(v[frozenset({t})] - none)}', 11, right=True)}"
+                     f"{pad(f'+{_ms(full - v[frozenset(TERMS) - {t}])}', 11, right=True)}"
+                     f"{pad(f'{min(adds) * 1e3:.1f}–{_ms(max(adds))}', 16, right=True)}"
+                     f"{pad(_ms(phi[t]), 12, right=True)}")
+    host, copies_max = [], -math.inf
+    for order in permutations(TERMS):
+        steps = [frozenset(order[:k]) for k in range(5)]
+        adds = {t: v[after] - v[before] for t, before, after in zip(order, steps, steps[1:])}
+        host.append(adds["hold"] + adds["handoff"])
+        copies_max = max(copies_max, adds["copies"] - host[-1])
+    extra = full - none
+
+    def share(seconds: float) -> str:
+        return f"{seconds / extra:.0%}" if extra > 0 else "–"
+
+    lines += [f"四项都不加 {_ms(none)}（HEFT 的计划，主机不花时间），四项都加 {_ms(full)}，实测 {_ms(measured_s)}；"
+              f"多出 {_ms(extra)}，四个 Shapley 值合起来正好是它",
+              f"主机两项（h 与 λ）合起来：Shapley 值 {_ms(phi['hold'] + phi['handoff'])}"
+              f"（多出时间的 {share(phi['hold'] + phi['handoff'])}）；24 种次序里 "
+              f"{min(host) * 1e3:.1f}–{_ms(max(host))}（{share(min(host))}–{share(max(host))}），"
+              + ("每种次序里都比拷贝一项多" if copies_max < 0 else "有的次序里不如拷贝一项多"),
+              f"单独加上 λ：多出 {_ms(v[frozenset({'handoff'})] - none)}（没有占用，就没有交接）"]
+    accel, on = [d.kind in profile.accelerator_kinds for d in hybrid.devices], hybrid.device_of.tolist()
+    copies = sum(not accel[on[p]] and accel[on[i]] for i, ps in enumerate(hybrid.graph.preds) for p in ps)
+    link = max(d.link.latency for d in hybrid.devices if d.kind in profile.accelerator_kinds)
+    lines.append(f"拷贝一项：计划里有 {copies} 条 CPU → GPU 的依赖，{copies} × {_us(link)} = {_ms(copies * link)}"
+                 f"（HEFT 让拷贝和 GPU 的计算重叠，主机模型里 GPU 线程逐个等它们）")
+    if gpu_only is not None:
+        alone = term_makespans(check_instance("gpu_only", gpu_only, Schedule), profile)
+        lines.append(f"只用 GPU 的计划：占用与交接都不花时间 {_ms(alone[frozenset({'copies', 'slowdown'})])}，"
+                     f"按校准的参数 {_ms(alone[frozenset(TERMS)])}")
+    lines.append(f"混合计划：唤醒不花时间（λ = 0）{_ms(v[frozenset(TERMS) - {'handoff'}])}；"
+                 f"占用与交接都不花时间 {_ms(v[frozenset({'copies', 'slowdown'})])}")
     return "\n".join(lines)
 
 
-def cuda_graph_lines(launch: Mapping, gpu_only_s: float, tasks: int, library_s: float) -> str:
+def heft_gap_lines(runs: Sequence[MeasuredRun]) -> str:
+    """How far HEFT's own simulation falls from each stored makespan, by kind of plan and tile size: the range
+    of simulated / measured - 1 (GPU or CPU only) or of measured / simulated (hybrid plans)."""
+    if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence) or not runs:
+        raise TypeError(f"runs must be a non-empty list of MeasuredRun, got {describe(runs)}")
+    groups: dict[tuple[str, int], list[float]] = {}
+    for r in runs:
+        kind = "hybrid" if check_instance("a run in runs", r, MeasuredRun).plan.startswith("hybrid") else r.plan
+        groups.setdefault((kind, r.case.b if kind == "hybrid" else 0), []).append(r.simulated_s / r.measured_s)
+    lines = ["HEFT 的模拟与实测比："]
+    for (kind, b), q in sorted(groups.items()):
+        if kind == "hybrid":
+            lines.append(f"  混合计划，b = {b}：实测用时是模拟的 {1 / max(q):.1f}–{1 / min(q):.1f} 倍"
+                         f"（{len(q)} 个读数）")
+        else:
+            lines.append(f"  {_PLAN_ZH[kind]}：模拟偏差 {min(q) - 1:+.0%} 到 {max(q) - 1:+.0%}（{len(q)} 个读数）")
+    return "\n".join(lines)
+
+
+def cuda_graph_lines(launch: Mapping, gpu_only_s: float, tasks: int, library_s: float, device_s: float) -> str:
     """What a CUDA graph would change: the stored launch costs (``launch``: the ``launch`` section of
-    h200.json), the measured GPU-only time per task, and the whole-matrix library call."""
+    h200.json), the measured GPU-only time per task, the whole-matrix library call, and the floor a replay cannot
+    beat: ``tasks`` kernels of ``device_s`` device time each, one after another on one stream.
+
+    >>> from hetlab.real.readings import reading
+    >>> print(cuda_graph_lines(reading("h200")["launch"], 0.0247, 364, 0.0016, 13e-6).splitlines()[-1])
+    重放的下限：364 个任务 × 设备上约 13 µs ≈ 4.7 ms（一条流上顺序执行），是库函数的 3.0 倍
+    """
     if not isinstance(launch, Mapping) or "per_kernel_in_cuda_graph_us" not in launch:
         raise TypeError(f"launch must be the 'launch' section of h200.json, got {describe(launch)}")
     gpu_only_s = check_positive("gpu_only_s", gpu_only_s)
     library_s = check_positive("library_s", library_s)
+    device_s = check_positive("device_s", device_s)
     tasks = check_int("tasks", tasks, low=1)
     per_task = gpu_only_s / tasks
     graph_s = tasks * launch["per_kernel_in_cuda_graph_us"] * 1e-6
+    floor = tasks * device_s
     return "\n".join([
         f"一个很小的核函数：异步发射 {launch['per_launch_async_us']:.1f} µs，每次发射后同步 "
         f"{launch['per_launch_with_sync_us']:.1f} µs，"
-        f"在 CUDA graph 里重放 {launch['per_kernel_in_cuda_graph_us']:.2f} µs",
+        f"在 CUDA 图里重放 {launch['per_kernel_in_cuda_graph_us']:.2f} µs",
         f"实测只用 GPU：{tasks} 个任务 {_ms(gpu_only_s)}，平均每个任务 {_us(per_task)}",
-        f"若每个任务只剩一次图内重放，{tasks} 个任务的发射共约 {_ms(graph_s)}；"
-        f"整矩阵一次调用 torch.linalg.cholesky 实测 {_ms(library_s)}"])
+        f"图内重放，{tasks} 个任务的发射共约 {_ms(graph_s)}；"
+        f"整矩阵一次调用 torch.linalg.cholesky 实测 {_ms(library_s)}",
+        f"重放的下限：{tasks} 个任务 × 设备上约 {_us(device_s)} ≈ {_ms(floor)}（一条流上顺序执行），"
+        f"是库函数的 {floor / library_s:.1f} 倍"])
 
 
-def _rows(rows: Sequence[Mapping], name: str = "rows") -> list[Mapping]:
-    keys = ("source", "n", "b", "plan", "cpu_workers", "predicted_s", "measured_s")
-    if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or not rows:
-        raise TypeError(f"{name} must be a non-empty list of comparisons (see compare_readings), got {describe(rows)}")
-    for row in rows:
-        if not isinstance(row, Mapping) or any(k not in row for k in keys) or row["plan"] not in _PLAN_ZH:
-            raise ValueError(f"each of {name} must be a dict with {list(keys)} (see compare_readings), "
-                             f"got {describe(row)}")
-        check_positive("a predicted_s in rows", row["predicted_s"])
-        check_positive("a measured_s in rows", row["measured_s"])
-    return list(rows)
-
-
-def holdout_table(rows: Sequence[Mapping], band: float = 0.25) -> str:
-    """Predictions beside measurements on readings the profile never saw (``rows``: the dicts of
-    :func:`~hetlab.real.readings.compare_readings`), then how many are within ``band`` and each plan's range."""
-    rows = _rows(rows)
-    band = check_positive("band", band, high=10.0)
-    lines = [f"{pad('n, b', 12)}{pad('计划', 16)}{pad('CPU', 5, right=True)}{pad('模型预测', 12, right=True)}"
-             f"{pad('实测', 12, right=True)}{pad('误差', 8, right=True)}"]
-    errors: dict[str, list[float]] = {}
-    for r in rows:
-        error = r["predicted_s"] / r["measured_s"] - 1
-        errors.setdefault(r["plan"], []).append(error)
-        size = f"{r['n']}, {r['b']}"
-        lines.append(f"{pad(size, 12)}{pad(_PLAN_ZH[r['plan']], 16)}"
-                     f"{pad(str(r['cpu_workers'] or '–'), 5, right=True)}{pad(_ms(r['predicted_s']), 12, right=True)}"
-                     f"{pad(_ms(r['measured_s']), 12, right=True)}{pad(f'{error:+.0%}', 8, right=True)}")
-    every = [e for plan in errors.values() for e in plan]
-    inside = sum(abs(e) <= band for e in every)
-    worst = max(every, key=abs)
-    lines.append(f"在 {len(every)} 个模型没见过的读数上：{inside} 个在 ±{band:.0%} 以内，最大误差 {worst:+.0%}")
-    lines.append("各计划的误差范围：" + "；".join(f"{_PLAN_ZH[p]} {min(e):+.0%} 到 {max(e):+.0%}"
-                                             for p, e in errors.items()))
-    return "\n".join(lines)
-
-
-def miss_lines(rows: Sequence[Mapping], band: float = 0.25) -> str:
-    """The predictions outside ``band`` (``rows``: the dicts of :func:`~hetlab.real.readings.compare_readings`),
-    grouped by matrix, tile size and plan: how many of the group miss, and the group's error range."""
-    rows = _rows(rows)
-    band = check_positive("band", band, high=10.0)
-    groups: dict[tuple, list[float]] = {}
-    for r in rows:
-        groups.setdefault((r["n"], r["b"], r["plan"]), []).append(r["predicted_s"] / r["measured_s"] - 1)
-    lines = [f"n = {n}、b = {b}，{_PLAN_ZH[plan]}：{len(e)} 个里 {sum(abs(x) > band for x in e)} 个在带外，"
-             f"误差 {min(e):+.0%} 到 {max(e):+.0%}"
-             for (n, b, plan), e in groups.items() if any(abs(x) > band for x in e)]
-    return "\n".join(lines or [f"每个预测都在 ±{band:.0%} 以内"])
-
-
-def batch_lines(first: Sequence[Mapping], second: Sequence[Mapping], band: float = 0.25) -> str:
-    """The two hold-out batches compared like for like (rows: the dicts of
-    :func:`~hetlab.real.readings.compare_readings`): how many of each are within ``band`` on the
-    configurations (n, b, plan, CPU workers) both hold, and the first batch's rows the second lacks."""
-    first, second = _rows(first, "first"), _rows(second, "second")
-    band = check_positive("band", band, high=10.0)
-
-    def key(r: Mapping) -> tuple:
-        return r["n"], r["b"], r["plan"], r["cpu_workers"]
-
-    def inside(rows: list[Mapping]) -> int:
-        return sum(abs(r["predicted_s"] / r["measured_s"] - 1) <= band for r in rows)
-
-    both = {key(r) for r in first} & {key(r) for r in second}
-    shared = [r for r in first if key(r) in both]
-    extra = [r for r in first if key(r) not in both]
-    lines = [f"两批都有的 {len(both)} 个配置上：第一批 {inside(shared)} 个在 ±{band:.0%} 以内，"
-             f"第二批 {inside([r for r in second if key(r) in both])} 个"]
-    if extra:
-        plans = "、".join(sorted({_PLAN_ZH[r["plan"]] for r in extra}))
-        lines.append(f"第一批另有 {len(extra)} 个第二批没有的（{plans}），其中 {inside(extra)} 个在带里")
-    return "\n".join(lines)
-
-
-def heft_vs_gpu_lines(rows: Sequence[Mapping]) -> str:
-    """How often HEFT's hybrid plan was slower than the GPU-only plan of the same reading, measured and predicted
-    (``rows``: the dicts of :func:`~hetlab.real.readings.compare_readings`)."""
-    rows = _rows(rows)
-    gpu = {r["source"]: r for r in rows if r["plan"] == "gpu_only"}
-    pairs = [(r, gpu[r["source"]]) for r in rows if r["plan"] == "hybrid_heft" and r["source"] in gpu]
-    if not pairs:
-        raise ValueError("rows must hold a GPU-only and a hybrid HEFT comparison of the same reading, got none")
-    measured = sum(h["measured_s"] > g["measured_s"] for h, g in pairs)
-    predicted = sum(h["predicted_s"] > g["predicted_s"] for h, g in pairs)
-    return (f"混合（HEFT）计划比只用 GPU 慢：实测 {measured} / {len(pairs)} 组，"
-            f"模型预测 {predicted} / {len(pairs)} 组")
-
-
-def cost_change_lines(old: CholeskyCase, new: CholeskyCase) -> str:
-    """The per-tile kernel costs of the same tile size ``b`` in two readings, one CPU thread and the GPU: of the
-    same ``(n, b)`` in the calibration readings (``old``) and the hold-out readings (``new``), or of two matrix
-    orders in one set of readings."""
-    check_instance("old", old, CholeskyCase)
-    check_instance("new", new, CholeskyCase)
-    if old.b != new.b:
-        raise ValueError(f"new must have the same tile size as old (b = {old.b}), got b = {new.b}")
-    head = (f"同一个 n = {new.n}、b = {new.b}，两次读数的块代价（校准用的读数 → 留出的读数）：" if old.n == new.n
-            else f"同样 b = {new.b} 的块，两次读数的块代价（n = {old.n} → n = {new.n}）：")
-    lines = [head, f"  {pad('核函数', 8)}{pad('一个 CPU 线程', 24, right=True)}{pad('GPU', 20, right=True)}"]
-    for op in OPS:
-        cpu = f"{_us(old.op_costs[op]['CPU'])} → {_us(new.op_costs[op]['CPU'])}"
-        gpu = f"{_us(old.op_costs[op]['GPU'])} → {_us(new.op_costs[op]['GPU'])}"
-        lines.append(f"  {pad(op.upper(), 8)}{pad(cpu, 24, right=True)}{pad(gpu, 20, right=True)}")
-    return "\n".join(lines)
-
-
-def _hetero_section(section: Mapping, name: str) -> Mapping:
-    if not isinstance(section, Mapping) or not all(k in section for k in ("n", "b", "gpu_only")):
-        raise TypeError(f"{name} must be the 'hetero' section of a hold-out reading, got {describe(section)}")
-    return section
-
-
-def same_plan_lines(sections: Sequence[Mapping]) -> str:
-    """For each hold-out reading (``sections``: their ``hetero`` sections): which CPU worker counts the
-    dispatch-aware plan used; when it used none it is the GPU-only plan, so every run of either measures one plan:
-    their spread, and how often the dispatch-aware plan's best of 3 was slower than the GPU-only best of 3. Last,
-    how often HEFT's hybrid plan was measured slower than GPU-only."""
-    if isinstance(sections, (str, bytes)) or not isinstance(sections, Sequence) or not sections:
-        raise TypeError(f"sections must be a non-empty list of 'hetero' sections, got {describe(sections)}")
-    lines = []
-    heft_slower = cases = 0
-    for k, raw in enumerate(sections):
-        sec = _hetero_section(raw, f"sections[{k}]")
-        keys = [key for key in sec if key[3:].isdigit() and isinstance(sec[key], Mapping)]
-        gpu_best = check_positive("gpu_only measured_s", sec["gpu_only"]["measured_s"])
-        aware = {key: sec[key]["hybrid_dispatch_aware"] for key in keys if sec[key].get("hybrid_dispatch_aware")}
-        heft_slower += sum(sec[key]["hybrid_heft"]["measured_s"] > gpu_best for key in keys)
-        cases += len(keys)
-        used = sorted({a["cpu_workers_used"] for a in aware.values()})
-        head = f"n = {sec['n']}，b = {sec['b']}：考虑主机的计划在 {len(aware)} 种工作线程数下"
-        if used != [0]:
-            lines.append(f"{head}用了 {'、'.join(map(str, used))} 个 CPU")
-            continue
-        runs = list(sec["gpu_only"]["all_s"]) + [s for a in aware.values() for s in a["all_s"]]
-        slower = [a["measured_s"] / gpu_best - 1 for a in aware.values() if a["measured_s"] > gpu_best]
-        lines.append(f"{head}都没用 CPU，就是只用 GPU 的计划；这个计划共跑了 {len(runs)} 次，{_ms(min(runs))} 到 "
-                     f"{_ms(max(runs))}（中位数 {_ms(statistics.median(runs))}）")
-        lines.append(f"  三次取最好：{len(aware)} 组里有 {len(slower)} 组比单独测的只用 GPU（{_ms(gpu_best)}）慢"
-                     + (f"，最多慢 {max(slower):.0%}" if slower else ""))
-    lines.append(f"实测的混合（HEFT）计划比只用 GPU 慢：{heft_slower} / {cases} 组")
-    return "\n".join(lines)
-
-
-def copy_in_run_lines(section: Mapping, cpu_workers: int, profile: HostProfile) -> str:
-    """What a tile copied between a CPU worker and the GPU costs inside a measured run: the GPU GEMMs of the hybrid
-    HEFT run with ``cpu_workers`` (``section``: the ``hetero`` section of a reading, with that run's trace) that
-    copy no tile of the matrix first, by how many inputs a CPU worker made (0 or 1), beside what the host model
-    charges for such a copy (a host visit and the tile copy of the reading)."""
-    from hetlab.real.readings import case_of
-
-    sec = _hetero_section(section, "section")
-    key = f"cpu{check_int('cpu_workers', cpu_workers, low=1, high=1000)}"
-    trace = (sec.get(key) or {}).get("hybrid_heft", {}).get("trace")
-    if not trace:
-        raise ValueError(f"section must hold the trace of the hybrid HEFT run {key!r}, got {describe(sec.get(key))}")
+def calibration_spread_lines(hybrid: Schedule, gpu_only: Schedule, profile: HostProfile) -> str:
+    """The decomposition's conclusions under the profile's constants and under each hold-out fit it records
+    (``calibration["held_out"]``): the host's two terms' share of the extra time (Shapley), the hybrid with the
+    copies alone and with the CPU slowdown alone, against ``gpu_only`` with a free host; a last line keeps only
+    what holds under every set."""
+    check_instance("hybrid", hybrid, Schedule)
+    check_instance("gpu_only", gpu_only, Schedule)
     check_instance("profile", profile, HostProfile)
-    case, _ = case_of(sec)
-    graph, first = case.graph(case.devices(cpu_workers)), case.host_inputs()
-    device = {row[0]: row[1] for row in trace}
-    length = {row[0]: row[3] - row[2] for row in trace}
-    by_inputs: dict[int, list[float]] = {0: [], 1: []}
-    for i, task in enumerate(graph.tasks):
-        if task.op == "gemm" and device[task.name] == "GPU" and not first.get(task.name):
-            from_cpu = sum(device[graph.tasks[p].name] != "GPU" for p in graph.preds[i])
-            by_inputs.get(from_cpu, []).append(length[task.name])
-    if not all(by_inputs.values()):
-        raise ValueError(f"the run {key!r} has no GPU GEMM with 0 or with 1 input from a CPU worker to compare")
-    none, one = (statistics.median(by_inputs[k]) for k in (0, 1))
-    charged = profile.hold_s + case.tile_copy_s
-    return "\n".join([
-        f"n = {case.n}、b = {case.b}，{cpu_workers} 个 CPU 工作线程的混合（HEFT）运行里，"
-        "GPU 上的 GEMM（不含第一次拷贝）：",
-        f"  输入都在 GPU 上：{len(by_inputs[0])} 个，时长中位数 {_us(none)}",
-        f"  一个输入来自 CPU 工作线程：{len(by_inputs[1])} 个，时长中位数 {_us(one)}，多出 {_us(one - none)}",
-        f"  模型为这次拷贝记的是：占用主机 {_us(profile.hold_s)} + 单独测的块拷贝 {_us(case.tile_copy_s)}"
-        f" = {_us(charged)}"])
-
-
-def graph_replay_lines(graphs: Mapping, executor: Mapping[str, float]) -> str:
-    """The GPU-only plan with the host taken off the GPU's critical path (``graphs``: the ``cuda_graph``
-    section of the hold-out ``cuda_graph.json``, one entry per reading), beside the executor's GPU-only makespan
-    (``executor``: reading name -> seconds) and the whole-matrix library call."""
-    if not isinstance(graphs, Mapping) or not graphs:
-        raise TypeError(f"graphs must be the 'cuda_graph' section of cuda_graph.json, got {describe(graphs)}")
-    if not isinstance(executor, Mapping):
-        raise TypeError(f"executor must map each reading name to its GPU-only makespan, got {describe(executor)}")
-    lines = [f"{pad('n, b', 12)}{pad('任务', 6, right=True)}{pad('执行器', 10, right=True)}"
-             f"{pad('一个线程连发', 14, right=True)}{pad('CUDA graph 重放', 18, right=True)}"
-             f"{pad('整矩阵库函数', 14, right=True)}{pad('重放 ÷ 库函数', 14, right=True)}"]
-    for name, g in graphs.items():
-        if not isinstance(g, Mapping) or "graph_replay_s" not in g:
-            raise ValueError(f"graphs[{name!r}] must hold a measured replay ('graph_replay_s'), got {describe(g)}")
-        run = check_positive(f"executor[{name!r}]", executor.get(name))
-        replay = check_positive("graph_replay_s", g["graph_replay_s"])
-        library = check_positive("torch_cholesky_gpu_s", g["torch_cholesky_gpu_s"])
-        size, replay_ms, library_ms = f"{g['n']}, {g['b']}", f"{replay * 1e3:.2f} ms", f"{library * 1e3:.2f} ms"
-        lines.append(f"{pad(size, 12)}{pad(str(g['tasks']), 6, right=True)}"
-                     f"{pad(_ms(run), 10, right=True)}{pad(_ms(g['eager_one_thread_s']), 14, right=True)}"
-                     f"{pad(replay_ms, 18, right=True)}{pad(library_ms, 14, right=True)}"
-                     f"{pad(f'{replay / library:.1f} 倍', 14, right=True)}")
-        lines.append(f"  重放时平均每个任务 {_us(replay / g['tasks'])}，比执行器快 {run / replay:.1f} 倍")
+    sets = [("校准的", profile)]
+    for fit in dict(profile.calibration).get("held_out", {}).values():
+        sets.append(("留出拟合", dataclasses.replace(profile, **fit["constants"])))
+    floor = term_makespans(gpu_only, profile)[frozenset({"copies", "slowdown"})]
+    lines = [f"  {pad('常数', 10)}{pad('s₁', 6, right=True)}{pad('s_ln', 7, right=True)}"
+             f"{pad('h', 7, right=True)}{pad('λ', 8, right=True)}"
+             f"{pad('主机两项占', 12, right=True)}{pad('只加拷贝', 11, right=True)}"
+             f"{pad('只加 CPU 块变慢', 17, right=True)}"]
+    shares, copies, slow = [], [], []
+    for label, prof in sets:
+        v = term_makespans(hybrid, prof)
+        phi = shapley(v)
+        extra = v[frozenset(TERMS)] - v[frozenset()]
+        shares.append((phi["hold"] + phi["handoff"]) / extra if extra > 0 else 0.0)   # no extra time: no share
+        copies.append(v[frozenset({"copies"})])
+        slow.append(v[frozenset({"slowdown"})])
+        lines.append(f"  {pad(label, 10)}{pad(f'{prof.slowdown_base:.2f}', 6, right=True)}"
+                     f"{pad(f'{prof.slowdown_log:.3f}', 7, right=True)}{pad(_us(prof.hold_s), 7, right=True)}"
+                     f"{pad(_us(prof.handoff_s), 8, right=True)}{pad(f'{shares[-1]:.0%}', 12, right=True)}"
+                     f"{pad(_ms(copies[-1]), 11, right=True)}{pad(_ms(slow[-1]), 17, right=True)}")
+    faster = sum(x < floor for x in slow)
+    lines += [f"只用 GPU 的计划（主机不花时间）{_ms(floor)}",
+              f"{len(sets)} 组常数下：主机两项占多出时间的 {min(shares):.0%}–{max(shares):.0%}；"
+              f"只加拷贝 {_span(copies)}，"
+              + ("每组都比只用 GPU 慢" if min(copies) > floor else "有的组不比只用 GPU 慢")
+              + f"；只加 CPU 块变慢 {_span(slow)}，{faster} 组比只用 GPU 快"]
     return "\n".join(lines)
+
+
+def _span(values: Sequence[float]) -> str:
+    low, high = _ms(min(values)), _ms(max(values))
+    return low if low == high else f"{low[:-3]}–{high}"
+
+
+def _gpu_idle(schedule: Schedule) -> tuple[float, float]:
+    """The GPU's idle time between its tasks, and the part of it spent waiting for an input from a CPU task."""
+    g, idle, for_cpu, prev = schedule.graph, 0.0, 0.0, 0.0
+    gpu = [i for i in range(len(g.tasks)) if schedule.devices[int(schedule.device_of[i])].kind == "GPU"]
+    for i in sorted(gpu, key=lambda k: schedule.start[k]):
+        start = float(schedule.start[i])
+        idle += max(start - prev, 0.0)
+        if g.preds[i]:
+            last = max(g.preds[i], key=lambda p: schedule.end[p])
+            if schedule.devices[int(schedule.device_of[last])].kind != "GPU":
+                for_cpu += max(min(float(schedule.end[last]), start) - prev, 0.0)
+        prev = float(schedule.end[i])
+    return idle, for_cpu
+
+
+def timeline_lines(measured: Schedule, model: Schedule) -> str:
+    """The GPU's timeline in the measured trace beside the host model's (same plan): the GPU's idle share of
+    the makespan, the idle time spent waiting for an input from a CPU task, the median GPU task span."""
+    check_instance("measured", measured, Schedule)
+    check_instance("model", model, Schedule)
+    rows = []
+    for s in (measured, model):
+        idle, for_cpu = _gpu_idle(s)
+        spans = _gaps_and_lengths(s, "GPU")[1]
+        if not spans:
+            raise ValueError("measured and model must both hold tasks on a GPU")
+        rows.append((f"{idle / s.makespan:.0%}", _ms(for_cpu), _us(statistics.median(spans)), _ms(s.makespan)))
+    names = ["GPU 空闲占完工时间", "其中等 CPU 任务的输入", "GPU 任务时长中位数", "首尾跨度"]
+    lines = [f"  {pad('', 20)}{pad('实测轨迹', 10, right=True)}{pad('主机模型', 10, right=True)}"]
+    lines += [f"  {pad(n, 20)}{pad(a, 10, right=True)}{pad(b, 10, right=True)}" for n, (a, b) in
+              zip(names, zip(*rows))]
+    return "\n".join(lines)
+
+
+#: Makespans closer than this fraction of the shorter one are a tie: the host model is no finer than that.
+TIE = 0.01
+
+
+def race_verdict(hybrid_ms: float, gpu_only_ms: float) -> str:
+    """The widget's verdict on the host model's two makespans (ms): within 1 % of each other they are a tie.
+
+    >>> race_verdict(29.4, 29.3)
+    '两者相当'
+    >>> race_verdict(36.3, 29.3)
+    '只用 GPU 更快'
+    """
+    hybrid_ms = check_positive("hybrid_ms", hybrid_ms)
+    gpu_only_ms = check_positive("gpu_only_ms", gpu_only_ms)
+    if abs(hybrid_ms - gpu_only_ms) <= TIE * min(hybrid_ms, gpu_only_ms):
+        return "两者相当"
+    return "混合计划更快" if hybrid_ms < gpu_only_ms else "只用 GPU 更快"

@@ -18,17 +18,17 @@ from hetlab._validate import check_int, check_positive
 from hetlab.devices import Device
 from hetlab.models import granularity as G
 from hetlab.real.execute import Sleep
-from hetlab.real.experiments import SweepReading
+from hetlab.real.experiments import SweepReading, queued_tasks
 from hetlab.real.measure import cpu_count
 from hetlab.schedule import Schedule
 from hetlab.tasks import TaskGraph, random_dag
 from hetlab.widgets import Explorer, int_slider, slider
 
-__all__ = ["pool_rounds", "pool_rounds_figure", "SCALE", "demo_plan", "dag", "pool_size", "dag_workers", "sleep_bodies",
-           "plan_gantt", "sweep_figure", "dag_gantt"]
+__all__ = ["pool_rounds", "pool_rounds_figure", "SCALE", "demo_plan", "dag", "task_pause", "pool_size", "dag_workers",
+           "sleep_bodies", "stored_runs", "plan_gantt", "sweep_figure", "dag_gantt"]
 
 #: Seconds per simulated time unit when chapter 11's demo plan is run for real (A1.2).
-SCALE = 0.05
+SCALE = 0.03
 
 
 def _rounds_draw():
@@ -45,21 +45,21 @@ def _rounds_draw():
         best = int(counts[np.argmin(rounds)])
         n_star = math.sqrt(W / Os)
         if not art:
-            art["book"], = ax.plot(counts, book, ":", color="0.5", label=P.label("N·Os + W/N（设备无限）",
-                                                                                  "N Os + W/N (unlimited)"))
-            art["ideal"], = ax.plot(counts, ideal, "--", color="#4C72B0", label=P.label("N·Os + W/min(N,P)",
-                                                                                         "N Os + W/min(N,P)"))
+            art["book"], = ax.plot(counts, book, ":", color="0.5", label=P.label(r"N·$O_s$ + W/N（设备无限）",
+                                                                                  r"N $O_s$ + W/N (unlimited)"))
+            art["ideal"], = ax.plot(counts, ideal, "--", color="#4C72B0", label=P.label(r"N·$O_s$ + W/min(N,P)",
+                                                                                         r"N $O_s$ + W/min(N,P)"))
             art["rounds"], = ax.plot(counts, rounds, "o-", ms=2.5, lw=0.6, color="#C44E52",
-                                     label=P.label(r"N·Os + $\lceil N/P \rceil$·W/N（按轮执行）",
-                                                   r"N Os + $\lceil N/P \rceil$ W/N (rounds)"))
+                                     label=P.label(r"N·$O_s$ + $\lceil N/P \rceil$·W/N（按轮执行）",
+                                                   r"N $O_s$ + $\lceil N/P \rceil$ W/N (rounds)"))
             art["best"], = ax.plot([best], [rounds[best - 1]], "o", color="#C44E52")
             ax.set_xscale("log")
-            art["root"] = ax.axvline(1.0, color="0.5", lw=0.8, ls=":", label="√(W/Os)")
+            art["root"] = ax.axvline(1.0, color="0.5", lw=0.8, ls=":", label=r"$\sqrt{W/O_s}$")
             ax.set_xlabel(P.label("任务数 N（对数轴，1–256）", "tasks N (log)"))
             ax.set_ylabel(P.label("总耗时（秒）", "total time (s)"))
             ax.legend(fontsize=8, loc="upper right")
-        ax.set_title(P.label(f"W = 0.4 秒，P = {workers}，Os = {overhead_us:g} µs：三种模型",
-                             f"W = 0.4 s, P = {workers}, Os = {overhead_us:g} us: three models"),
+        ax.set_title(P.label(f"W = 0.4 秒，P = {workers}，$O_s$ = {overhead_us:g} µs：三种模型",
+                             f"W = 0.4 s, P = {workers}, $O_s$ = {overhead_us:g} us: three models"),
                      fontsize=9, loc="left")
         art["book"].set_ydata(book)
         art["ideal"].set_ydata(ideal)
@@ -67,8 +67,8 @@ def _rounds_draw():
         art["best"].set_data([best], [rounds[best - 1]])
         art["root"].set_xdata([min(n_star, 256.0)] * 2)
         ax.set_ylim(0, 1.05 * float(min(book.max(), rounds.max(), 0.45)))
-        return (f"P = {workers}，Os = {overhead_us:g} µs：按轮执行时 N = {best} 最快（{rounds[best - 1]:.4f} 秒）；"
-                f"设备无限时的 √(W/Os) = {n_star:.1f}" + ("（超出横轴，灰色竖线画在 256 处）" if n_star > 256 else
+        return (f"P = {workers}，Oₛ = {overhead_us:g} µs：按轮执行时 N = {best} 最快（{rounds[best - 1]:.4f} 秒）；"
+                f"设备无限时的 √(W/Oₛ) = {n_star:.1f}" + ("（超出横轴，灰色竖线画在 256 处）" if n_star > 256 else
                                                         "（灰色竖线）"))
 
     return draw, art
@@ -78,8 +78,8 @@ def pool_rounds() -> Explorer:
     """T(N) of 0.4 s of work in N equal tasks on P workers: the book's N Os + W/N, the P-device
     form N Os + W/min(N, P), and the rounds form N Os + ceil(N/P) W/N, with every optimum marked."""
     draw, _ = _rounds_draw()
-    return Explorer(draw, {"workers": int_slider("工作者数 P", 1, 16, 2),
-                           "overhead_us": slider("派发开销 Os（µs）", 10.0, 2000.0, 10.0, 300.0, fmt=".0f")},
+    return Explorer(draw, {"workers": int_slider("工作进程数 P", 1, 16, 2),
+                           "overhead_us": slider("派发开销 Oₛ（µs）", 10.0, 2000.0, 10.0, 300.0, fmt=".0f")},
                     figsize=(7, 3.2), clear=False)
 
 
@@ -113,6 +113,17 @@ def dag() -> TaskGraph:
     return random_dag(40, mean_degree=1.5, work=(2.0, 10.0), data=(0.0, 0.0), seed=1)
 
 
+def task_pause(seconds_per_unit: float = 1e-3) -> float:
+    """Seconds of :func:`dag`'s median task: the idle pause A1.1 takes before each paused round trip, about
+    as long as a released task's worker and the parent slept through its predecessor.
+
+    >>> round(task_pause(), 4)
+    0.006
+    """
+    scale = check_positive("seconds_per_unit", seconds_per_unit, high=1.0)
+    return float(np.median([t.work for t in dag().tasks])) * scale
+
+
 def pool_size() -> int:
     """Workers of the appendix's waiting pools: one per usable CPU, at least two (a wait needs no core)."""
     return max(2, cpu_count())
@@ -131,32 +142,105 @@ def sleep_bodies(graph: TaskGraph, seconds_per_unit: float = 1e-3) -> dict:
     return {t.name: Sleep(t.work * seconds_per_unit) for t in graph.tasks}
 
 
-def _stacked(panels, *, height: float):
-    """:func:`hetlab.plotting.gantt_panels` of ``panels`` = [(Schedule in seconds, title)], time in seconds."""
-    axes = P.gantt_panels(panels, figsize=(8, height), xlabel=P.label("时间（秒）", "time (s)"))
-    for ax in axes:
+#: One colour per lane (row) of a Gantt chart: the colour says which worker ran the task.
+LANE_COLOURS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C")
+
+
+def _stacked(panels, *, height: float, lanes: list[str] | None = None, by_task: bool = False, hatched=None):
+    """:func:`hetlab.plotting.gantt_panels` of ``panels`` = [(Schedule in seconds, title)], time in seconds,
+    each bar coloured by its lane (no legend: the lane is named on the axis), or with ``by_task`` by its task,
+    so that one task has one colour in every panel even where the pool ran it on another worker, and its
+    number written in its bar (40 colours cannot all be told apart by eye); ``lanes`` renames the rows;
+    ``hatched``: one bool per task for each panel, the tasks whose bars are hatched."""
+    import matplotlib
+
+    # tab20 then tab20b: 40 different colours, one per task of A1.4's graph
+    palette = [*matplotlib.colormaps["tab20"].colors, *matplotlib.colormaps["tab20b"].colors]
+    colours = [[palette[i % len(palette)] if by_task else LANE_COLOURS[d % len(LANE_COLOURS)]
+                for i, d in enumerate(s.device_of)] for s, _ in panels]
+    axes = P.gantt_panels(panels, figsize=(8, height), xlabel=P.label("时间（秒）", "time (s)"), legend=False,
+                          show_names=not by_task)
+    for k, (ax, (s, _), colour) in enumerate(zip(axes, panels, colours)):
+        ax.collections[0].set_facecolors(colour)
+        if hatched is not None:        # hatching drawn over the coloured bars (A1.4: the released tasks)
+            for i in np.flatnonzero(hatched[k]):
+                y = len(s.devices) - 1 - s.device_of[i]
+                ax.fill_between([s.start[i], s.end[i]], y - 0.35, y + 0.35, facecolor="none", edgecolor="black",
+                                hatch="////", lw=0.8, zorder=2.5)
         ax.title.set_fontsize(9)
+        if by_task:          # the task's number in every bar, so the two panels can be matched bar by bar
+            rows = len(s.devices)
+            for i, (a, b) in enumerate(zip(s.start, s.end)):
+                dark = float(np.dot(colour[i][:3], (0.299, 0.587, 0.114))) < 0.5     # white on dark bars
+                ax.text((a + b) / 2, rows - 1 - s.device_of[i], str(i), ha="center", va="center", rotation=90,
+                        fontsize=6, color="white" if dark else "black", clip_on=True, zorder=3)
+        if lanes is not None:
+            ax.set_yticks(range(len(s.devices)), list(reversed(lanes[:len(s.devices)])))
     return axes[0].figure
 
 
-def plan_gantt(plan: Schedule, runs: dict, seconds_per_unit: float = SCALE):
-    """A1.2's figure: the simulated plan (in seconds) above the process-pool and thread-pool runs."""
+def _parallelism(run: Schedule) -> float:
+    return float(np.sum(run.info["cpu_seconds"])) / float(run.end.max() - run.start.min())
+
+
+def stored_runs(plan: Schedule, stored: dict) -> dict[str, Schedule]:
+    """A stored reading's plan runs (``Reference.plan_runs``: kind -> its tasks' ``start``, ``end`` and
+    ``cpu_seconds``, as ``tools/record_reference.py`` records them) as Schedules of ``plan``'s graph and devices,
+    the form :func:`plan_gantt` draws."""
+    if not isinstance(plan, Schedule) or not isinstance(stored, dict):
+        raise TypeError("plan must be a Schedule and stored a Reference's plan_runs dict")
+    return {kind: dataclasses.replace(plan, start=np.asarray(r["start"], dtype=float),
+                                      end=np.asarray(r["end"], dtype=float), policy=kind,
+                                      info={"cpu_seconds": list(r["cpu_seconds"])})
+            for kind, r in stored.items()}
+
+
+def plan_gantt(plan: Schedule, runs: dict, seconds_per_unit: float = SCALE, reference: dict | None = None,
+               stored: dict | None = None):
+    """A1.2's figure: the simulated plan (in seconds) above the process-pool and thread-pool runs, each run's
+    panel titled with its measured effective parallelism and, given ``reference`` (a stored reading's
+    ``plan``: kind -> :class:`hetlab.real.experiments.Run`), the stored machine's. ``stored``: the stored
+    machine's own process-pool and thread-pool runs (:func:`stored_runs`), drawn as two more panels below."""
     if not isinstance(plan, Schedule) or not isinstance(runs, dict) or not {"process pool", "thread pool"} <= set(runs):
         raise TypeError("plan must be a Schedule and runs the dict returned by hetlab.real.experiments.plan_runs")
     in_seconds = dataclasses.replace(plan, start=plan.start * seconds_per_unit, end=plan.end * seconds_per_unit)
-    return _stacked([(in_seconds, P.label(f"模拟（第 11 章的演示，1 单位 = {seconds_per_unit:g} 秒）", "simulated")),
-                     (runs["process pool"], P.label("进程池实测", "process pool (measured)")),
-                     (runs["thread pool"], P.label("线程池实测：同一时刻只有一个线程在算，每条都被拉长",
-                                                   "thread pool (measured)"))], height=4.8)
+
+    def title(kind: str, chinese: str) -> str:
+        par = _parallelism(runs[kind])
+        ref = reference[kind].parallelism if reference and kind in reference else None
+        return P.label(f"{chinese}实测：有效并行度 {par:.2f}" + (f"；参照 {ref:.2f}" if ref is not None else ""),
+                       f"{kind} (measured): parallelism {par:.2f}" + (f"; stored {ref:.2f}" if ref is not None else ""))
+
+    panels = [(in_seconds, P.label(f"模拟（第 11 章的演示，1 单位 = {seconds_per_unit:g} 秒）", "simulated")),
+              (runs["process pool"], title("process pool", "本机 · 进程池")),
+              (runs["thread pool"], title("thread pool", "本机 · 线程池"))]
+    for kind, chinese in (("process pool", "进程池"), ("thread pool", "线程池")):
+        if stored and kind in stored:
+            run = stored[kind]
+            panels.append((run, P.label(f"空闲参照 · {chinese}：有效并行度 {_parallelism(run):.2f}",
+                                        f"stored idle run, {kind}: parallelism {_parallelism(run):.2f}")))
+    return _stacked(panels, height=1.6 * len(panels),
+                    # every lane runs on a CPU process or thread: it only plays the planned device
+                    lanes=[P.label(f"扮演 {d.name}", f"as {d.name}") for d in plan.devices])
 
 
-def dag_gantt(simulated: Schedule, measured: Schedule):
-    """A1.4's figure: the central-queue simulation above the measured pool run, on one time axis (seconds)."""
-    if not isinstance(simulated, Schedule) or not isinstance(measured, Schedule):
-        raise TypeError("simulated and measured must be Schedules")
-    return _stacked([(simulated, P.label("中心就绪队列模拟（不计开销）", "central ready queue (simulated)")),
-                     (measured, P.label("进程池实测（任务 = time.sleep）", "process pool (measured)"))],
-                    height=1.2 + 0.5 * (len(simulated.devices) + len(measured.devices)))
+def dag_gantt(predicted: Schedule, measured: Schedule):
+    """A1.4's figure: the predicted run (the central-queue simulation with each task's dispatch,
+    :func:`hetlab.book.readings.a1.dispatch_schedule`) above the measured pool run, on one time axis
+    (seconds), one row per worker process, each task in one colour in both (the pool may run it on another
+    worker), the released tasks hatched in both (in the prediction as it classed them, ``info["queued"]``; in
+    the run as :func:`hetlab.real.experiments.queued_tasks` classes them)."""
+    if not isinstance(predicted, Schedule) or not isinstance(measured, Schedule) or "queued" not in predicted.info:
+        raise TypeError("predicted must be the Schedule of readings.a1.dispatch_schedule and measured a Schedule")
+    rows = max(len(predicted.devices), len(measured.devices))
+    lanes = [P.label(f"工作进程 {k}", f"worker {k}") for k in range(rows)]
+    released = [~np.asarray(predicted.info["queued"], dtype=bool), ~queued_tasks(measured)]
+    return _stacked([(predicted, P.label("运行前的预测：中央队列模拟，计入派发（斜线：被释放的任务）",
+                                         "predicted: central queue with dispatch (hatched: released)")),
+                     (measured, P.label("进程池实测（任务 = 定时等待；斜线：被释放的任务）",
+                                        "process pool (measured; hatched: released)"))],
+                    height=1.2 + 0.5 * (len(predicted.devices) + len(measured.devices)), lanes=lanes,
+                    by_task=True, hatched=released)
 
 
 def sweep_figure(sweep: SweepReading, os_: float, reference: SweepReading | None = None):
@@ -169,7 +253,7 @@ def sweep_figure(sweep: SweepReading, os_: float, reference: SweepReading | None
     p, top = sweep.workers, max(sweep.counts)
     cut = -(-max(16, 4 * p) // p) * p          # the first multiple of P from max(16, 4P): the two parts meet
     ax = P.new_axes(figsize=(7, 3.2))
-    model = P.label(f"运行前的预测（W = {sweep.total:g} 秒，Os = A1.1 的 {os_ * 1e6:.0f} µs）", "predicted")
+    model = P.label(f"运行前的预测（W = {sweep.total:g} 秒，$O_s$ = A1.1 的 {os_ * 1e6:.0f} µs）", "predicted")
     for xs, text in ((list(range(1, min(cut, top) + 1)), model), (list(range(cut, top + 1, p)), None)):
         if xs:
             ax.plot(xs, G.total_time_on(xs, sweep.total, os_, p, model="rounds"), "--", lw=0.8, color="#4C72B0",

@@ -310,6 +310,7 @@ def isoefficiency_explorer() -> Explorer:
         _iso_curves(ax, efficiency, [(model, latency)])
         ax.set_title(P.label(f"保持 E = {efficiency:.2f}：{ISO_MODELS[model][0]}",
                              f"hold E = {efficiency:.2f}: {ISO_MODELS[model][1]}"), fontsize=10)
+        ax.minorticks_off()     # a log axis's minor ticks were half of each frame's drawing time (issue 18 #10)
         w64, w1024 = F.isoefficiency_work(efficiency, isoefficiency_overhead([64, 1024], model, latency))
         return (f"64 台需要 T₁ = {w64:,.0f} s，1024 台需要 T₁ = {w1024:,.0f} s："
                 f"设备数 ×16，工作量 ×{w1024 / w64:.1f}")

@@ -75,7 +75,7 @@ def scaling_reality_figure():
     art["now"].set_visible(False)
     best = C.best_device_count(0.95, max_devices=1024, grad_bytes=0.5e9, latency=C.NETWORK_STEP_LATENCY)
     top = float(C.speedup_with_allreduce(0.95, best, grad_bytes=0.5e9, latency=C.NETWORK_STEP_LATENCY))
-    ax.annotate(rf"$N^\dagger$ = {best} ({top:.2f}x)", (best, top), xytext=(0, -22), textcoords="offset points",
+    ax.annotate(rf"$N^\dagger$ = {best} ({top:.2f}×)", (best, top), xytext=(0, -22), textcoords="offset points",
                 ha="center", fontsize=8, color="crimson")
     ax.legend(handles=[art["amdahl"], art["real"], art["best"]], fontsize=8, loc="upper left")
     return ax.figure

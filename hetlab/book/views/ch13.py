@@ -58,6 +58,7 @@ def bucket_whiteboard() -> Explorer:
                    f"反向 {backward_s:g} s",
                    f"{GRAD_GB:g} GB gradients, DP group of {n_devices}, {bandwidth_gbs:g} GB/s, "
                    f"backward {backward_s:g} s"))
+        ax.minorticks_off()     # a log axis's minor ticks were half of each frame's drawing time (issue 18 #10)
         return bucket_readout(bucket_mb, grad_gb=GRAD_GB, n_devices=n_devices, bandwidth_gbs=bandwidth_gbs,
                               latency_us=LATENCY_US, backward_s=backward_s)
 

@@ -46,7 +46,7 @@ def test_plan_and_measured_lines_use_the_stored_numbers():
     assert "29.3 ms" in plan_text and "16.0 ms" in plan_text and "GPU 上 216 个任务" in plan_text
     assert f"{het['gpu_only']['simulated_s'] / het['cpu8']['hybrid_heft']['simulated_s']:.2f} 倍" in plan_text
     text = a2.measured_lines(het["gpu_only"]["measured_s"], het["cpu8"]["hybrid_heft"]["measured_s"], hybrid)
-    assert "24.7 ms" in text and "82.0 ms" in text and "慢 3.3 倍" in text
+    assert "24.7 ms" in text and "82.0 ms" in text and "只用 GPU 的 3.3 倍" in text
 
 
 def test_trace_lines_show_the_gpu_waiting_longer_beside_cpu_workers():
@@ -75,18 +75,49 @@ def test_prediction_table_has_a_row_per_run_and_the_largest_error():
         a2.prediction_table(runs, predicted[:2])
 
 
-def test_calibration_and_free_host_lines():
+def test_calibration_lines():
     profile = load_profile()
     text = a2.calibration_lines(profile)
     assert "22 个同步读数" in text and text.count("最大误差") == 4
-    hybrid, alone = _plans(8)
-    lines = a2.free_host_lines(hybrid, alone, profile).splitlines()
-    hybrid_ms = [float(re.search(r"混合计划 ([\d.]+) ms", line).group(1)) for line in lines]
-    assert hybrid_ms == sorted(hybrid_ms, reverse=True)     # a cheaper host never predicts a later end
     with pytest.raises(ValueError, match="records no calibration"):
         from hetlab.models.host import HostProfile
 
         a2.calibration_lines(HostProfile("bare", 1e-5, 1e-5))
+
+
+def test_gap_lines_split_the_extra_time_free_of_any_order():
+    hybrid, _ = _plans(8)
+    lines = a2.gap_lines(hybrid, load_profile(), 0.082).splitlines()
+    rows = [[float(x) for x in re.findall(r"\d+\.\d+", line)] for line in lines[1:5]]
+    for alone, last, low, high, phi in rows:     # the Shapley value lies within the range over the orders
+        assert low <= min(alone, last, phi) and max(alone, last, phi) <= high
+    none, full = (float(x) for x in re.findall(r"([\d.]+) ms", lines[5])[:2])
+    assert none == pytest.approx(hybrid.makespan * 1e3, abs=0.05)      # no term on: HEFT's own plan
+    assert sum(r[4] for r in rows) == pytest.approx(full - none, abs=0.25)   # Shapley values add up
+    assert "单独加上 λ：多出 0.0 ms" in lines[7]                        # with h = 0 nobody waits for the host
+    count, each, total = re.search(r"有 (\d+) 条.*?(\d+) µs = ([\d.]+) ms", lines[8]).groups()
+    assert float(total) == pytest.approx(rows[0][0], abs=0.11)          # copies alone = the copies waited
+    assert float(total) == pytest.approx(int(count) * float(each) / 1e3, rel=0.01)
+    with pytest.raises(ValueError, match="measured_s"):
+        a2.gap_lines(hybrid, load_profile(), 0.0)
+
+
+def test_heft_gap_lines_range_each_kind_of_plan():
+    runs = measured_runs()
+    text = a2.heft_gap_lines(runs)
+    cpu = [r.simulated_s / r.measured_s - 1 for r in runs if r.plan == "cpu_only"]
+    assert f"只用 CPU：模拟偏差 {min(cpu):+.0%} 到 {max(cpu):+.0%}（{len(cpu)} 个读数）" in text
+    assert "混合计划，b = 256" in text and "混合计划，b = 512" in text
+    with pytest.raises(TypeError, match="runs"):
+        a2.heft_gap_lines([])
+
+
+def test_gpu_only_spread_lines_put_one_model_value_beside_several_runs():
+    runs = measured_runs()
+    text = a2.gpu_only_spread_lines(runs, [r.measured_s * 1.1 for r in runs])
+    assert text.count("误差 +10%") == 3 and "3 次运行" in text      # three synchronising GPU-only 256-tile runs
+    with pytest.raises(ValueError, match="no|none"):
+        a2.gpu_only_spread_lines(runs, [r.measured_s for r in runs], b=128)
 
 
 def test_planner_and_cuda_graph_lines():
@@ -94,122 +125,64 @@ def test_planner_and_cuda_graph_lines():
                                                         "hybrid_dispatch_aware": 0.03}}, {4: 0})
     assert "30.0 ms" in text and "80.0 ms" in text
     launch = reading("h200")["launch"]
-    text = a2.cuda_graph_lines(launch, 0.0247, 364, 0.0016)
+    text = a2.cuda_graph_lines(launch, 0.0247, 364, 0.0016, 13e-6)
     assert "0.93 µs" in text and "68 µs" in text       # 24.7 ms / 364 tasks = 67.9 us
+    # the replay's floor: 364 kernels x 13 us one after another = 4.73 ms, 4.73 / 1.6 = 2.96x the library
+    assert "≈ 4.7 ms" in text and "库函数的 3.0 倍" in text
     with pytest.raises(TypeError, match="launch must be the 'launch' section"):
-        a2.cuda_graph_lines({}, 0.0247, 364, 0.0016)
+        a2.cuda_graph_lines({}, 0.0247, 364, 0.0016, 13e-6)
+    with pytest.raises(ValueError, match="device_s"):
+        a2.cuda_graph_lines(launch, 0.0247, 364, 0.0016, 0.0)
 
 
-def _row(plan, workers, predicted, measured):
-    return {"source": "x.json", "n": 1024, "b": 256, "plan": plan, "cpu_workers": workers,
-            "predicted_s": predicted, "measured_s": measured}
+def test_calibration_spread_lines_keep_what_holds_under_every_fit():
+    hybrid, alone = _plans(8)
+    profile = load_profile()
+    lines = a2.calibration_spread_lines(hybrid, alone, profile).splitlines()
+    rows = lines[1:-2]
+    assert len(rows) == 1 + len(profile.calibration["held_out"])        # the profile's set and each hold-out fit
+    values = [[float(x) for x in re.findall(r"([\d.]+) ms", r)] for r in rows]
+    copies = {v[0] for v in values}
+    # the copy term depends on the link latency only, never on h, lambda or s(k): one value in every row,
+    # the gap table's "copies alone" (HEFT's 16.0 ms + 292 x 63 us)
+    assert len(copies) == 1
+    floor = float(re.search(r"([\d.]+) ms", lines[-2]).group(1))
+    faster = sum(v[1] < floor for v in values)
+    assert lines[-1].endswith(f"{faster} 组比只用 GPU 快") and "每组都比只用 GPU 慢" in lines[-1]
+    # h and lambda move too: each row prints its own set's constants (the profile's, then each fit's)
+    fits = [profile] + [fit["constants"] for fit in profile.calibration["held_out"].values()]
+    got = [tuple(int(x) for x in re.findall(r"(\d+) µs", r)) for r in rows]
+    want = [(round(profile.hold_s * 1e6), round(profile.handoff_s * 1e6))]
+    want += [(round(f.get("hold_s", profile.hold_s) * 1e6), round(f.get("handoff_s", profile.handoff_s) * 1e6))
+             for f in fits[1:]]
+    assert got == want and len(set(got)) == len(got)
+    shares = [int(x) for x in re.findall(r"(\d+)%", "".join(rows))]
+    assert all(50 < s < 100 for s in shares)                             # the host's pair is the larger part
+    with pytest.raises(TypeError, match="gpu_only"):
+        a2.calibration_spread_lines(hybrid, None, profile)
 
 
-def test_holdout_table_counts_the_rows_inside_the_band():
-    rows = [_row("gpu_only", 0, 0.011, 0.010), _row("cpu_only", 2, 0.050, 0.100),
-            _row("hybrid_dispatch_aware", 2, 0.012, 0.010)]
-    text = a2.holdout_table(rows)
-    lines = text.splitlines()
-    assert len(lines) == 1 + 3 + 2
-    assert "+10%" in lines[1] and "-50%" in lines[2] and "+20%" in lines[3] and "考虑主机的计划" in lines[3]
-    assert "2 个在 ±25% 以内，最大误差 -50%" in lines[4]       # +10% and +20% inside, -50% outside
-    assert "只用 CPU -50% 到 -50%" in lines[5]
-    with pytest.raises(ValueError, match="each of rows must be a dict"):
-        a2.holdout_table([{"plan": "gpu_only"}])
+def test_timeline_lines_put_the_model_beside_the_trace():
+    hybrid, _ = _plans(8)
+    measured = trace_schedule(hybrid.graph, hybrid.devices, _hetero()["cpu8"]["hybrid_heft"]["trace"])
+    from hetlab.models.host import simulate_host
+    text = a2.timeline_lines(measured, simulate_host(hybrid, load_profile()))
+    # an independent trace walk (the A2-4 review's script) found: GPU idle 49 % vs 72 %, idle waiting for a CPU
+    # input 0 vs 12.3 ms, median GPU task 153 vs 68 us
+    assert re.search(r"GPU 空闲占完工时间\s+49%\s+72%", text)
+    assert re.search(r"其中等 CPU 任务的输入\s+0.0 ms\s+12.3 ms", text)
+    assert re.search(r"GPU 任务时长中位数\s+153 µs\s+68 µs", text)
+    with pytest.raises(TypeError, match="model"):
+        a2.timeline_lines(measured, None)
 
 
-def test_miss_lines_group_the_predictions_outside_the_band():
-    rows = [_row("cpu_only", 2, 0.150, 0.100), _row("cpu_only", 4, 0.110, 0.100), _row("gpu_only", 0, 0.011, 0.010),
-            _row("hybrid_heft", 2, 0.050, 0.100)]
-    # +50% and -50% are outside ±25%, +10% twice inside; the GPU-only group has no miss and is not listed
-    assert a2.miss_lines(rows).splitlines() == ["n = 1024、b = 256，只用 CPU：2 个里 1 个在带外，误差 +10% 到 +50%",
-                                                "n = 1024、b = 256，混合（HEFT）：1 个里 1 个在带外，误差 -50% 到 -50%"]
-    assert a2.miss_lines(rows, band=0.6) == "每个预测都在 ±60% 以内"
-
-
-def test_heft_vs_gpu_lines_compare_within_each_reading():
-    rows = [_row("gpu_only", 0, 0.030, 0.040), _row("hybrid_heft", 2, 0.050, 0.035),
-            _row("hybrid_heft", 4, 0.020, 0.045)]
-    # measured: 35 < 40 (faster), 45 > 40 (slower); predicted: 50 > 30 (slower), 20 < 30 (faster)
-    assert a2.heft_vs_gpu_lines(rows).endswith("实测 1 / 2 组，模型预测 1 / 2 组")
-    with pytest.raises(ValueError, match="GPU-only and a hybrid HEFT"):
-        a2.heft_vs_gpu_lines([_row("gpu_only", 0, 0.030, 0.040)])
-
-
-def test_copy_in_run_lines_time_the_gpu_gemms_by_their_inputs_from_cpu_workers():
-    from hetlab.models.host import HostProfile
-    from hetlab.workloads.cholesky import CholeskyCase
-
-    ops = ("potrf", "trsm", "syrk", "gemm")
-    case = CholeskyCase(1280, 256, {op: {"CPU": 1e-3, "GPU": 1e-4} for op in ops}, 2e-4, inputs_on_host=True)
-    rows = {t.name: [t.name, "GPU", 0.0, 1e-4] for t in case.graph(case.devices(0)).tasks}
-    # 5 x 5 tiles: the GEMMs of steps k >= 1 copy no matrix tile first. TRSM_3_1 on a CPU worker is one input of
-    # GEMM_3_2_1 and GEMM_4_3_1 (600 and 800 us: median 700); GEMM_4_2_1 and GEMM_4_3_2 read only GPU tiles
-    # (100 us each)
-    rows["TRSM_3_1"][1] = "CPU0"
-    rows["GEMM_3_2_1"][3], rows["GEMM_4_3_1"][3] = 6e-4, 8e-4
-    section = {"n": 1280, "b": 256, "op_costs": {op: {"cpu1_s": 1e-3, "gpu_s": 1e-4} for op in ops},
-               "tile_copy_s": 2e-4, "inputs_on_host": True, "gpu_only": {},
-               "cpu1": {"hybrid_heft": {"trace": list(rows.values())}}}
-    lines = a2.copy_in_run_lines(section, 1, HostProfile("p", 3e-5, 8e-5)).splitlines()
-    assert lines[1].endswith("输入都在 GPU 上：2 个，时长中位数 100 µs")
-    assert lines[2].endswith("一个输入来自 CPU 工作线程：2 个，时长中位数 700 µs，多出 600 µs")
-    assert lines[3].endswith("占用主机 30 µs + 单独测的块拷贝 200 µs = 230 µs")
-    rows["TRSM_3_1"][1] = "GPU"                      # no GEMM with an input from a CPU worker left
-    with pytest.raises(ValueError, match="no GPU GEMM with 0 or with 1 input"):
-        a2.copy_in_run_lines(section, 1, HostProfile("p", 3e-5, 8e-5))
-    with pytest.raises(ValueError, match="trace of the hybrid HEFT run 'cpu2'"):
-        a2.copy_in_run_lines(section, 2, HostProfile("p", 3e-5, 8e-5))
-
-
-def test_cost_change_lines_put_the_two_readings_side_by_side():
-    from hetlab.workloads.cholesky import CholeskyCase
-
-    old = CholeskyCase(1024, 256, {op: {"CPU": 5e-4, "GPU": 6e-5} for op in ("potrf", "trsm", "syrk", "gemm")})
-    new = CholeskyCase(1024, 256, {op: {"CPU": 3e-3, "GPU": 4e-5} for op in ("potrf", "trsm", "syrk", "gemm")})
-    text = a2.cost_change_lines(old, new)
-    assert text.count("500 µs → 3000 µs") == 4 and text.count("60 µs → 40 µs") == 4
-    # two matrix orders with the same tile size: the header names them
-    assert a2.cost_change_lines(old, CholeskyCase(2048, 256, new.op_costs)).startswith(
-        "同样 b = 256 的块，两次读数的块代价（n = 1024 → n = 2048）")
-    with pytest.raises(ValueError, match="same tile size"):
-        a2.cost_change_lines(old, CholeskyCase(2048, 512, old.op_costs))
-
-
-def test_same_plan_lines_pool_every_run_of_the_gpu_only_plan():
-    def plan(best, runs, **extra):
-        return {"measured_s": best, "all_s": runs, **extra}
-    section = {"n": 1024, "b": 256, "gpu_only": plan(0.030, [0.030, 0.031, 0.032]),
-               "cpu2": {"cpu_only": plan(0.2, [0.2]), "hybrid_heft": plan(0.05, [0.05]),
-                        "hybrid_dispatch_aware": plan(0.040, [0.040, 0.050, 0.060], cpu_workers_used=0)}}
-    text = a2.same_plan_lines([section])
-    # six runs of one plan: 30 to 60 ms, median of 30 31 32 40 50 60 = (32 + 40) / 2 = 36 ms;
-    # the aware plan's best, 40 ms, is 33% over the GPU-only best of 30 ms
-    assert "共跑了 6 次，30.0 ms 到 60.0 ms（中位数 36.0 ms）" in text
-    assert "1 组里有 1 组比单独测的只用 GPU（30.0 ms）慢，最多慢 33%" in text
-    assert text.endswith("比只用 GPU 慢：1 / 1 组")
-    with pytest.raises(TypeError, match="sections"):
-        a2.same_plan_lines([{"n": 1}])
-
-
-def test_graph_replay_lines_compare_the_replay_with_the_library():
-    graphs = {"r": {"n": 1024, "b": 256, "tasks": 100, "eager_one_thread_s": 0.02, "graph_replay_s": 0.01,
-                    "torch_cholesky_gpu_s": 0.002}}
-    text = a2.graph_replay_lines(graphs, {"r": 0.05})
-    # 10 ms / 2 ms = 5.0; 10 ms / 100 tasks = 100 us; 50 ms / 10 ms = 5.0
-    assert "5.0 倍" in text and "每个任务 100 µs，比执行器快 5.0 倍" in text
-    with pytest.raises(TypeError, match="executor"):
-        a2.graph_replay_lines(graphs, {"r": None})
-
-
-def test_batch_lines_compare_the_batches_like_for_like():
-    def row(plan, w, measured):
-        return {"source": "x.json", "n": 512, "b": 256, "plan": plan, "cpu_workers": w, "predicted_s": 0.01,
-                "measured_s": measured}
-    # first: gpu_only out of band (0.01 vs 0.02), cpu_only in; a dispatch-aware row only the first batch has
-    first = [row("gpu_only", 0, 0.02), row("cpu_only", 2, 0.011), row("hybrid_dispatch_aware", 2, 0.01)]
-    second = [row("gpu_only", 0, 0.01), row("cpu_only", 2, 0.011)]
-    text = a2.batch_lines(first, second)
-    assert "两批都有的 2 个配置上：第一批 1 个在 ±25% 以内，第二批 2 个" in text
-    assert "第一批另有 1 个第二批没有的（考虑主机的计划），其中 1 个在带里" in text
-    assert "另有" not in a2.batch_lines(second, second)
+def test_race_verdict_calls_results_within_one_percent_a_tie():
+    # the A2-6 review's corner (15 workers, lambda = h = 0): 29.4 vs 29.3 ms differ by 0.34 %, a tie
+    assert a2.race_verdict(29.4, 29.3) == "两者相当"
+    assert a2.race_verdict(29.3, 29.4) == "两者相当"
+    # 1.5 % apart (30.45 / 30.0) is no tie; the default widget setting, 36.3 vs 29.3 ms, is a clear GPU win
+    assert a2.race_verdict(30.45, 30.0) == "只用 GPU 更快"
+    assert a2.race_verdict(30.0, 30.45) == "混合计划更快"
+    assert a2.race_verdict(36.3, 29.3) == "只用 GPU 更快"
+    with pytest.raises(ValueError, match="hybrid_ms"):
+        a2.race_verdict(0.0, 29.3)

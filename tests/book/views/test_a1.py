@@ -3,13 +3,19 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import dataclasses  # noqa: E402
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from hetlab import schedulers as S  # noqa: E402
 from hetlab.book import reference  # noqa: E402
+from hetlab.book.readings import a1 as readings  # noqa: E402
 from hetlab.book.views import a1  # noqa: E402
 from hetlab.real.execute import Sleep  # noqa: E402
+from hetlab.real.experiments import queued_tasks  # noqa: E402
 
 
 def test_workloads():
@@ -28,11 +34,31 @@ def test_workloads():
 def test_figures_draw_one_panel_per_run():
     plan, _ = a1.demo_plan()
     scaled = S.article_demo(plan.graph, plan.devices)
-    runs = {"process pool": scaled, "thread pool": scaled}
-    assert len([ax for ax in a1.plan_gantt(plan, runs).axes]) == 3
+    timed = dataclasses.replace(scaled, info={"cpu_seconds": list(scaled.end - scaled.start)})
+    runs = {"process pool": timed, "thread pool": timed}
+    fig = a1.plan_gantt(plan, runs, reference=reference.load("build-vm-idle").plan)
+    assert len(fig.axes) == 3 and not any(ax.get_legend() for ax in fig.axes)
+    # each lane is a CPU process or thread playing a planned device: named so, not as the device itself
+    assert {t.get_text() for t in fig.axes[1].get_yticklabels()} in (
+        {f"扮演 {d.name}" for d in plan.devices}, {f"as {d.name}" for d in plan.devices})
+    busy = (timed.end - timed.start).sum() / (timed.end.max() - timed.start.min())   # CPU s per wall s
+    # the reference's figure recomputed from the stored file: CPU seconds over wall seconds
+    idle = json.loads(Path(reference.__file__).with_name("data").joinpath(
+        "readings", "build-vm-idle.json").read_text(encoding="utf-8"))["plan"]["process pool"]
+    assert f"有效并行度 {busy:.2f}；参照 {idle['cpu'] / idle['wall']:.2f}" in fig.axes[1].get_title()
+    bars = fig.axes[1].collections[0].get_facecolors()                   # one colour per lane
+    lanes = {int(d): tuple(c) for d, c in zip(timed.device_of, bars)}
+    assert all(tuple(c) == lanes[int(d)] for d, c in zip(timed.device_of, bars)) and len(set(lanes.values())) == 3
     g = a1.dag()
     sim = S.central_queue(g, a1.dag_workers(2), ready="fifo")
-    assert len(a1.dag_gantt(sim, sim).axes) == 2
+    predicted = readings.dispatch_schedule(sim, 4e-4, 1e-4)
+    axes = a1.dag_gantt(predicted, sim).axes
+    assert len(axes) == 2 and [t.get_text() for t in axes[1].get_yticklabels()][-1] in ("工作进程 0", "worker 0")
+    # the released tasks hatched in both panels: the prediction's own split, and the run's
+    released = [int((~predicted.info["queued"]).sum()), int((~queued_tasks(sim)).sum())]
+    assert [sum(1 for c in ax.collections if c.get_hatch()) for ax in axes] == released and released[0] >= 1
+    with pytest.raises(TypeError, match="dispatch_schedule"):
+        a1.dag_gantt(sim, sim)
     ref = reference.load("build-vm")
     fig = a1.sweep_figure(ref.sweep, 2e-4, reference=ref.sweep)
     assert len(fig.axes[0].lines) >= 3 and a1.pool_rounds_figure().axes
@@ -41,3 +67,20 @@ def test_figures_draw_one_panel_per_run():
     with pytest.raises(ValueError, match="os_"):
         a1.sweep_figure(ref.sweep, 0.0)
     assert np.isfinite(sim.makespan)
+
+
+def test_the_idle_references_runs_are_drawn_below_the_readers():
+    plan, _ = a1.demo_plan()
+    scaled = S.article_demo(plan.graph, plan.devices)
+    timed = dataclasses.replace(scaled, info={"cpu_seconds": list(scaled.end - scaled.start)})
+    # as tools/record_reference.py stores them: start, end, CPU seconds per task; here two cores' worth
+    raw = {"process pool": {"start": [0.0] * 8, "end": [0.1] * 8, "cpu_seconds": [0.05] * 8},
+           "thread pool": {"start": [0.0] * 8, "end": [0.2] * 8, "cpu_seconds": [0.025] * 8}}
+    stored = a1.stored_runs(plan, raw)
+    assert stored["process pool"].makespan == pytest.approx(0.1) and stored["thread pool"].graph is plan.graph
+    fig = a1.plan_gantt(plan, {"process pool": timed, "thread pool": timed}, stored=stored)
+    assert len(fig.axes) == 5
+    assert "有效并行度 4.00" in fig.axes[3].get_title() and "有效并行度 1.00" in fig.axes[4].get_title()
+    with pytest.raises(TypeError, match="plan_runs"):
+        a1.stored_runs(plan, [])
+    assert a1.task_pause() == pytest.approx(float(np.median([t.work for t in a1.dag().tasks])) / 1e3)

@@ -79,3 +79,18 @@ def test_u_curve_sweep_gives_every_task_a_thread():
         X.u_curve_sweep(0.01, (0, 2))
     with pytest.raises(ValueError, match="repeat"):
         X.u_curve_sweep(0.01, (1,), repeat=0)
+
+
+def test_queued_tasks_marks_tasks_ready_while_their_worker_was_busy():
+    from hetlab.devices import Device
+    from hetlab.tasks import Task, TaskGraph
+    g = TaskGraph([Task("a", 2.0), Task("b", 2.0), Task("c", 2.0)], [("a", "c")])
+    # two workers: a and b start at once on idle workers (released); c becomes ready at 2 ms when a's worker
+    # has just freed, so that worker was idle: released too
+    two = S.central_queue(g, [Device(f"w{k}", "CPU", 1000.0) for k in range(2)], ready="fifo")
+    assert X.queued_tasks(two).tolist() == [False, False, False]
+    # one worker: b was ready at 0 while a ran, c at 2 ms while b ran (2-4 ms): both queued
+    one = S.central_queue(g, [Device("w", "CPU", 1000.0)], ready="fifo")
+    assert X.queued_tasks(one).tolist() == [False, True, True]
+    with pytest.raises(TypeError, match="schedule"):
+        X.queued_tasks("not a schedule")

@@ -45,6 +45,18 @@ def test_dispatch_overhead_and_loop_rate_are_positive_and_validated():
         measure.loop_rate(0.01, statistic="mean")
 
 
+def test_loop_rate_counts_cpu_seconds_not_wall_seconds(monkeypatch):
+    """A busy machine stretches the wall clock, not the loop's CPU time: each timing of 20,000 steps takes 1 CPU
+    second on the fake thread clock and 10 s on the fake wall clock, so the rate is 20,000 steps per second."""
+    import itertools
+    cpu, wall = itertools.count(0.0, 1.0), itertools.count(0.0, 10.0)
+    monkeypatch.setattr(measure.time, "thread_time", lambda: next(cpu))
+    monkeypatch.setattr(measure.time, "perf_counter", lambda: next(wall))
+    monkeypatch.setattr(measure, "busy_loop", lambda n: None)
+    assert measure.loop_rate(0.05) == 20_000
+    assert measure.loop_rate(0.05, statistic="median") == 20_000
+
+
 def test_calibration_is_cached_per_machine_and_names_its_blas_threads(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     first = measure.calibrate()
@@ -148,3 +160,24 @@ def test_thread_scaling_record_refuses_inconsistent_times():
         measure.ThreadScaling({1: 1.0, 2: 0.5}, {1: 1.0, 2: 0.0}, True, 3)
     with pytest.raises(ValueError, match="n must be one of"):
         measure.ThreadScaling({1: 1.0}, {1: 1.0}, True, 3).share(4)
+
+
+def test_round_trips_are_single_trips_per_batch_and_validated():
+    trips = measure.round_trips(batches=3, tasks=4, workers=1)
+    assert [len(b) for b in trips] == [4, 4, 4] and all(0 < t < 1 for b in trips for t in b)
+    with pytest.raises(ValueError, match="batches"):
+        measure.round_trips(batches=2)
+
+
+def test_paused_round_trips_sleep_before_each_trip_outside_the_clock():
+    # the pause is not timed: trips after a 20 ms pause are not 20 ms long, and the batches take at least the pauses
+    import time
+
+    t = time.perf_counter()
+    trips = measure.round_trips(batches=3, tasks=3, workers=1, pause=0.02)
+    assert time.perf_counter() - t >= 9 * 0.02 and [len(b) for b in trips] == [3, 3, 3]
+    assert sorted(x for b in trips for x in b)[4] < 0.02          # the median trip: the pause is not in it
+    with pytest.raises(ValueError, match="pause"):
+        measure.round_trips(batches=3, tasks=1, workers=1, pause=-1e-3)
+    with pytest.raises(ValueError, match="pause"):
+        measure.round_trips(batches=3, tasks=1, workers=1, pause=0.5)

@@ -142,7 +142,7 @@ def test_every_holdout_makespan_is_predicted_from_the_inputs_alone(holdout_rows)
             key = f"cpu{r['cpu_workers']}"
             assert r["measured_s"] == inner[key][r["plan"]]["measured_s"]
             if r["plan"] == "hybrid_dispatch_aware":        # it ran with no CPU worker: the GPU-only plan's prediction
-                assert inner[key][r["plan"]]["cpu_workers_used"] == 0
+                assert inner[key][r["plan"]]["cpu_workers_used"] == 0 == r["cpu_workers_used"]
                 assert r["predicted_s"] == predicted["gpu_only"]
             else:
                 assert r["predicted_s"] == predicted[key][r["plan"]]
