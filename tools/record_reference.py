@@ -23,7 +23,7 @@ from hetlab.book.views import a1
 from hetlab.real import experiments as X
 from hetlab.real import measure
 from hetlab.real.execute import run_graph, task_gaps
-from hetlab.real.split_timing import nested_pair, split_matmul_timing
+from hetlab.real.split_timing import blas_spin, nested_pair, split_matmul_timing
 
 OUT = Path(__file__).resolve().parents[1] / "hetlab" / "book" / "data" / "readings"
 
@@ -37,6 +37,7 @@ def record() -> dict:
     # chapter 12's oversubscription pair, as its cell runs it: N = P x ceil(16 / P) (16 on 2 CPUs), BLAS pinned to 1
     # and to max(2, P) threads, each pool reading timed over one long clock window
     over = nested_pair(n=600)
+    spin = blas_spin(over[1].blas_threads)  # what one multi-threaded product leaves burning, as the cell reads it
     plan, _ = a1.demo_plan()
     runs = X.plan_runs(plan, a1.SCALE)
     sweep = X.rounds_sweep()
@@ -55,7 +56,7 @@ def record() -> dict:
                             "pipelined_s": pipelined, "round_trip_median_s": trip, "pause_s": pause,
                             "paused_trip_s": paused},
             "gil": dataclasses.asdict(gil), "split": dataclasses.asdict(split),
-            "oversubscription": [dataclasses.asdict(t) for t in over],
+            "oversubscription": [dataclasses.asdict(t) for t in over], "spin": list(spin),
             "plan": {k: dataclasses.asdict(X.Run.of(s)) for k, s in runs.items()},
             "plan_runs": {k: {"start": s.start.tolist(), "end": s.end.tolist(),
                               "cpu_seconds": [float(c) for c in s.info["cpu_seconds"]]}

@@ -35,7 +35,9 @@ class Reference:
     :func:`~hetlab.real.experiments.u_curve_sweep`, with ``u_round_trip``, the seconds of one thread-pool round
     trip measured just before it; ``oversubscription``: chapter 12's same split with BLAS pinned to one thread and
     to several, two :class:`~hetlab.real.split_timing.SplitTiming`; ``plan_runs``: appendix A1's process-pool and
-    thread-pool runs task by task, kind -> ``start``, ``end``, ``cpu_seconds`` lists); ``extra``: the raw figures
+    thread-pool runs task by task, kind -> ``start``, ``end``, ``cpu_seconds`` lists; ``spin``: chapter 12's
+    (wall, CPU) seconds the process kept burning after one multi-threaded product,
+    :func:`~hetlab.real.split_timing.blas_spin`); ``extra``: the raw figures
     of readings that are not this package's
     experiments (the H200 machine's GPU timings)."""
 
@@ -52,6 +54,7 @@ class Reference:
     extra: dict | None = None
     oversubscription: tuple[SplitTiming, SplitTiming] | None = None
     plan_runs: dict | None = None
+    spin: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         check_str("label", self.label)
@@ -65,6 +68,10 @@ class Reference:
             pair = check_instance("oversubscription", self.oversubscription, tuple, "a pair of SplitTiming or None")
             if len(pair) != 2 or not all(isinstance(t, SplitTiming) for t in pair):
                 raise ValueError(f"oversubscription must be a pair of SplitTiming, got {pair!r}")
+        if self.spin is not None:
+            pair = check_instance("spin", self.spin, tuple, "a (wall, CPU) pair of seconds or None")
+            if len(pair) != 2 or not all(isinstance(x, float) and x >= 0 for x in pair):
+                raise ValueError(f"spin must be a (wall, CPU) pair of non-negative seconds, got {pair!r}")
         if self.u_round_trip is not None:
             check_positive("u_round_trip", self.u_round_trip, high=1.0)
 
@@ -94,4 +101,5 @@ def load(name: str) -> Reference:
         sweep=_sweep(raw["sweep"]) if "sweep" in raw else None, dag=raw.get("dag"),
         u_sweep=_sweep(raw["u_sweep"]) if "u_sweep" in raw else None, u_round_trip=raw.get("u_round_trip_s"),
         extra=raw.get("extra"), plan_runs=raw.get("plan_runs"),
-        oversubscription=tuple(_split(t) for t in raw["oversubscription"]) if "oversubscription" in raw else None)
+        oversubscription=tuple(_split(t) for t in raw["oversubscription"]) if "oversubscription" in raw else None,
+        spin=tuple(float(x) for x in raw["spin"]) if "spin" in raw else None)

@@ -162,7 +162,7 @@ def test_finer_splits_slow_the_computation(reading):
     at = dict(zip(w["counts"], w["seconds"]))
     p = w["workers"]
     assert at[64] > at[p]
-    assert (f"N = 64 比 N = {p} 慢" in w["text"]) == (at[64] > at[p])
+    assert (f"N = 64 比 N = P = {p} 慢" in w["text"]) == (at[64] > at[p])
 
 
 def test_the_gap_verdict_names_the_cause_its_own_numbers_show(reading):

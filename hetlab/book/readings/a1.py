@@ -39,7 +39,14 @@ def _refs(reference) -> list[Reference]:
 
 
 def _us(seconds: float) -> str:
-    return f"{seconds * 1e6:.0f} µs"
+    """Microseconds, with a decimal under 10 µs: a ratio printed beside two of them reads right (review A1-13:
+    "9.6 倍" beside 81 and 8 µs).
+
+    >>> _us(6.94e-6), _us(61.4e-6)
+    ('6.9 µs', '61 µs')
+    """
+    us = seconds * 1e6
+    return f"{us:.1f} µs" if us < 9.95 else f"{us:.0f} µs"
 
 
 def trip_band(trips) -> tuple[float, float, float]:
@@ -104,12 +111,11 @@ def calibration_lines(cal: dict, round_trip: float, reference: Reference | None 
                 f"{_us(mid * low)} 到 {_us(mid * high)} 之间，即总中位数的 {low:.2f} 到 {high:.2f} 倍")
 
     os_ = pipelined or cal["process_overhead_s"]
+    pool = (" " if pipelined is None else
+            f"（A1.3、A1.4 的 {workers} 个工作进程上三次 200 个空任务中最快的一次）")
     lines = ["本机：" + line(cal, round_trip, pipelined),
-             f"  进程池的单次往返是流水线 O_s 的 {round_trip / os_:.1f} 倍，"
+             f"  进程池的单次往返是流水线 O_s{pool}的 {round_trip / os_:.1f} 倍，"
              f"进程池的 O_s 是线程池的 {os_ / cal['thread_overhead_s']:.1f} 倍"]
-    if pipelined is not None:
-        lines.append(f"  进程池的流水线 O_s：{workers} 个工作进程（A1.3、A1.4 的池子）上三次 200 个空任务中最快的一次"
-                     "；A1.4 用它估计排队任务的典型代价，实际可多可少，见 A1.4 的倍数")
     if trips is not None:
         lines.append(spread(trips, "单次往返"))
     if band is not None:
@@ -159,13 +165,20 @@ def _share_line(threads: Run, serial: Run, walls: tuple[float, float]) -> list[s
             f"CPU 秒 {threads.cpu:.3f} 对 {serial.cpu:.3f}）"]
 
 
-def _drift_line(r: dict, planned: float) -> str:
+def _drift_line(r: dict, planned: float, bound: float) -> str:
     """The loops' CPU seconds in each run against the ``planned`` CPU seconds (sized from the calibrated loop
-    rate): the bound assumes the calibrated speed, so a run faster than planned can undercut it by as much."""
+    rate): the ``bound`` assumes the calibrated speed, so it is also printed recomputed at the process pool's
+    own loop speed (every task's length scales with it, so both terms of the bound do; review A1-13).
+
+    >>> from hetlab.real.experiments import Run
+    >>> runs = {"sequential": Run(0.25, 0.24), "thread pool": Run(0.25, 0.24), "process pool": Run(0.13, 0.22)}
+    >>> _drift_line(runs, 0.2, 0.1).split("（")[1]        # 0.1 s x 0.22 / 0.2
+    '下界按标定的速度算；按进程池循环实际用的 CPU 秒重算是 0.110 秒）'
+    """
     cpu = [r[k].cpu for k in ("sequential", "thread pool", "process pool")]
     return (f"循环实际用的 CPU 秒：单线程依次执行 {cpu[0]:.3f}，线程池 {cpu[1]:.3f}，进程池 {cpu[2]:.3f}；"
             f"按标定应为 {planned:.3f}，相差 {min(cpu) / planned - 1:+.0%} 到 {max(cpu) / planned - 1:+.0%}"
-            "（下界按标定的速度算：循环比标定跑得快时，下界偏高，实测可能低于它）")
+            f"（下界按标定的速度算；按进程池循环实际用的 CPU 秒重算是 {bound * cpu[2] / planned:.3f} 秒）")
 
 
 def plan_lines(runs: dict, plan: Schedule, seconds_per_unit: float, cpus: int, reference=None) -> str:
@@ -183,7 +196,7 @@ def plan_lines(runs: dict, plan: Schedule, seconds_per_unit: float, cpus: int, r
              f"实测（有效并行度 = CPU 秒 ÷ 墙钟秒）：单线程依次执行 {runs['sequential'].makespan:.3f} 秒"
              f"（{r['sequential'].parallelism:.2f}），线程池 {runs['thread pool'].makespan:.3f} 秒"
              f"（{r['thread pool'].parallelism:.2f}），进程池 {proc:.3f} 秒（{r['process pool'].parallelism:.2f}）",
-             _drift_line(r, float(plan.busy.sum()) * seconds_per_unit),
+             _drift_line(r, float(plan.busy.sum()) * seconds_per_unit, bound),
              thread_verdict(r["thread pool"].parallelism, f"{len(plan.devices)} 个线程"),
              *_share_line(r["thread pool"], r["sequential"],
                           (runs["thread pool"].makespan, runs["sequential"].makespan)),
@@ -239,7 +252,7 @@ def sweep_lines(sweep: SweepReading, os_: float, reference=None) -> str:
     lines.append(f"锯齿：N = {p + 1} {'比' if saw else '并不比'} N = {p} 和 N = {2 * p} 都慢；比 N = {2 * p} 多 "
                  f"{tooth * 1e3:.1f} 毫秒（预测多 {(pred[p + 1] - pred[2 * p]) * 1e3:.1f} 毫秒）"
                  + ("：多出的一个任务独占第二轮" if saw else ""))
-    lines.append(f"切细：N = {top} 比 N = {p} {'慢' if fine > 0 else '快'} {abs(fine) * 1e3:.1f} 毫秒（预测慢 "
+    lines.append(f"切细：N = {top} 比 N = P = {p} {'慢' if fine > 0 else '快'} {abs(fine) * 1e3:.1f} 毫秒（预测慢 "
                  f"{(pred[top] - pred[p]) * 1e3:.1f} 毫秒）" + ("：每多一个任务，就多付一次派发" if fine > 0 else ""))
     for ref in _refs(reference):
         if ref.sweep is None:
@@ -426,17 +439,17 @@ def dag_lines(simulated: Schedule, measured: Schedule, round_trip: float, pipeli
     stretch = float(np.sum((measured.end - measured.start) - (simulated.end - simulated.start)))
     gaps = float(np.sum(task_gaps(measured)))
     ms = 1e3
-    lines = [f"实测 {measured.makespan * ms:.1f} 毫秒，偏差 (实测 − 预测) / 预测 = {dev:+.0%}；"
-             f"比模拟多 {(measured.makespan - simulated.makespan) * ms:.1f} 毫秒（预测多 "
-             f"{(pred - simulated.makespan) * ms:.1f} 毫秒）",
-             f"逐个任务对账（{p} 个工作进程合计）：任务本身比设定的等待长 {stretch * ms:.1f} 毫秒，任务之间的空隙 "
-             f"{gaps * ms:.1f} 毫秒；除以 {p}，每个工作进程平均 {stretch / p * ms:.1f} + {gaps / p * ms:.1f} 毫秒"]
     band = (f"在 ±{BAND:.0%} 之内" if abs(dev) <= BAND else
             f"比预测慢 {BAND:.0%} 以上" if dev > 0 else f"比预测快 {BAND:.0%} 以上")
     where = ("多出的时间主要是任务本身被拉长（等待醒得晚）" if stretch > gaps else "多出的时间主要在任务之间的空隙")
-    lines.append(f"{band}；{where}")
-    lines.append("派发项按实测的排队与释放拆开：")
-    lines += dispatch_lines(task_gaps(measured), queued_tasks(measured), round_trip, pipelined)
+    # review A1-13: the verdicts ride on the lines whose numbers they read (fewer lines to take in)
+    lines = [f"实测 {measured.makespan * ms:.1f} 毫秒，偏差 (实测 − 预测) / 预测 = {dev:+.0%}，{band}；"
+             f"比模拟多 {(measured.makespan - simulated.makespan) * ms:.1f} 毫秒（预测多 "
+             f"{(pred - simulated.makespan) * ms:.1f} 毫秒）",
+             f"逐个任务对账（{p} 个工作进程合计）：任务本身比设定的等待长 {stretch * ms:.1f} 毫秒，任务之间的空隙 "
+             f"{gaps * ms:.1f} 毫秒；除以 {p}，每个工作进程平均 {stretch / p * ms:.1f} + {gaps / p * ms:.1f} 毫秒："
+             + where,
+             *dispatch_lines(task_gaps(measured), queued_tasks(measured), round_trip, pipelined)]
     if pred - simulated.makespan < BAND * pred:
         lines.append(f"注意：预测的派发只占预测的 {(pred - simulated.makespan) / pred:.0%}，小于 ±{BAND:.0%} "
                      "的带宽，单看完成时间检验不了它，要看上面的派发项")

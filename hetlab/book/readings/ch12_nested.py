@@ -51,6 +51,21 @@ _BURN = {"lock": "线程在忙等：帮手等下一份工作，调用者等帮�
          "over": "BLAS 线程多于核，在抢核，等待时还会忙等"}
 
 
+def _decimals(diff: float, band: float) -> int:
+    """The fewest decimals (1 to 3) at which the printed difference and the printed band compare as the true ones
+    do, against the band and against twice the printed band, with no tie (a reader doubles the printed band).
+
+    >>> _decimals(20.0, 9.2), _decimals(2.98, 1.47), _decimals(1.52, 1.48), _decimals(1.46, 1.48)
+    (1, 2, 2, 2)
+    """
+    for d in (1, 2):
+        p, b = round(diff, d), round(band, d)
+        twice = round(2 * b, d)
+        if p not in (b, twice) and (p > b) == (diff > band) and (p > twice) == (diff > 2 * band):
+            return d
+    return 3
+
+
 def _pair_verdict(single: SplitTiming, nested: SplitTiming, mode: str) -> str:
     """The burn (pool CPU difference beyond twice :func:`_band`, named only then) and the wall ratio (beyond
     twice the noise); a faster nested wall says the baseline idled cores by design (N not a multiple of P) or
@@ -70,10 +85,11 @@ def _pair_verdict(single: SplitTiming, nested: SplitTiming, mode: str) -> str:
         tail = (f"；墙钟也变慢了，是 BLAS {single.blas_threads} 个线程时的 {wall:.2f} 倍" if wall > 1 + 2 * noise
                 else "；墙钟也没有明显变化")
     busy1, busy2 = c1 / w1, c2 / w2
-    # reviews ch12-14 #1, ch12-15 #2: within a tenth of the criterion on either side, one decimal would print a tie
-    # ("+3.0 over twice 1.5", "+2.6 under twice 1.3"): two decimals and the criterion itself
-    d = 2 if abs(diff - 2 * band) < 0.2 * band else 1
-    exact = f"即 {2 * band * ms:.2f} 毫秒" if d == 2 else ""
+    # reviews ch12-14 #1, ch12-15 #2, ch12-16 #1: a difference next to either threshold (the band, twice the band)
+    # would print a tie at one decimal ("+3.0 over twice 1.5", "+1.5 beyond a band of 1.5"): enough decimals to
+    # tell them apart, and then twice the band itself
+    d = _decimals(diff * ms, band * ms)
+    exact = f"即 {2 * band * ms:.{d}f} 毫秒" if d > 1 else ""
     cores = f"；两遍同时在记 CPU 秒的核 {busy1:.2f} 与 {busy2:.2f} 个"
     if diff > 2 * band:
         return (f"同样的乘积多烧了 {rel:.0%} 的 CPU 秒（{diff * ms:+.{d}f} 毫秒，超过噪声带 {band * ms:.{d}f} 毫秒的"
@@ -84,8 +100,8 @@ def _pair_verdict(single: SplitTiming, nested: SplitTiming, mode: str) -> str:
     more = f"多了 {rel:.0%}" if rel > 0 else f"少了 {-rel:.0%}" if rel < 0 else "几乎没变"
     but = "，但" if abs(rel) >= 0.1 else "，"          # review ch12-9 #6: no "but" after a negligible change
     worse = _worse(single, nested)
-    text = (f"CPU 秒{more}（{round(diff * ms, 1) or 0.0:+.1f} 毫秒）{but}在噪声带 {band * ms:.1f} 毫秒以内（这次噪声 "
-            f"{noise:.0%} 的两倍即 {2 * noise * c1 * ms:.1f} 毫秒，加 {_tick_words(worse)}即 "
+    text = (f"CPU 秒{more}（{round(diff * ms, d) or 0.0:+.{d}f} 毫秒）{but}在噪声带 {band * ms:.{d}f} 毫秒以内"
+            f"（这次噪声 {noise:.0%} 的两倍即 {2 * noise * c1 * ms:.1f} 毫秒，加 {_tick_words(worse)}即 "
             f"{_tick_error(worse) * ms:.1f} 毫秒，节拍按本书构建机 {TICK * ms:.0f} 毫秒一个计）：这次没有量出多烧")
     if mode == "lock" and wall > 1 + 2 * noise and busy2 < busy1 * (1 - 2 * noise):
         return (text + f"；墙钟是 BLAS {single.blas_threads} 个线程时的 {wall:.2f} 倍，同时在算的核（CPU 秒 ÷ "
@@ -97,25 +113,36 @@ def _pair_verdict(single: SplitTiming, nested: SplitTiming, mode: str) -> str:
     return text + tail
 
 
-def spin_line(spin: tuple[float, float], threads: int) -> str:
+def spin_line(spin: tuple[float, float], threads: int, reference: Reference | None = None) -> str:
     """What one ``threads``-thread product left behind (:func:`hetlab.real.split_timing.blas_spin`): the wall and
-    CPU milliseconds this process kept burning after it returned, read in 20 ms probes.
+    CPU milliseconds this process kept burning after it returned, read in 20 ms probes; with a ``reference``
+    that stored the same reading (review ch12-16 #3), a second line prints it.
 
     >>> spin_line((0.1, 0.09), 2).split("：")[0]
     '一次 2 个线程的乘法返回之后，本进程又烧了 90 毫秒 CPU（墙钟 100 毫秒，按 20 毫秒一次的探测读）才停下'
     >>> spin_line((0.0, 0.0), 2)
     '一次 2 个线程的乘法返回之后，本进程没有再烧 CPU（按 20 毫秒一次的探测读）：这次没有线程在空转等活'
+    >>> print(spin_line((0.0, 0.0), 2, Reference("参照机", 2, spin=(0.12, 0.11))).splitlines()[1])
+    参照 · 参照机：一次 2 个线程的乘法返回之后，进程又烧了 110 毫秒 CPU（墙钟 120 毫秒）才停下
     """
     pair = check_sequence("spin", spin)
     if len(pair) != 2:
         raise ValueError(f"spin must be (wall seconds, CPU seconds), got {len(pair)} values")
     wall, cpu = (check_nonnegative("spin", x) for x in pair)
     threads = check_int("threads", threads, low=1)
-    head = f"一次 {threads} 个线程的乘法返回之后，本进程"
+    if reference is not None:
+        check_instance("reference", reference, Reference, "a Reference or None")
+    head = f"一次 {threads} 个线程的乘法返回之后，"
     if cpu < 0.002:
-        return head + "没有再烧 CPU（按 20 毫秒一次的探测读）：这次没有线程在空转等活"
-    return (head + f"又烧了 {cpu * 1e3:.0f} 毫秒 CPU（墙钟 {wall * 1e3:.0f} 毫秒，按 20 毫秒一次的探测读）才停下："
-            "这时没有计算在做，是线程在空转等活")
+        text = head + "本进程没有再烧 CPU（按 20 毫秒一次的探测读）：这次没有线程在空转等活"
+    else:
+        text = (head + f"本进程又烧了 {cpu * 1e3:.0f} 毫秒 CPU（墙钟 {wall * 1e3:.0f} 毫秒，按 20 毫秒一次的探测读）"
+                "才停下：这时没有计算在做，是线程在空转等活")
+    if reference is None or reference.spin is None:
+        return text
+    ref_wall, ref_cpu = reference.spin
+    return (text + f"\n参照 · {reference.label}：{head}进程又烧了 {ref_cpu * 1e3:.0f} 毫秒 CPU"
+            f"（墙钟 {ref_wall * 1e3:.0f} 毫秒）才停下")
 
 
 def oversubscription_lines(single: SplitTiming, nested: SplitTiming, blas: str = "openblas",
