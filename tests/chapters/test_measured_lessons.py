@@ -280,7 +280,7 @@ def test_a1_4_at_more_waiting_workers_prints_lines_that_follow_from_its_numbers(
     pred, flags = RA.dispatch_simulation(sim, paused, os_)
     q = int(flags.sum())
     assert f"模拟（P = {workers}）里 {40 - q} 个任务被释放" in before and f"，{q} 个排队" in before
-    assert f"完成时间 {pred * 1e3:.1f} 毫秒（不计派发 {sim.makespan * 1e3:.1f} 毫秒）" in before
+    assert f"完工时间 {pred * 1e3:.1f} 毫秒（不计派发 {sim.makespan * 1e3:.1f} 毫秒）" in before
     if workers == 16:        # more workers than the graph ever has ready tasks: nothing queues in the simulation
         assert q == 0
     dev = real.makespan / pred - 1

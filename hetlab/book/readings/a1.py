@@ -165,6 +165,16 @@ def _share_line(threads: Run, serial: Run, walls: tuple[float, float]) -> list[s
             f"CPU 秒 {threads.cpu:.3f} 对 {serial.cpu:.3f}）"]
 
 
+def _range(low: float, high: float) -> str:
+    """Two relative differences as one number when they print alike (review A1-14: no "+3% 到 +3%").
+
+    >>> _range(0.031, 0.034), _range(0.0, 0.04)
+    ('+3%', '+0% 到 +4%')
+    """
+    a, b = f"{low:+.0%}", f"{high:+.0%}"
+    return a if a == b else f"{a} 到 {b}"
+
+
 def _drift_line(r: dict, planned: float, bound: float) -> str:
     """The loops' CPU seconds in each run against the ``planned`` CPU seconds (sized from the calibrated loop
     rate): the ``bound`` assumes the calibrated speed, so it is also printed recomputed at the process pool's
@@ -173,12 +183,12 @@ def _drift_line(r: dict, planned: float, bound: float) -> str:
     >>> from hetlab.real.experiments import Run
     >>> runs = {"sequential": Run(0.25, 0.24), "thread pool": Run(0.25, 0.24), "process pool": Run(0.13, 0.22)}
     >>> _drift_line(runs, 0.2, 0.1).split("（")[1]        # 0.1 s x 0.22 / 0.2
-    '下界按标定的速度算；按进程池循环实际用的 CPU 秒重算是 0.110 秒）'
+    '下界按标定的速度算；按进程池循环实际用的 CPU 秒换算是 0.110 秒）'
     """
     cpu = [r[k].cpu for k in ("sequential", "thread pool", "process pool")]
     return (f"循环实际用的 CPU 秒：单线程依次执行 {cpu[0]:.3f}，线程池 {cpu[1]:.3f}，进程池 {cpu[2]:.3f}；"
-            f"按标定应为 {planned:.3f}，相差 {min(cpu) / planned - 1:+.0%} 到 {max(cpu) / planned - 1:+.0%}"
-            f"（下界按标定的速度算；按进程池循环实际用的 CPU 秒重算是 {bound * cpu[2] / planned:.3f} 秒）")
+            f"按标定应为 {planned:.3f}，相差 {_range(min(cpu) / planned - 1, max(cpu) / planned - 1)}"
+            f"（下界按标定的速度算；按进程池循环实际用的 CPU 秒换算是 {bound * cpu[2] / planned:.3f} 秒）")
 
 
 def plan_lines(runs: dict, plan: Schedule, seconds_per_unit: float, cpus: int, reference=None) -> str:
@@ -192,7 +202,7 @@ def plan_lines(runs: dict, plan: Schedule, seconds_per_unit: float, cpus: int, r
     r = {k: Run.of(s) for k, s in runs.items()}
     proc = runs["process pool"].makespan
     lines = [f"运行前的预测：线程池 ≤ 1 个核；进程池 ≤ min({cpus}, {len(plan.devices)}) = {cores} 个核，"
-             f"完成时间不少于 {bound:.3f} 秒（下界）",
+             f"完工时间不少于 {bound:.3f} 秒（下界）",
              f"实测（有效并行度 = CPU 秒 ÷ 墙钟秒）：单线程依次执行 {runs['sequential'].makespan:.3f} 秒"
              f"（{r['sequential'].parallelism:.2f}），线程池 {runs['thread pool'].makespan:.3f} 秒"
              f"（{r['thread pool'].parallelism:.2f}），进程池 {proc:.3f} 秒（{r['process pool'].parallelism:.2f}）",
@@ -201,8 +211,8 @@ def plan_lines(runs: dict, plan: Schedule, seconds_per_unit: float, cpus: int, r
              *_share_line(r["thread pool"], r["sequential"],
                           (runs["thread pool"].makespan, runs["sequential"].makespan)),
              process_verdict(r["process pool"].parallelism, cores, r["sequential"].parallelism)
-             + (f"；完成时间 {proc:.3f} 秒，不低于下界" if proc >= bound else
-                f"；完成时间 {proc:.3f} 秒，低于下界 {bound:.3f} 秒：这次循环跑得比标定时快")]
+             + (f"；完工时间 {proc:.3f} 秒，不低于下界" if proc >= bound else
+                f"；完工时间 {proc:.3f} 秒，低于下界 {bound:.3f} 秒：这次循环跑得比标定时快")]
     target = float(plan.busy.sum()) * seconds_per_unit      # the CPU seconds the loops were sized to use
     for ref in _refs(reference):
         if not ref.plan:
@@ -212,7 +222,7 @@ def plan_lines(runs: dict, plan: Schedule, seconds_per_unit: float, cpus: int, r
         # parallelism and the makespan ratio only: the stored loops were sized by an earlier calibration, so
         # their seconds are not comparable with this run's bound
         lines.append(f"参照 · {ref.label}：有效并行度 单线程依次执行 {rp['sequential'].parallelism:.2f}，"
-                     f"线程池 {threads:.2f}，进程池 {procs:.2f}；进程池的完成时间是单线程依次执行的 "
+                     f"线程池 {threads:.2f}，进程池 {procs:.2f}；进程池的完工时间是单线程依次执行的 "
                      f"{rp['process pool'].wall / rp['sequential'].wall:.0%}，它的循环用了 "
                      f"{rp['process pool'].cpu:.3f} CPU 秒（按标定应为 {target:.3f}）"
                      + (f"：核空着时，进程池用上了 {procs:.2f} 个核，线程池仍不超过 1 个"
@@ -368,7 +378,7 @@ def split_lines(simulated: Schedule, round_trip: float, pipelined: float) -> str
     >>> from hetlab.tasks import Task, TaskGraph
     >>> sim = S.central_queue(TaskGraph([Task("a", 2.0), Task("b", 2.0)]), [Device("w", "CPU", 1000.0)], ready="fifo")
     >>> print(split_lines(sim, 1e-3, 1e-4).splitlines()[1])
-    运行前的预测：把这两种派发放进中央队列模拟，完成时间 5.1 毫秒（不计派发 4.0 毫秒）
+    运行前的预测：把这两种派发放进中央队列模拟，完工时间 5.1 毫秒（不计派发 4.0 毫秒）
     """
     pred, flags = dispatch_simulation(simulated, round_trip, pipelined)
     n, p = len(simulated.graph.tasks), len(simulated.devices)
@@ -378,7 +388,7 @@ def split_lines(simulated: Schedule, round_trip: float, pipelined: float) -> str
         f"模拟（P = {p}）里 {n - queued} 个任务被释放（就绪时工作进程已空闲，就绪后晚一次空闲后的往返 "
         f"{_us(round_trip)} 才开始），{queued} 个排队（就绪时工作进程还忙，它空出来后再付流水线的 O_s "
         f"{_us(pipelined)}）",
-        f"运行前的预测：把这两种派发放进中央队列模拟，完成时间 {pred * ms:.1f} 毫秒"
+        f"运行前的预测：把这两种派发放进中央队列模拟，完工时间 {pred * ms:.1f} 毫秒"
         f"（不计派发 {simulated.makespan * ms:.1f} 毫秒）"])
 
 
@@ -452,7 +462,7 @@ def dag_lines(simulated: Schedule, measured: Schedule, round_trip: float, pipeli
              *dispatch_lines(task_gaps(measured), queued_tasks(measured), round_trip, pipelined)]
     if pred - simulated.makespan < BAND * pred:
         lines.append(f"注意：预测的派发只占预测的 {(pred - simulated.makespan) / pred:.0%}，小于 ±{BAND:.0%} "
-                     "的带宽，单看完成时间检验不了它，要看上面的派发项")
+                     "的允许范围，单看完工时间检验不了它，要看上面的派发项")
     for ref in _refs(reference):
         if ref.dag:
             lines += _reference_dag(ref)

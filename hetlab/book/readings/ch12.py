@@ -286,6 +286,10 @@ def descent_line(timing: SplitTiming) -> str:
     >>> t = SplitTiming(10, 2, 1, (1, 2), (3.0, 2.0), (1.0, 1.0), (0.0, 0.0), w0=1.0, os0=1e-3)
     >>> "但 N = 1 本身就等了 2000.0 毫秒的核" in descent_line(t), "快" in descent_line(t)   # 3.0 s wall, 1.0 CPU
     (True, False)
+    >>> fast = SplitTiming(10, 2, 1, (1, 2), (8.85e-3, 4.0e-3), (6.12e-3, 6.2e-3), (0.0, 0.0), w0=6.1e-3, os0=1e-6,
+    ...                    pool_cpu=(8.85e-3, 7.9e-3))      # review ch12-17: 2.21 x on 2 cores
+    >>> descent_line(fast).split("；")[2]
+    '超过 2 倍：N = 1 那次线程池比纯计算多花了 2.7 毫秒 CPU'
     """
     check_instance("timing", timing, SplitTiming)
     p, ms = timing.workers, 1e3
@@ -305,7 +309,12 @@ def descent_line(timing: SplitTiming) -> str:
         ratio = f"没有明显更快（{one / at_p:.2f} 倍，在本次噪声 {noise:.0%} 的两倍以内）"
     else:
         ratio = f"快 {one / at_p:.2f} 倍" if one > at_p else f"反而更慢（{one / at_p:.2f} 倍）"
-    return (head + f"N = 1 没有等核；{ratio}，{p} 个空闲的核上理想是 {p} 倍"
+    beyond = ""
+    if one / at_p > p and timing.pool_cpu:     # review ch12-17 #7b: a ratio above P needs its own clause
+        spent = timing.pool_cpu[0] - timing.kernel[0]
+        beyond = (f"；超过 {p} 倍：N = 1 那次线程池比纯计算多花了 {spent * ms:.1f} 毫秒 CPU" if spent > 0
+                  else f"；超过 {p} 倍，超出的部分是这次测量的起伏")
+    return (head + f"N = 1 没有等核；{ratio}，{p} 个空闲的核上理想是 {p} 倍" + beyond
             + (f"；N = {p} 那次等了 {later * ms:.1f} 毫秒的核" if later > 2 * _noise(timing) * (at_p - later) else ""))
 
 

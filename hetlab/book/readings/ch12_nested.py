@@ -82,8 +82,11 @@ def _pair_verdict(single: SplitTiming, nested: SplitTiming, mode: str) -> str:
         tail = (f"；墙钟反而短了（{wall:.2f} 倍）：基线那一遍只分到 {c1 / w1:.2f} 个核，两遍看到的机器不一样，"
                 "这次墙钟的比较检验不了两层并行")
     else:
+        # review ch12-17 #7a: a visible change within the noise band is named with its size, not "no change"
         tail = (f"；墙钟也变慢了，是 BLAS {single.blas_threads} 个线程时的 {wall:.2f} 倍" if wall > 1 + 2 * noise
-                else "；墙钟也没有明显变化")
+                else "；墙钟也没有明显变化" if abs(wall - 1) < 0.05
+                else f"；墙钟{'短' if wall < 1 else '长'}了 {abs(wall - 1):.0%}，在这次噪声 {noise:.0%} 的两倍以内，"
+                     "算不上变化")
     busy1, busy2 = c1 / w1, c2 / w2
     # reviews ch12-14 #1, ch12-15 #2, ch12-16 #1: a difference next to either threshold (the band, twice the band)
     # would print a tie at one decimal ("+3.0 over twice 1.5", "+1.5 beyond a band of 1.5"): enough decimals to
@@ -182,7 +185,7 @@ def oversubscription_lines(single: SplitTiming, nested: SplitTiming, blas: str =
                          f"got {nested.blas_threads}")
     mode, layer = _mode(nested, check_str("blas", blas)), check_str("layer", layer)
     ms, p, k, b, b1 = 1e3, single.workers, single.pieces[-1], nested.blas_threads, single.blas_threads
-    lock = "——OpenBLAS 一次只让一个多线程乘法进来"
+    lock = "——OpenBLAS 一次只让一个同种的多线程乘法进来"
     if mode == "over":
         team = f"{b} 个 BLAS 线程多于 {p} 个核：这就是超额订阅，与锁无关"
         guess = f"{team}，同样的乘积花的 CPU 秒多于 BLAS {b1} 个线程的基线，墙钟变长"
@@ -194,7 +197,8 @@ def oversubscription_lines(single: SplitTiming, nested: SplitTiming, blas: str =
         # longer than the gap between two locked calls: the gaps are burnt on an idle machine too
         spin = ("帮手线程做完一份工作后先忙等一阵才睡" if layer == "pthreads" else
                 f"等工作的 {layer} 线程先忙等一阵才睡（多久由线程层定）")
-        guess = (f"OpenBLAS 一次只让一个多线程乘法进来，{p} 个线程池线程轮流调用 {b} 个线程的乘法，"
+        guess = (f"OpenBLAS 一次只让一个同种的多线程乘法进来（这 {k} 块是同一种），"
+                 f"{p} 个线程池线程轮流调用 {b} 个线程的乘法，"
                  + (f"N = {k} 是 P 的整数倍，墙钟不会更短；" if k % p == 0 else
                     f"N = {k} 不是 P 的整数倍，基线最后一轮有核闲着，墙钟可能更短；")
                  + f"{spin}，两次乘法之间的空当也记进 CPU 秒，所以机器空闲时也多烧 CPU 秒")

@@ -55,7 +55,7 @@ def test_plan_lines_read_threads_and_processes_from_their_parallelism():
             "sequential": _run(plan, [0, 0.5], [0.5, 1.0], [0.4, 0.4], "sequential")}
     text = R.plan_lines(runs, plan, 0.5, 2)
     assert "线程池 0.80 ≤ 1 + 0.05：2 个线程轮流执行" in text and "进程池 2.00 > 1 + 0.40" in text   # max(0.3, 2 x 0.2)
-    assert "完成时间 0.500 秒，不低于下界" in text            # bound: max(0.5, 1.0 / 2) = 0.5
+    assert "完工时间 0.500 秒，不低于下界" in text            # bound: max(0.5, 1.0 / 2) = 0.5
     busy = dict(runs, **{"process pool": _run(plan, [0, 0], [1, 1], [0.3, 0.3], "process pool")})
     text = R.plan_lines(busy, plan, 0.5, 2)
     assert "进程池 0.60，没有超过 1 个核" in text and "只分到 0.80 个核" in text
@@ -123,7 +123,7 @@ def test_a_small_dag_by_hand():
     assert R.dag_prediction(one, 1e-3, 1e-4) == pytest.approx(0.0072)
     text = R.split_lines(one, 1e-3, 1e-4)
     assert "模拟（P = 1）里 1 个任务被释放" in text and "，2 个排队" in text
-    assert "完成时间 7.2 毫秒（不计派发 6.0 毫秒）" in text
+    assert "完工时间 7.2 毫秒（不计派发 6.0 毫秒）" in text
 
 
 def test_without_dispatch_costs_the_simulation_is_the_libraries_central_queue():
