@@ -57,6 +57,12 @@ NAMED_MODULES = {"formulas", "devices", "tasks", "schedule", "schedulers", "mode
 
 #: Not driven blindly because calling them has side effects; each has hand-written cases (below, or in the file
 #: named). Matched by the function's own name, wherever it is defined (a function that moves stays excluded).
+def _costs(released: float):
+    from hetlab.book.readings.a1_calibration import Costs
+
+    return Costs(released, released / 10, released / 10)
+
+
 SIDE_EFFECTS = {
     "main": "book.cli.main parses sys.argv and prints; driven below with argv lists",
     "gil_experiment": "real.experiments.gil_experiment starts pools (about 1 s); tests/lib/real/test_experiments.py",
@@ -64,6 +70,8 @@ SIDE_EFFECTS = {
     "rounds_sweep": "real.experiments.rounds_sweep starts a process pool; tests/lib/real/test_experiments.py drives it",
     "u_curve_sweep": "real.experiments.u_curve_sweep starts a thread pool (1-3 s); tests/lib/real/test_experiments.py",
     "calibrate": "real.measure.calibrate measures the machine for about 2 s and writes a cache file",
+    "handovers": "real.measure.handovers starts process pools and runs small graphs (about 1 s); its doctest and "
+                 "tests/chapters/test_measured_lessons.py drive it",
     "export_bank": "writes a question-bank file",
     "import_bank": "rewrites the package's question bank",
     "answer_free_bank": "writes a question-bank file",
@@ -367,9 +375,15 @@ OVERRIDES.update({
     "real.experiments.SweepReading": {"workers": 2, "total": 0.2, "counts": (1, 2, 3, 4),
                                       "seconds": (0.2, 0.1, 0.13, 0.1)},
     "book.reference.load": {"name": "build-vm"},
-    "book.readings.a1.trip_band": {"trips": ((1e-4,), (2e-4,), (3e-4,))},
-    "book.readings.a1.calibration_lines": {"cal": lambda: {"cpus": 2, "matmul_gflops": 80.0, "thread_overhead_s": 4e-5,
-                                                           "process_overhead_s": 2e-4}, "round_trip": 4e-4},
+    "book.readings.a1_calibration.trip_band": {"trips": ((1e-4,), (2e-4,), (3e-4,))},
+    "book.readings.a1_calibration.handover_costs": {"handovers": lambda: {
+        "released": ((8e-4,), (6e-4,), (1e-3,)), "queued": ((9e-5,), (8e-5,), (1e-4,)),
+        "stretch": ((1e-4,), (8e-5,), (9e-5,))}},
+    "book.readings.a1_calibration.Costs": {"released": 1e-3, "queued": 1e-4, "stretch": 1e-4},
+    "book.readings.a1.extra_band": {"low": lambda: _costs(5e-4), "high": lambda: _costs(1e-3)},
+    "book.readings.a1_calibration.calibration_lines": {
+        "cal": lambda: {"cpus": 2, "matmul_gflops": 80.0, "thread_overhead_s": 4e-5, "process_overhead_s": 2e-4},
+        "round_trip": 4e-4},
     "book.readings.a1.plan_lines": {"runs": lambda: _plan_runs(), "plan": lambda: _fixtures()["schedule"],
                                     "seconds_per_unit": 0.05, "cpus": 2},
     "book.readings.a1.sweep_prediction": {"sweep": lambda: _sweep_reading(), "os_": 1e-4},

@@ -6,8 +6,9 @@ experiment of the two chapters with the chapters' own settings (about half a min
 numbers with the date and the machine's load per CPU before and after; the label the chapters print is
 "WHO（WHAT；date，测时每个 CPU 的负载 x）". ``--out PATH`` writes the file there instead (a trial recording).
 Appendix A1 is recorded as it measures: the pipelined O_s on the appendix's pool (the least of three), the
-median single round trip back to back and after an idle pause of A1.4's median task, the demo plan's runs
-task by task (figure A1-1), and A1.4's run with its per-task gaps, queued split and prediction.
+median single round trip back to back and after an idle pause of A1.4's median task, the hand-overs of A1.4's
+executor (``measure.handovers``), the demo plan's runs task by task (figure A1-1), and A1.4's run with its
+per-task gaps, queued split, prediction from the hand-overs and the allowed range stated before the run.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import sys
 from pathlib import Path
 
 from hetlab import schedulers as S
-from hetlab.book.readings.a1 import dag_prediction, trip_band
+from hetlab.book.readings.a1 import dag_prediction, extra_band, handover_costs, trip_band
 from hetlab.book.views import a1
 from hetlab.real import experiments as X
 from hetlab.real import measure
@@ -48,13 +49,15 @@ def record() -> dict:
     pipelined = min(measure.dispatch_overhead(200, workers=workers, executor="process") for _ in range(3))
     trip = trip_band(measure.round_trips(workers=workers))[0]
     paused = trip_band(measure.round_trips(workers=workers, pause=pause))[0]
+    hand = measure.handovers(workers=workers, pause=pause)      # A1.4's costs and allowed range, as A1.1 takes them
+    costs, low, high = handover_costs(hand)
     simulated = S.central_queue(graph, a1.dag_workers(workers), ready="fifo")
     real = run_graph(graph, a1.sleep_bodies(graph), executor="process", workers=workers).schedule
     keep = ("cpus", "blas_threads", "matmul_gflops", "thread_overhead_s", "process_overhead_s")
     return {"cpus": measure.cpu_count(),
             "calibration": {**{k: cal[k] for k in keep}, "round_trip_s": round_trip, "workers": workers,
                             "pipelined_s": pipelined, "round_trip_median_s": trip, "pause_s": pause,
-                            "paused_trip_s": paused},
+                            "paused_trip_s": paused, "handovers": {k: [list(b) for b in v] for k, v in hand.items()}},
             "gil": dataclasses.asdict(gil), "split": dataclasses.asdict(split),
             "oversubscription": [dataclasses.asdict(t) for t in over], "spin": list(spin),
             "plan": {k: dataclasses.asdict(X.Run.of(s)) for k, s in runs.items()},
@@ -64,7 +67,9 @@ def record() -> dict:
             "sweep": dataclasses.asdict(sweep),
             "u_round_trip_s": u_round_trip, "u_sweep": dataclasses.asdict(u_sweep),
             "dag": {"workers": workers, "tasks": len(graph.tasks), "queue_s": simulated.makespan,
-                    "predicted_s": dag_prediction(simulated, paused, pipelined), "measured_s": real.makespan,
+                    "predicted_s": dag_prediction(simulated, costs.released, costs.queued, costs.stretch),
+                    "costs": [costs.released, costs.queued, costs.stretch],
+                    "band_s": list(extra_band(simulated, low, high)), "measured_s": real.makespan,
                     "paused_trip_s": paused, "pipelined_s": pipelined,
                     "gaps": task_gaps(real).tolist(), "queued": [bool(q) for q in X.queued_tasks(real)]}}
 

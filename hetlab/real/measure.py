@@ -26,9 +26,11 @@ from hetlab._validate import (
     check_positive,
     check_sequence,
 )
-from hetlab.real.execute import MAX_LOOP, busy_loop
+from hetlab.real.execute import MAX_LOOP, Sleep, busy_loop, run_graph, task_gaps
+from hetlab.tasks import Task, TaskGraph
 
-__all__ = ["cpu_count", "load_per_cpu", "loop_rate", "dispatch_overhead", "round_trips", "calibrate", "thread_scaling",
+__all__ = ["cpu_count", "load_per_cpu", "loop_rate", "dispatch_overhead", "round_trips", "handovers", "calibrate",
+           "thread_scaling",
            "ThreadScaling", "gpu_copy_launch"]
 
 
@@ -160,6 +162,46 @@ def round_trips(batches: int = 9, tasks: int = 40, workers: int | None = None, *
                 times.append(time.perf_counter() - t)
             out.append(tuple(times))
     return tuple(out)
+
+
+def handovers(workers: int | None = None, pause: float = 6e-3, *, tasks: int | None = None,
+              batches: int = 5) -> dict[str, tuple[tuple[float, ...], ...]]:
+    """The hand-overs of :func:`~hetlab.real.execute.run_graph`'s process pool, calibrated on small graphs of
+    ``tasks`` waits of ``pause`` seconds each (:class:`~hetlab.real.execute.Sleep`), ``batches`` times (a fresh
+    pool each), before a run of the same executor on ``workers`` workers:
+
+    - ``"released"``: the gaps (:func:`~hetlab.real.execute.task_gaps`) of a chain's tasks after the first:
+      each becomes ready when its predecessor ends, with every worker and the parent idle since, as a
+      released task does;
+    - ``"queued"``: the gaps of independent tasks after the first ``workers``: each waits in the queue for a
+      worker to finish the one before, as a queued task does;
+    - ``"stretch"``: each task's measured length minus ``pause`` (both graphs): what the wait and its
+      timing add to every task.
+
+    One tuple of seconds per batch for each; medians across all batches are the calibrated costs, and the
+    spread of the batches' medians is how far they wander from run to run. ``tasks`` (default: 12, or twice the
+    workers where that is more, so that as many tasks queue as start) must exceed ``workers``.
+
+    >>> h = handovers(workers=1, pause=0.001, tasks=3, batches=3)
+    >>> sorted(h), [len(b) for b in h["released"]], [len(b) for b in h["queued"]]
+    (['queued', 'released', 'stretch'], [2, 2, 2], [2, 2, 2])
+    """
+    workers = _workers(workers)
+    pause = check_positive("pause", pause, high=0.1)
+    tasks = max(12, 2 * workers) if tasks is None else check_int("tasks", tasks, low=workers + 1, high=1000)
+    batches = check_int("batches", batches, low=3, high=101)
+    names = [f"t{k}" for k in range(tasks)]
+    bodies = {name: Sleep(pause) for name in names}
+    chain = TaskGraph([Task(n, pause) for n in names], list(zip(names, names[1:])))
+    loose = TaskGraph([Task(n, pause) for n in names], [])
+    out: dict[str, list] = {"released": [], "queued": [], "stretch": []}
+    for _ in range(batches):
+        for graph, key, skip in ((chain, "released", 1), (loose, "queued", workers)):
+            run = run_graph(graph, bodies, executor="process", workers=workers).schedule
+            order = np.argsort(run.start, kind="stable")       # the first tasks wait for the pool, not a hand-over
+            out[key].append(tuple(float(task_gaps(run)[i]) for i in sorted(order[skip:])))
+            out["stretch"].append(tuple(float(e - b - pause) for b, e in zip(run.start, run.end)))
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def loop_rate(seconds: float = 0.05, *, repeat: int = 3, statistic: str = "best") -> float:

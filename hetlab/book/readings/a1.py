@@ -13,6 +13,7 @@ import heapq
 import numpy as np
 
 from hetlab._validate import check_instance, check_int, check_nonnegative, check_positive, check_sequence
+from hetlab.book.readings.a1_calibration import Costs, _us, calibration_lines, handover_costs, trip_band
 from hetlab.book.readings.ch12 import TOLERANCE, process_verdict, thread_verdict
 from hetlab.book.reference import Reference
 from hetlab.models import granularity as G
@@ -20,124 +21,18 @@ from hetlab.real.execute import task_gaps
 from hetlab.real.experiments import Run, SweepReading, queued_tasks
 from hetlab.schedule import Schedule
 
-__all__ = ["BAND", "trip_band", "calibration_lines", "plan_prediction", "plan_lines", "sweep_prediction", "sweep_lines",
-           "dispatch_schedule", "dispatch_simulation", "dag_prediction", "split_lines", "dispatch_lines", "dag_lines",
-           "STALL"]
+__all__ = ["BAND", "Costs", "handover_costs", "trip_band", "calibration_lines", "plan_prediction", "plan_lines",
+           "sweep_prediction", "sweep_lines", "dispatch_schedule", "dispatch_simulation", "dag_prediction",
+           "extra_band", "split_lines", "dispatch_lines", "dag_lines", "STALL"]
 
 #: A measured makespan within this relative band of its prediction counts as "as predicted".
 BAND = 0.15
-
-
-def _ref(reference, name: str = "reference") -> Reference | None:
-    return None if reference is None else check_instance(name, reference, Reference)
 
 
 def _refs(reference) -> list[Reference]:
     """``reference``: None, one :class:`~hetlab.book.reference.Reference`, or a tuple or list of them."""
     items = reference if isinstance(reference, (tuple, list)) else [reference]
     return [check_instance("reference", r, Reference) for r in items if r is not None]
-
-
-def _us(seconds: float) -> str:
-    """Microseconds, with a decimal under 10 µs: a ratio printed beside two of them reads right (review A1-13:
-    "9.6 倍" beside 81 and 8 µs).
-
-    >>> _us(6.94e-6), _us(61.4e-6)
-    ('6.9 µs', '61 µs')
-    """
-    us = seconds * 1e6
-    return f"{us:.1f} µs" if us < 9.95 else f"{us:.0f} µs"
-
-
-def trip_band(trips) -> tuple[float, float, float]:
-    """(round trip, low, high) from the single trips of :func:`hetlab.real.measure.round_trips` (one sequence
-    of trips, in seconds, per batch): the median of all trips (seconds), and the lowest and highest batch
-    median as multiples of it -- the calibration's own spread. Both are medians of single trips, the statistic
-    A1.4 sets beside the median gap of its released tasks.
-
-    >>> [round(x, 6) for x in trip_band([[1e-4, 1e-4, 9e-3], [2e-4, 2e-4, 2e-4], [3e-4, 3e-4, 1e-4]])]
-    [0.0002, 0.5, 1.5]
-    """
-    return _band(trips, "trips")
-
-
-def _band(trips, name: str) -> tuple[float, float, float]:
-    batches = [[check_positive(name, t, high=1.0) for t in check_sequence(name, b)]
-               for b in check_sequence(name, trips)]
-    if len(batches) < 3:
-        raise ValueError(f"{name} must hold at least 3 batches of single round trips, got {len(batches)}")
-    mid = float(np.median([t for b in batches for t in b]))
-    medians = [float(np.median(b)) for b in batches]
-    return mid, min(medians) / mid, max(medians) / mid
-
-
-def calibration_lines(cal: dict, round_trip: float, reference: Reference | None = None,
-                      h200: Reference | None = None, *, trips=None, paused=None, pause: float | None = None,
-                      pipelined: float | None = None, workers: int | None = None) -> str:
-    """A1.1: this machine's CPUs, FP64 matmul rate (with its BLAS threads) and dispatch overheads
-    (``cal`` from :func:`hetlab.real.measure.calibrate`, ``round_trip`` in seconds; ``trips``: the batches of
-    single trips it is the median of, whose batch medians' range is printed), then the same figures of the
-    stored machines.
-
-    ``pipelined`` (seconds): the pipelined process-pool O_s measured on the appendix's pool of ``workers``
-    workers, printed in place of ``cal``'s (what queued tasks pay in A1.3 and A1.4). ``paused``: the batches of
-    single trips each taken after an idle pause of ``pause`` seconds (:func:`hetlab.real.measure.round_trips`
-    with ``pause``), whose median is printed beside the back-to-back trip (what released tasks pay)."""
-    needed = {"cpus", "matmul_gflops", "thread_overhead_s", "process_overhead_s"}
-    if not isinstance(cal, dict) or not needed <= set(cal):
-        raise TypeError(f"cal must be the dict returned by hetlab.real.measure.calibrate(), got {cal!r:.80}")
-    round_trip = check_positive("round_trip", round_trip)
-    pipelined = None if pipelined is None else check_positive("pipelined", pipelined, high=1.0)
-    workers = None if workers is None else check_int("workers", workers, low=1, high=4096)
-    pause = None if pause is None else check_positive("pause", pause, high=0.1)
-    band = None if paused is None else _band(paused, "paused")
-    if (pipelined is None) != (workers is None):
-        raise ValueError("pipelined and workers go together: the pipelined O_s and the pool size it was measured on")
-    if (paused is None) != (pause is None):
-        raise ValueError("paused and pause go together: the paused trips and the idle pause before each")
-
-    def line(c: dict, trip: float | None, pipe: float | None = None) -> str:
-        blas = c.get("blas_threads")
-        text = (f"{c['cpus']} 个可用 CPU；FP64 矩阵乘 {c['matmul_gflops']:.0f} GFLOP/s"
-                + (f"（BLAS 用 {blas} 个线程）" if blas else "")
-                + f"；派发开销 O_s：线程池 {_us(c['thread_overhead_s'])}，"
-                f"进程池 {_us(pipe or c['process_overhead_s'])}")
-        return text + (f"，进程池单次往返 {_us(trip)}" if trip else "")
-
-    def spread(batches, what: str) -> str:
-        mid, low, high = _band(batches, "paused" if batches is paused else "trips")
-        count = sum(len(b) for b in batches)
-        return (f"  {what}是 {len(batches)} 批共 {count} 次逐次计时的中位数；各批自己的中位数在 "
-                f"{_us(mid * low)} 到 {_us(mid * high)} 之间，即总中位数的 {low:.2f} 到 {high:.2f} 倍")
-
-    os_ = pipelined or cal["process_overhead_s"]
-    pool = (" " if pipelined is None else
-            f"（A1.3、A1.4 的 {workers} 个工作进程上三次 200 个空任务中最快的一次）")
-    lines = ["本机：" + line(cal, round_trip, pipelined),
-             f"  进程池的单次往返是流水线 O_s{pool}的 {round_trip / os_:.1f} 倍，"
-             f"进程池的 O_s 是线程池的 {os_ / cal['thread_overhead_s']:.1f} 倍"]
-    if trips is not None:
-        lines.append(spread(trips, "单次往返"))
-    if band is not None:
-        mid = band[0]
-        lines.append(f"  每次往返前先空闲 {pause * 1e3:.1f} 毫秒（A1.4 任务的中位长度）：单次往返 {_us(mid)}，"
-                     f"是一次接一次的 {mid / round_trip:.1f} 倍；A1.4 里被释放的任务付它")
-        lines.append(spread(paused, "空闲后的单次往返"))
-    for ref in (_ref(reference), _ref(h200, "h200")):
-        if ref is None or not ref.calibration:
-            continue
-        c = ref.calibration
-        if c.get("paused_trip_s"):          # recorded as A1.1 measures: medians of single trips, O_s on P workers
-            text = (line(c, c["round_trip_median_s"], c["pipelined_s"])
-                    + f"；空闲 {c['pause_s'] * 1e3:.1f} 毫秒后的单次往返 {_us(c['paused_trip_s'])}，"
-                    f"是一次接一次的 {c['paused_trip_s'] / c['round_trip_median_s']:.1f} 倍")
-        else:
-            text = line(c, c.get("round_trip_s"))
-            if c.get("round_trip_s"):
-                # older readings time the round trip as one mean of consecutive trips in one pool
-                text += "（一个池子里连续 200 次的均值，不是逐次计时的中位数）"
-        lines.append(f"参照 · {ref.label}：" + text)
-    return "\n".join(lines)
 
 
 def plan_prediction(plan: Schedule, seconds_per_unit: float, cpus: int) -> tuple[int, float]:
@@ -293,13 +188,14 @@ def _second_os(sweep: SweepReading, first: float, second: float) -> str:
             f"按它预测多 {(alt[top] - alt[p]) * 1e3:.1f} 毫秒")
 
 
-def dispatch_schedule(simulated: Schedule, round_trip: float, pipelined: float) -> Schedule:
+def dispatch_schedule(simulated: Schedule, round_trip: float, pipelined: float, stretch: float = 0.0) -> Schedule:
     """The central-queue simulation of ``simulated``'s graph (FIFO ready queue, same task lengths and worker
     count) rerun with each task's dispatch inside it, as a :class:`~hetlab.schedule.Schedule` in seconds: a
     *released* task (its worker was idle when it became ready) starts one ``round_trip`` after it became ready,
     the worker waiting (A1 passes the round trip after an idle pause, :func:`hetlab.real.measure.round_trips`
     with ``pause``: the released task's worker and the parent slept through its predecessor); a *queued* task
     (ready while its worker was still busy) starts ``pipelined`` (the pipelined O_s) after its worker frees.
+    ``stretch`` (seconds) lengthens every task (what a wait and its timing add, A1.1's calibration).
     ``info["queued"]``: one bool per task, True when queued.
 
     >>> from hetlab import schedulers as S
@@ -314,8 +210,9 @@ def dispatch_schedule(simulated: Schedule, round_trip: float, pipelined: float) 
     check_instance("simulated", simulated, Schedule)
     round_trip = check_positive("round_trip", round_trip, high=1.0)
     pipelined = check_positive("pipelined", pipelined, high=1.0)
+    stretch = check_nonnegative("stretch", stretch, high=1.0)
     g, p = simulated.graph, len(simulated.devices)
-    length = np.asarray(simulated.end, dtype=float) - np.asarray(simulated.start, dtype=float)
+    length = np.asarray(simulated.end, dtype=float) - np.asarray(simulated.start, dtype=float) + stretch
     waiting = [len(q) for q in g.preds]
     ready = [i for i, w in enumerate(waiting) if w == 0]
     ready_at, start, end = np.zeros(len(g.tasks)), np.zeros(len(g.tasks)), np.zeros(len(g.tasks))
@@ -340,7 +237,8 @@ def dispatch_schedule(simulated: Schedule, round_trip: float, pipelined: float) 
                     info={"queued": queued})
 
 
-def dispatch_simulation(simulated: Schedule, round_trip: float, pipelined: float) -> tuple[float, np.ndarray]:
+def dispatch_simulation(simulated: Schedule, round_trip: float, pipelined: float,
+                        stretch: float = 0.0) -> tuple[float, np.ndarray]:
     """:func:`dispatch_schedule`'s makespan (seconds) and its one bool per task, True when queued.
 
     >>> from hetlab import schedulers as S
@@ -351,27 +249,50 @@ def dispatch_simulation(simulated: Schedule, round_trip: float, pipelined: float
     >>> round(dispatch_simulation(sim, 1e-3, 1e-4)[0], 6)       # 2 + 2 ms of work + 2 round trips
     0.006
     """
-    s = dispatch_schedule(simulated, round_trip, pipelined)
+    s = dispatch_schedule(simulated, round_trip, pipelined, stretch)
     return s.makespan, s.info["queued"]
 
 
-def dag_prediction(simulated: Schedule, round_trip: float, pipelined: float | None = None) -> float:
+def dag_prediction(simulated: Schedule, round_trip: float, pipelined: float | None = None,
+                   stretch: float = 0.0) -> float:
     """Seconds predicted for a pool run of ``simulated``'s graph before the run: the makespan of
     :func:`dispatch_simulation`, released tasks paying ``round_trip`` and queued ones ``pipelined``
-    (without it, every task pays one round trip)."""
-    return dispatch_simulation(simulated, round_trip, round_trip if pipelined is None else pipelined)[0]
+    (without it, every task pays one round trip), every task ``stretch`` longer."""
+    return dispatch_simulation(simulated, round_trip, round_trip if pipelined is None else pipelined, stretch)[0]
+
+
+def extra_band(simulated: Schedule, low: Costs, high: Costs) -> tuple[float, float]:
+    """The allowed range, stated before the run, of the measured makespan minus ``simulated``'s (seconds):
+    the extra time :func:`dispatch_simulation` gives with A1.1's lowest and highest batch costs
+    (:func:`~hetlab.book.readings.a1_calibration.handover_costs`), least first (a list schedule may finish
+    earlier with longer tasks, Graham's anomaly, so the two are sorted, not assumed in order).
+
+    >>> from hetlab import schedulers as S
+    >>> from hetlab.devices import Device
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> chain = TaskGraph([Task("a", 2.0), Task("b", 2.0)], [("a", "b")])
+    >>> sim = S.central_queue(chain, [Device(w, "CPU", 1000.0) for w in "uv"], ready="fifo")
+    >>> [round(x * 1e3, 3) for x in extra_band(sim, Costs(5e-4, 1e-4, 0.0), Costs(1e-3, 2e-4, 1e-4))]
+    [1.0, 2.2]
+    """
+    check_instance("low", low, Costs)
+    check_instance("high", high, Costs)
+    ends = [dispatch_simulation(simulated, c.released, c.queued, c.stretch)[0] for c in (low, high)]
+    return tuple(sorted(e - simulated.makespan for e in ends))
 
 
 #: A gap longer than this many calibrated round trips is a stall, reported apart from the typical dispatch.
 STALL = 5
 
 
-def split_lines(simulated: Schedule, round_trip: float, pipelined: float) -> str:
+def split_lines(simulated: Schedule, round_trip: float, pipelined: float, stretch: float = 0.0,
+                band: tuple[float, float] | None = None) -> str:
     """A1.4's prediction, printed before the run from the simulation and the calibration alone: how many of
-    the graph's tasks the central-queue simulation releases (ready when their worker is idle: one
-    ``round_trip``, in A1 the trip after an idle pause)
-    and how many it queues (ready while their worker is busy: the pipelined O_s), and the predicted makespan
-    (:func:`dag_prediction` with ``pipelined``).
+    the graph's tasks the central-queue simulation releases (ready when their worker is idle: they wait
+    ``round_trip``) and how many it queues (ready while their worker is busy: ``pipelined`` after it frees),
+    and the predicted makespan (:func:`dag_prediction`, every task ``stretch`` longer). With ``band``
+    (:func:`extra_band`, A1.1's hand-over calibration) the costs are named as calibrated hand-overs and the
+    allowed range of the extra time over the simulation is printed too.
 
     >>> from hetlab import schedulers as S
     >>> from hetlab.devices import Device
@@ -379,26 +300,37 @@ def split_lines(simulated: Schedule, round_trip: float, pipelined: float) -> str
     >>> sim = S.central_queue(TaskGraph([Task("a", 2.0), Task("b", 2.0)]), [Device("w", "CPU", 1000.0)], ready="fifo")
     >>> print(split_lines(sim, 1e-3, 1e-4).splitlines()[1])
     运行前的预测：把这两种派发放进中央队列模拟，完工时间 5.1 毫秒（不计派发 4.0 毫秒）
+    >>> print(split_lines(sim, 1e-3, 1e-4, 1e-4, band=(9e-4, 1.6e-3)).splitlines()[1])
+    运行前的预测：完工时间 5.3 毫秒，比不计派发的模拟（4.0 毫秒）多 1.3 毫秒；允许范围 0.9 到 1.6 毫秒
     """
-    pred, flags = dispatch_simulation(simulated, round_trip, pipelined)
+    pred, flags = dispatch_simulation(simulated, round_trip, pipelined, stretch)
     n, p = len(simulated.graph.tasks), len(simulated.devices)
     queued = int(np.sum(flags))
     ms = 1e3
+    if band is None:
+        return "\n".join([
+            f"模拟（P = {p}）里 {n - queued} 个任务被释放（就绪时工作进程已空闲，就绪后晚一次空闲后的往返 "
+            f"{_us(round_trip)} 才开始），{queued} 个排队（就绪时工作进程还忙，它空出来后再付流水线的 O_s "
+            f"{_us(pipelined)}）",
+            f"运行前的预测：把这两种派发放进中央队列模拟，完工时间 {pred * ms:.1f} 毫秒"
+            f"（不计派发 {simulated.makespan * ms:.1f} 毫秒）"])
+    low, high = _band_pair(band)
     return "\n".join([
-        f"模拟（P = {p}）里 {n - queued} 个任务被释放（就绪时工作进程已空闲，就绪后晚一次空闲后的往返 "
-        f"{_us(round_trip)} 才开始），{queued} 个排队（就绪时工作进程还忙，它空出来后再付流水线的 O_s "
-        f"{_us(pipelined)}）",
-        f"运行前的预测：把这两种派发放进中央队列模拟，完工时间 {pred * ms:.1f} 毫秒"
-        f"（不计派发 {simulated.makespan * ms:.1f} 毫秒）"])
+        f"模拟（P = {p}）里 {n - queued} 个任务被释放（就绪后晚一次释放交接 {_us(round_trip)} 才开始），"
+        f"{queued} 个排队（工作进程空出来后晚一次排队交接 {_us(pipelined)}），每个任务再拉长 {_us(stretch)}："
+        "都是 A1.1 在同一个执行器上标定的",
+        f"运行前的预测：完工时间 {pred * ms:.1f} 毫秒，比不计派发的模拟（{simulated.makespan * ms:.1f} 毫秒）多 "
+        f"{(pred - simulated.makespan) * ms:.1f} 毫秒；允许范围 {low * ms:.1f} 到 {high * ms:.1f} 毫秒"])
 
 
-def dispatch_lines(gaps, queued, round_trip: float, pipelined: float) -> list[str]:
+def dispatch_lines(gaps, queued, round_trip: float, pipelined: float,
+                   what: tuple[str, str] = ("空闲后往返", "流水线 O_s")) -> list[str]:
     """A1.4's dispatch reading, a description with no verdict: the median gap (seconds, as
     :func:`~hetlab.real.execute.task_gaps` returns them) of the released tasks against the round trip they
     were predicted to pay, and of the queued ones (``queued``: one bool per task, as
     :func:`~hetlab.real.experiments.queued_tasks` gives it for the measured run) against the pipelined O_s;
     then the gaps over :data:`STALL` round trips, counted and summed apart on a line of their own (where there
-    are none, the last line says so).
+    are none, the last line says so). ``what``: the names of the two costs as printed.
 
     >>> dispatch_lines([1e-3, 1e-4], [False, True], 1e-3, 1e-4)[0]
     '被释放的 1 个任务：中位空隙 1000 µs，是预测的空闲后往返 1000 µs 的 1.00 倍'
@@ -411,17 +343,19 @@ def dispatch_lines(gaps, queued, round_trip: float, pipelined: float) -> list[st
                          f"{len(flags)}")
     round_trip = check_positive("round_trip", round_trip, high=1.0)
     pipelined = check_positive("pipelined", pipelined, high=1.0)
+    what = check_sequence("what", what)
+    if len(what) != 2 or not all(isinstance(w, str) for w in what):
+        raise ValueError(f"what must name the two costs, (released, queued) strings, got {what!r}")
     out = []
-    for mask, name, cost, what in ((~flags, "被释放的", round_trip, "空闲后往返"),
-                                   (flags, "排队的", pipelined, "流水线 O_s")):
+    for mask, name, cost, label in ((~flags, "被释放的", round_trip, what[0]), (flags, "排队的", pipelined, what[1])):
         if mask.any():
             mid = float(np.median(values[mask]))
-            out.append(f"{name} {int(mask.sum())} 个任务：中位空隙 {_us(mid)}，是预测的{what} {_us(cost)} 的 "
+            out.append(f"{name} {int(mask.sum())} 个任务：中位空隙 {_us(mid)}，是预测的{label} {_us(cost)} 的 "
                        f"{mid / cost:.2f} 倍")
         else:
             out.append(f"没有{name}任务")
     stalls = values[values > STALL * round_trip]
-    limit = f"超过空闲后往返 {STALL} 倍（{round_trip * STALL * 1e3:.1f} 毫秒）的停顿"
+    limit = f"超过{what[0]} {STALL} 倍（{round_trip * STALL * 1e3:.1f} 毫秒）的停顿"
     if len(stalls):
         out.append(f"另有 {len(stalls)} 个{limit}，共 {stalls.sum() * 1e3:.1f} 毫秒"
                    f"（空隙合计的 {stalls.sum() / values.sum():.0%}）")
@@ -430,37 +364,68 @@ def dispatch_lines(gaps, queued, round_trip: float, pipelined: float) -> list[st
     return out
 
 
+def _band_pair(band) -> tuple[float, float]:
+    """``band`` checked: two non-negative seconds, least first (:func:`extra_band`)."""
+    pair = check_sequence("band", band)
+    if len(pair) != 2:
+        raise ValueError(f"band must be (low, high) seconds of extra time, got {len(pair)} values")
+    low, high = (check_nonnegative("band", x, high=60.0) for x in pair)
+    if low > high:
+        raise ValueError(f"band must hold its least value first, got {pair!r}")
+    return low, high
+
+
+def _extra_verdict(extra: float, band: tuple[float, float]) -> str:
+    """The measured extra time over the simulation against the allowed range stated before the run."""
+    low, high, ms = band[0], band[1], 1e3
+    if extra > high:
+        return f"超出允许范围 {(extra - high) * ms:.1f} 毫秒"
+    if extra < low:
+        return f"比允许范围的下限少 {(low - extra) * ms:.1f} 毫秒"
+    return "在允许范围之内"
+
+
 def dag_lines(simulated: Schedule, measured: Schedule, round_trip: float, pipelined: float,
-              reference=None) -> str:
+              reference=None, stretch: float = 0.0, band: tuple[float, float] | None = None) -> str:
     """A1.4 after the run: the measured makespan and its deviation from the prediction (:func:`dag_prediction`
-    with ``pipelined``) against the band :data:`BAND`, where the extra time over the simulation went (tasks
-    stretched beyond their set length against the gaps between tasks, as
+    with ``pipelined`` and ``stretch``); with ``band`` (:func:`extra_band`, stated before the run) the extra time
+    over the simulation judged against it, else the makespan against the band :data:`BAND`; where the extra
+    time went (tasks stretched beyond their set length against the gaps between tasks, as
     :func:`~hetlab.real.execute.task_gaps` measures them, summed over the workers and per worker), the gaps of
     released and queued tasks against their predicted costs (:func:`dispatch_lines`, no verdict), and each
     stored machine's simulation and measurement (``reference``: one
     :class:`~hetlab.book.reference.Reference` or several)."""
     check_instance("measured", measured, Schedule)
     pipelined = check_positive("pipelined", pipelined, high=1.0)
-    pred = dag_prediction(simulated, round_trip, pipelined)
+    pred = dag_prediction(simulated, round_trip, pipelined, stretch)
     n, p = len(simulated.graph.tasks), len(simulated.devices)
     if len(measured.graph.tasks) != n:
         raise ValueError(f"measured must run the simulated graph's {n} tasks, got {len(measured.graph.tasks)}")
     dev = measured.makespan / pred - 1
-    stretch = float(np.sum((measured.end - measured.start) - (simulated.end - simulated.start)))
+    extra = measured.makespan - simulated.makespan
+    stretched = float(np.sum((measured.end - measured.start) - (simulated.end - simulated.start)))
     gaps = float(np.sum(task_gaps(measured)))
     ms = 1e3
-    band = (f"在 ±{BAND:.0%} 之内" if abs(dev) <= BAND else
-            f"比预测慢 {BAND:.0%} 以上" if dev > 0 else f"比预测快 {BAND:.0%} 以上")
-    where = ("多出的时间主要是任务本身被拉长（等待醒得晚）" if stretch > gaps else "多出的时间主要在任务之间的空隙")
+    where = ("多出的时间主要是任务本身被拉长（等待醒得晚）" if stretched > gaps else "多出的时间主要在任务之间的空隙")
+    if band is None:
+        verdict = (f"在 ±{BAND:.0%} 之内" if abs(dev) <= BAND else
+                   f"比预测慢 {BAND:.0%} 以上" if dev > 0 else f"比预测快 {BAND:.0%} 以上")
+        first = (f"实测 {measured.makespan * ms:.1f} 毫秒，偏差 (实测 − 预测) / 预测 = {dev:+.0%}，{verdict}；"
+                 f"比模拟多 {extra * ms:.1f} 毫秒（预测多 {(pred - simulated.makespan) * ms:.1f} 毫秒）")
+        what = ("空闲后往返", "流水线 O_s")
+    else:
+        low, high = _band_pair(band)
+        first = (f"实测 {measured.makespan * ms:.1f} 毫秒，偏差 (实测 − 预测) / 预测 = {dev:+.0%}；比模拟多 "
+                 f"{extra * ms:.1f} 毫秒（预测多 {(pred - simulated.makespan) * ms:.1f}，允许范围 {low * ms:.1f} 到 "
+                 f"{high * ms:.1f} 毫秒）：{_extra_verdict(extra, (low, high))}")
+        what = ("释放交接", "排队交接")
     # review A1-13: the verdicts ride on the lines whose numbers they read (fewer lines to take in)
-    lines = [f"实测 {measured.makespan * ms:.1f} 毫秒，偏差 (实测 − 预测) / 预测 = {dev:+.0%}，{band}；"
-             f"比模拟多 {(measured.makespan - simulated.makespan) * ms:.1f} 毫秒（预测多 "
-             f"{(pred - simulated.makespan) * ms:.1f} 毫秒）",
-             f"逐个任务对账（{p} 个工作进程合计）：任务本身比设定的等待长 {stretch * ms:.1f} 毫秒，任务之间的空隙 "
-             f"{gaps * ms:.1f} 毫秒；除以 {p}，每个工作进程平均 {stretch / p * ms:.1f} + {gaps / p * ms:.1f} 毫秒："
+    lines = [first,
+             f"逐个任务对账（{p} 个工作进程合计）：任务本身比设定的等待长 {stretched * ms:.1f} 毫秒，任务之间的空隙 "
+             f"{gaps * ms:.1f} 毫秒；除以 {p}，每个工作进程平均 {stretched / p * ms:.1f} + {gaps / p * ms:.1f} 毫秒："
              + where,
-             *dispatch_lines(task_gaps(measured), queued_tasks(measured), round_trip, pipelined)]
-    if pred - simulated.makespan < BAND * pred:
+             *dispatch_lines(task_gaps(measured), queued_tasks(measured), round_trip, pipelined, what)]
+    if band is None and pred - simulated.makespan < BAND * pred:
         lines.append(f"注意：预测的派发只占预测的 {(pred - simulated.makespan) / pred:.0%}，小于 ±{BAND:.0%} "
                      "的允许范围，单看完工时间检验不了它，要看上面的派发项")
     for ref in _refs(reference):
@@ -479,6 +444,14 @@ def _reference_dag(ref: Reference) -> list[str]:
     if "gaps" not in d:                       # an older reading: makespans only
         return [head + f"实测 {d['measured_s'] * ms:.1f} 毫秒，{more}"]
     pred = d["predicted_s"]
+    if "costs" in d:                          # recorded with A1.1's hand-over calibration and its allowed range
+        released, queued, _ = d["costs"]
+        extra, (low, high) = d["measured_s"] - d["queue_s"], d["band_s"]
+        return [head + f"预测 {pred * ms:.1f} 毫秒，实测 {d['measured_s'] * ms:.1f} 毫秒，{more}（预测多 "
+                f"{(pred - d['queue_s']) * ms:.1f}，允许范围 {low * ms:.1f} 到 {high * ms:.1f} 毫秒）："
+                + _extra_verdict(extra, (low, high)),
+                *("  参照中" + x for x in dispatch_lines(d["gaps"], d["queued"], released, queued,
+                                                        ("释放交接", "排队交接")))]
     return [head + f"预测 {pred * ms:.1f} 毫秒，实测 {d['measured_s'] * ms:.1f} 毫秒，偏差 "
             f"{d['measured_s'] / pred - 1:+.0%}；{more}（预测多 {(pred - d['queue_s']) * ms:.1f} 毫秒），"
             f"其中任务之间的空隙每个工作进程平均 {sum(d['gaps']) / d['workers'] * ms:.1f} 毫秒",

@@ -328,14 +328,16 @@ def test_calibration_lines_print_the_paused_trip_and_the_pools_pipelined_os():
 
 
 def _recorded(idle: reference.Reference) -> reference.Reference:
-    """The idle reading as tools/record_reference.py now records it: A1.1's figures and A1.4's gaps added."""
+    """The idle reading as tools/record_reference.py recorded it before A1.1 calibrated the executor's hand-overs:
+    A1.1's figures with the paused trip, A1.4's gaps (a format the readings still print)."""
     import dataclasses
 
     gaps, queued = [4e-4] * 5 + [1e-4] * 35, [False] * 5 + [True] * 35
-    cal = {**idle.calibration, "workers": 2, "pipelined_s": 1e-4, "round_trip_median_s": 1.5e-4, "pause_s": 6e-3,
-           "paused_trip_s": 4e-4}
-    dag = {**idle.dag, "predicted_s": 0.126, "paused_trip_s": 4e-4, "pipelined_s": 1e-4, "queued_predicted": 35,
-           "gaps": gaps, "queued": queued}
+    cal = {k: v for k, v in idle.calibration.items() if k != "handovers"}
+    cal |= {"workers": 2, "pipelined_s": 1e-4, "round_trip_median_s": 1.5e-4, "pause_s": 6e-3, "paused_trip_s": 4e-4}
+    dag = {k: v for k, v in idle.dag.items() if k not in ("costs", "band_s")}
+    dag |= {"predicted_s": 0.126, "paused_trip_s": 4e-4, "pipelined_s": 1e-4, "queued_predicted": 35,
+            "gaps": gaps, "queued": queued}
     return dataclasses.replace(idle, calibration=cal, dag=dag)
 
 
@@ -356,3 +358,58 @@ def test_a_reference_recorded_with_its_paused_trip_prints_its_prediction_and_gap
     cal = R.calibration_lines(CAL, 200e-6, reference=new)
     assert "进程池 100 µs，进程池单次往返 150 µs；空闲 6.0 毫秒后的单次往返 400 µs，是一次接一次的 2.7 倍" in cal
     assert "连续 200 次的均值" not in cal
+
+
+@pytest.mark.parametrize("end_c, words", [(6, "在允许范围之内"), (9, "在允许范围之内"), (10, "超出允许范围 1.0 毫秒"),
+                                          (4.5, "比允许范围的下限少 0.5 毫秒")])
+def test_dag_lines_judge_the_extra_time_against_the_range_stated_before_the_run(end_c, words):
+    # review A1-14 #1: a, b (2 ms each) on two workers, then c (2 ms) after a: 4 ms simulated. Costs by hand:
+    # released 1 ms, queued 0.1 ms, stretch 0.5 ms -> a, b start at 1, end at 3.5; c is released at 3.5,
+    # starts 4.5, ends 7: 3 ms over the simulation. The allowed range, from the low costs (0.5, 0.1, 0 ms:
+    # 0.5 + 2 + 0.5 + 2 = 5 ms, +1) and the high ones (1.5, 0.1, 1 ms: 1.5 + 3 + 1.5 + 3 = 9 ms, +5), is 1 to 5 ms
+    g, workers = _dag()
+    sim = S.central_queue(g, workers, ready="fifo")
+    low, high = R.Costs(5e-4, 1e-4, 0.0), R.Costs(1.5e-3, 1e-4, 1e-3)
+    band = R.extra_band(sim, low, high)
+    assert band == pytest.approx((1e-3, 5e-3))
+    before = R.split_lines(sim, 1e-3, 1e-4, 5e-4, band=band)
+    assert before.endswith("运行前的预测：完工时间 7.0 毫秒，比不计派发的模拟（4.0 毫秒）多 3.0 毫秒；"
+                           "允许范围 1.0 到 5.0 毫秒")
+    # measured: c ends at end_c ms (extra end_c - 4 ms); a and b as predicted
+    real = _placed(g, workers, sim, [1, 1, end_c - 2.5], [3.5, 3.5, end_c])
+    first = R.dag_lines(sim, real, 1e-3, 1e-4, stretch=5e-4, band=band).splitlines()[0]
+    assert f"比模拟多 {end_c - 4:.1f} 毫秒（预测多 3.0，允许范围 1.0 到 5.0 毫秒）：{words}" in first
+
+
+def test_handover_costs_and_the_calibration_lines_print_the_executor_s_hand_overs():
+    # three batches: released medians 0.8, 0.6, 1.0 ms (all values' median 0.8), queued 90/80/100 us,
+    # stretch 100/80/90 us (median 90); a chain of 2 waits of 6 ms per batch
+    hand = {"released": ((8e-4,), (6e-4,), (1e-3,)), "queued": ((9e-5,), (8e-5,), (1e-4,)),
+            "stretch": ((1e-4,), (8e-5,), (9e-5,))}
+    typical, low, high = R.handover_costs(hand)
+    assert (typical.released, low.released, high.released) == pytest.approx((8e-4, 6e-4, 1e-3))
+    assert (typical.stretch, low.stretch, high.stretch) == pytest.approx((9e-5, 8e-5, 1e-4))
+    text = R.calibration_lines(CAL, 200e-6, pause=6e-3, handovers=hand, pipelined=80e-6, workers=2)
+    assert ("A1.4 的执行器上的交接（2 个各等 6.0 毫秒的任务，3 批）：一条链上被释放的任务 800 µs，互不依赖、排队的任务 "
+            "90 µs，每个任务比设定的等待长 90 µs") in text
+    assert "各批中位数的范围：释放交接 600 µs 到 1000 µs，排队交接 80 µs 到 100 µs，拉长 80 µs 到 100 µs" in text
+    with pytest.raises(TypeError, match="handovers"):
+        R.handover_costs({"released": ()})
+    with pytest.raises(ValueError, match="released"):
+        R.handover_costs({"released": ((1e-4,),), "queued": ((1e-4,),) * 3, "stretch": ((0.0,),) * 3})
+
+
+def test_the_idle_reference_predicts_its_own_extra_time_from_its_hand_overs():
+    # the stored idle reading (tools/record_reference.py): its prediction and allowed range, recomputed here from
+    # its own calibration, and the verdict its line prints follows from its numbers
+    ref = reference.load("build-vm-idle")
+    d, workers = ref.dag, a1.dag_workers(ref.dag["workers"])
+    sim = S.central_queue(a1.dag(), workers, ready="fifo")
+    typical, low, high = R.handover_costs(ref.calibration["handovers"])
+    assert d["costs"] == pytest.approx([typical.released, typical.queued, typical.stretch])
+    assert d["band_s"] == pytest.approx(list(R.extra_band(sim, low, high)))
+    assert d["predicted_s"] == pytest.approx(R.dag_prediction(sim, *d["costs"]))
+    line = R.dag_lines(sim, sim, 1e-3, 1e-4, reference=ref).splitlines()
+    extra, (lo, hi) = d["measured_s"] - d["queue_s"], d["band_s"]
+    verdict = "超出允许范围" if extra > hi else "比允许范围的下限少" if extra < lo else "在允许范围之内"
+    assert any(x.startswith("参照 · ") and x.endswith(verdict) for x in line)
