@@ -40,8 +40,9 @@ the GIL inside ``@``, so the pool's threads do run products in parallel when the
 
 A pool run of a few milliseconds is one short clock window, misread by up to one tick per thread: on 2 CPUs
 8 ms against a run of 10 ms. ``window`` (seconds) times k back-to-back pool runs of the same blocks inside ONE
-clock pair of at least that long, k chosen per piece count from the fastest untimed run over a quarter window;
-``pool`` and ``pool_cpu`` are then per-run means and ``pool_runs`` holds k, so the tick error per run shrinks to
+clock pair of at least that long: runs follow one another until the clock has passed ``window`` (review
+ch12-18 #1: k planned from trial runs came out 1 on a busy machine, a 9 ms window); ``pool`` and ``pool_cpu``
+are then per-run means and ``pool_runs`` holds the k of the kept reading, so the tick error per run shrinks to
 1/k of itself. :func:`nested_pair` measures chapter 12's nested-BLAS pair that way.
 """
 from __future__ import annotations
@@ -192,29 +193,25 @@ def _sweep(a, b, out, counts, workers, repeat, blas_threads, window) -> SplitTim
         os0 = min(_calibrate(pool, max(counts)) for _ in range(3))     # like the columns: the least of repeats
         splits = [[(r[0], r[-1] + 1) for r in np.array_split(np.arange(n), k)] for k in counts]
 
-        def runs_in(blocks) -> int:
-            # the fastest of the untimed runs over a quarter window (after one to start BLAS's threads) sets k,
-            # so the window is long on 2 or 16 CPUs, idle or busy, alike
-            list(pool.map(product, blocks))
-            once, start = [], time.perf_counter()
-            while len(once) < 2 or (time.perf_counter() - start < window / 4 and len(once) < _MAX_RUNS):
-                once.append(cpu_of(lambda: list(pool.map(product, blocks)), time.perf_counter))
-            return int(min(_MAX_RUNS, max(1, np.ceil(window / max(min(once), 1e-9)))))
-
-        runs = [runs_in(blocks) if window else 1 for blocks in splits]
+        runs = [1] * len(counts)
+        if window:
+            for blocks in splits:
+                list(pool.map(product, blocks))        # start BLAS's threads before any clock runs
         best = np.full((len(counts), 4), np.inf)
         for _ in range(repeat):
             for i, blocks in enumerate(splits):
-                wall, cpu = time.perf_counter(), time.process_time()
-                for _ in range(runs[i]):
+                wall, cpu, k = time.perf_counter(), time.process_time(), 0
+                # timed, not planned: runs until the window has passed, however slow the machine is now
+                while k < 1 or (k < _MAX_RUNS and time.perf_counter() - wall < window):
                     list(pool.map(product, blocks))
-                wall, cpu = (time.perf_counter() - wall) / runs[i], (time.process_time() - cpu) / runs[i]
+                    k += 1
+                wall, cpu = (time.perf_counter() - wall) / k, (time.process_time() - cpu) / k
                 row = (wall,
                        cpu_of(lambda bs=blocks: [product(r) for r in bs], time.thread_time),
                        cpu_of(lambda bs=blocks: [f.result() for f in [pool.submit(int) for _ in bs]],
                               time.process_time))
-                if wall < best[i, 0]:      # the pool's CPU seconds belong to the run whose wall is kept
-                    best[i, 3] = cpu
+                if wall < best[i, 0]:      # the pool's CPU seconds and k belong to the run whose wall is kept
+                    best[i, 3], runs[i] = cpu, k
                 best[i, :3] = np.minimum(best[i, :3], row)
     cols = [tuple(map(float, best[:, j])) for j in range(4)]
     return SplitTiming(n, workers, blas_threads, counts, *cols[:3], w0=float(w0), os0=float(os0),

@@ -310,7 +310,8 @@ def descent_line(timing: SplitTiming) -> str:
     else:
         ratio = f"快 {one / at_p:.2f} 倍" if one > at_p else f"反而更慢（{one / at_p:.2f} 倍）"
     beyond = ""
-    if one / at_p > p and timing.pool_cpu:     # review ch12-17 #7b: a ratio above P needs its own clause
+    # reviews ch12-17 #7b, ch12-18 #7: a ratio above P beyond the run's noise needs its own clause
+    if one / at_p > p * (1 + 2 * noise) and timing.pool_cpu:
         spent = timing.pool_cpu[0] - timing.kernel[0]
         beyond = (f"；超过 {p} 倍：N = 1 那次线程池比纯计算多花了 {spent * ms:.1f} 毫秒 CPU" if spent > 0
                   else f"；超过 {p} 倍，超出的部分是这次测量的起伏")

@@ -93,13 +93,17 @@ def _pair_verdict(single: SplitTiming, nested: SplitTiming, mode: str) -> str:
     # tell them apart, and then twice the band itself
     d = _decimals(diff * ms, band * ms)
     exact = f"即 {2 * band * ms:.{d}f} 毫秒" if d > 1 else ""
-    cores = f"；两遍同时在记 CPU 秒的核 {busy1:.2f} 与 {busy2:.2f} 个"
+    cores = f"；两遍平均同时在算的核分别是 {busy1:.2f} 和 {busy2:.2f} 个"
+    # review ch12-18 #4: beyond double, a multiple reads better than "5543%"
+    times = f"是 BLAS {single.blas_threads} 个线程时的 {c2 / c1:.1f} 倍"
+    size = f"（{diff * ms:+.{d}f} 毫秒"
     if diff > 2 * band:
-        return (f"同样的乘积多烧了 {rel:.0%} 的 CPU 秒（{diff * ms:+.{d}f} 毫秒，超过噪声带 {band * ms:.{d}f} 毫秒的"
-                f"两倍{exact}）：" + _BURN[mode] + cores + tail)
+        burnt = f"{rel:.0%} 的 CPU 秒" if rel < 1 else "CPU 秒，" + times
+        return (f"同样的乘积多烧了 {burnt}{size}，超过噪声带 {band * ms:.{d}f} 毫秒的两倍{exact}）："
+                + _BURN[mode] + cores + tail)
     if diff > band:
-        return (f"CPU 秒多了 {rel:.0%}（{diff * ms:+.{d}f} 毫秒），超过噪声带 {band * ms:.{d}f} 毫秒但不到两倍{exact}："
-                "这次不下多烧的结论" + cores + tail)
+        return (f"CPU 秒{f'多了 {rel:.0%}' if rel < 1 else times}{size}），超过噪声带 {band * ms:.{d}f} 毫秒但不到两倍"
+                f"{exact}：这次不下多烧的结论" + cores + tail)
     more = f"多了 {rel:.0%}" if rel > 0 else f"少了 {-rel:.0%}" if rel < 0 else "几乎没变"
     but = "，但" if abs(rel) >= 0.1 else "，"          # review ch12-9 #6: no "but" after a negligible change
     worse = _worse(single, nested)
@@ -171,7 +175,7 @@ def oversubscription_lines(single: SplitTiming, nested: SplitTiming, blas: str =
     >>> oversubscription_lines(one, two).splitlines()[-1].split("（")[0]  # 2.1 / 2.0 - 1 = 5 %: band 0.208 s
     'CPU 秒多了 5%'
     >>> oversubscription_lines(one, two).splitlines()[3].split("——")[0]   # 2 pool threads + 2 - 1 shared helper
-    '  × BLAS 2 个线程（2 个线程池线程 + 1 个共用的帮手线程 = 3 个线程，同一时刻至多 2 个在做乘法'
+    '  · BLAS 2 个线程（2 个线程池线程 + 1 个共用的帮手线程 = 3 个线程，同一时刻至多 2 个在做乘法'
     """
     for name, t in (("single", single), ("nested", nested)):
         check_instance(name, t, SplitTiming)
@@ -208,9 +212,9 @@ def oversubscription_lines(single: SplitTiming, nested: SplitTiming, blas: str =
                  "线程的基线")
     lines = [f"运行前的预测：{guess}",
              f"同一次切分（N = {k}），线程池 {p} 个线程：",
-             f"  × BLAS {b1} 个线程（{p} 个计算线程）：{_runs_words(single)}墙钟 {single.pool[-1] * ms:.1f} 毫秒，"
+             f"  · BLAS {b1} 个线程（{p} 个计算线程）：{_runs_words(single)}墙钟 {single.pool[-1] * ms:.1f} 毫秒，"
              f"线程池 CPU {single.pool_cpu[-1] * ms:.1f} 毫秒" + _cores_note(single),
-             f"  × BLAS {b} 个线程（{team}）：{_runs_words(nested)}墙钟 {nested.pool[-1] * ms:.1f} 毫秒，"
+             f"  · BLAS {b} 个线程（{team}）：{_runs_words(nested)}墙钟 {nested.pool[-1] * ms:.1f} 毫秒，"
              f"线程池 CPU {nested.pool_cpu[-1] * ms:.1f} 毫秒" + _cores_note(nested),
              _pair_verdict(single, nested, mode)]       # review ch12-10 #3: the reader's verdict next to its numbers
     if reference is not None and check_instance("reference", reference, Reference).oversubscription:

@@ -47,8 +47,8 @@ def _scaling_draw():
         ax.set_ylim(0, 1.1 * float(np.max(amdahl)))
         art["now"].set_xdata([n, n])
         art["best"].set_data([best], [C.speedup_with_allreduce(p, best, **link)])
-        ax.set_title(P.label(f"强扩展：p = {p:.3f}，梯度 {grad_gb:.1f} GB，α = {alpha_us:g} µs",
-                             f"Strong scaling: p = {p:.3f}, gradients {grad_gb:.1f} GB, alpha = {alpha_us:g} us"))
+        ax.set_title(P.label(f"强扩展：p = {p:g}，梯度 {grad_gb:.1f} GB，α = {alpha_us:g} µs",
+                             f"Strong scaling: p = {p:g}, gradients {grad_gb:.1f} GB, alpha = {alpha_us:g} us"))
         now, top = C.speedup_with_allreduce(p, n, **link), C.speedup_with_allreduce(p, best, **link)
         return (f"N = {n}：Amdahl 加速比 {F.amdahl(p, n):.2f}x，加上全归约 {now:.2f}x；"
                 f"通信模型下 {best} 张卡最快（{top:.2f}x）")

@@ -23,12 +23,13 @@ def test_openblas_pthreads_shares_helpers_and_names_the_burn_only_beyond_twice_t
     # 32 / 12 - 1 = 167 %; wall 7 -> 17 ms = 2.43 x. 20.0 against 9.2 (twice 18.4) prints apart at one decimal;
     # busy cores 12 / 7 = 1.71 and 32 / 17 = 1.88 (review ch12-14)
     text = lines_of(run(1, 12e-3, 7e-3), run(2, 32e-3, 17e-3))
-    assert ("× BLAS 2 个线程（2 个线程池线程 + 1 个共用的帮手线程 = 3 个线程，同一时刻至多 2 个在做乘法——OpenBLAS "
+    assert ("· BLAS 2 个线程（2 个线程池线程 + 1 个共用的帮手线程 = 3 个线程，同一时刻至多 2 个在做乘法——OpenBLAS "
             "一次只让一个同种的多线程乘法进来）：墙钟 17.0 毫秒，线程池 CPU 32.0 毫秒") in text
     assert text.splitlines()[0].startswith("运行前的预测：OpenBLAS 一次只让一个同种的多线程乘法进来（这 16 块是同一种")
-    assert text.splitlines()[-1] == ("同样的乘积多烧了 167% 的 CPU 秒（+20.0 毫秒，超过噪声带 9.2 毫秒的两倍）："
+    assert text.splitlines()[-1] == ("同样的乘积多烧了 CPU 秒，是 BLAS 1 个线程时的 2.7 倍（+20.0 毫秒，"
+                                     "超过噪声带 9.2 毫秒的两倍）："
                                      "线程在忙等：帮手等下一份工作，调用者等帮手做完（机器忙时，"
-                                     "等的一方空转到对方分到核）；两遍同时在记 CPU 秒的核 1.71 与 1.88 个；"
+                                     "等的一方空转到对方分到核）；两遍平均同时在算的核分别是 1.71 和 1.88 个；"
                                      "墙钟也变慢了，是 BLAS 1 个线程时的 2.43 倍")
     # review ch12-7 #4: +10 ms is beyond the band 9.2 but not clearly (< 18.4): not named
     weak = lines_of(run(1, 12e-3, 7e-3), run(2, 22e-3, 9.5e-3)).splitlines()[-1]
@@ -36,20 +37,22 @@ def test_openblas_pthreads_shares_helpers_and_names_the_burn_only_beyond_twice_t
     assert "忙等" not in weak
     # +17.0 under twice 9.2 (18.4) prints apart at one decimal; busy cores 12 / 7 = 1.71 and 29 / 17 = 1.71
     close = lines_of(run(1, 12e-3, 7e-3), run(2, 29e-3, 17e-3)).splitlines()[-1]
-    assert close.startswith("CPU 秒多了 142%（+17.0 毫秒），超过噪声带 9.2 毫秒但不到两倍："
-                            "这次不下多烧的结论；两遍同时在记 CPU 秒的核 1.71 与 1.71 个")
+    assert close.startswith("CPU 秒是 BLAS 1 个线程时的 2.4 倍（+17.0 毫秒），超过噪声带 9.2 毫秒但不到两倍："
+                            "这次不下多烧的结论；两遍平均同时在算的核分别是 1.71 和 1.71 个")
 
 
 @pytest.mark.parametrize("extra, head", [
     # reviews ch12-14 #1, ch12-15 #2, ch12-16 #1: at one decimal each of these reads as a tie with the band (9.2)
     # or with twice the printed band (18.4); at two decimals they print apart, with twice the band itself
-    (18.42, "同样的乘积多烧了 154% 的 CPU 秒（+18.42 毫秒，超过噪声带 9.20 毫秒的两倍即 18.40 毫秒）："),
-    (18.38, "CPU 秒多了 153%（+18.38 毫秒），超过噪声带 9.20 毫秒但不到两倍即 18.40 毫秒：这次不下多烧的结论"),
+    (18.42, "同样的乘积多烧了 CPU 秒，是 BLAS 1 个线程时的 2.5 倍（+18.42 毫秒，超过噪声带 9.20 毫秒的两倍即 "
+            "18.40 毫秒）："),
+    (18.38, "CPU 秒是 BLAS 1 个线程时的 2.5 倍（+18.38 毫秒），超过噪声带 9.20 毫秒但不到两倍即 18.40 毫秒："
+            "这次不下多烧的结论"),
     (9.23, "CPU 秒多了 77%（+9.23 毫秒），超过噪声带 9.20 毫秒但不到两倍即 18.40 毫秒：这次不下多烧的结论"),
     (9.17, "CPU 秒多了 76%（+9.17 毫秒），但在噪声带 9.20 毫秒以内"),
 ])
 def test_a_difference_at_either_threshold_never_prints_a_tie(extra, head):
-    # band 9.2 ms as above; 12 ms + extra: the burn is extra / 12 (153.5 % rounds to 154 %, 153.2 % to 153 %)
+    # band 9.2 ms as above; 12 ms + extra: 30.42 / 12 and 30.38 / 12 are both 2.5 times the baseline
     assert lines_of(run(1, 12e-3, 7e-3), run(2, (12 + extra) * 1e-3, 17e-3)).splitlines()[-1].startswith(head)
 
 
@@ -129,7 +132,8 @@ def test_one_cpu_is_plain_oversubscription_whatever_the_blas():
     text = lines_of(run(1, 10e-3, 10e-3, workers=1), run(2, 40e-3, 153e-3, workers=1))
     assert "2 个 BLAS 线程多于 1 个核：这就是超额订阅，与锁无关" in text
     assert "轮流" not in text and "一次只让" not in text
-    assert text.splitlines()[-1].startswith("同样的乘积多烧了 300% 的 CPU 秒（+30.0 毫秒，超过噪声带 5.0 毫秒的两倍）："
+    assert text.splitlines()[-1].startswith("同样的乘积多烧了 CPU 秒，是 BLAS 1 个线程时的 4.0 倍（+30.0 毫秒，"
+                                            "超过噪声带 5.0 毫秒的两倍）："
                                             "BLAS 线程多于核")
 
 
@@ -144,9 +148,9 @@ def test_impossible_pairs_stored_pairs_and_bad_input():
     # the stored pair is numpy's OpenBLAS, judged with the lock whatever the reader's BLAS; review ch12-10 #3:
     # the reader's verdict comes right after the reader's two readings, the reference last
     assert out[-1].startswith("参照 · 参照机：线程池 2 个线程，BLAS 1 个线程 CPU 12.0 毫秒（墙钟 7.0），")
-    assert out[-1].endswith("等的一方空转到对方分到核）；两遍同时在记 CPU 秒的核 1.71 与 1.88 个；"
+    assert out[-1].endswith("等的一方空转到对方分到核）；两遍平均同时在算的核分别是 1.71 和 1.88 个；"
                             "墙钟也变慢了，是 BLAS 1 个线程时的 2.43 倍")
-    assert out[-3].startswith("  × BLAS 2 个线程") and out[-2].startswith("CPU 秒几乎没变（+0.0 毫秒）")
+    assert out[-3].startswith("  · BLAS 2 个线程") and out[-2].startswith("CPU 秒几乎没变（+0.0 毫秒）")
     assert "CPU 秒几乎没变（+0.0 毫秒）" in lines_of(run(1, 12e-3, 7e-3), run(2, 11.95e-3, 7e-3))
     with pytest.raises(ValueError, match="blas_threads"):
         lines_of(run(1, 12e-3, 7e-3), run(1, 12e-3, 7e-3))

@@ -110,3 +110,14 @@ def test_the_calibration_reads_like_the_dispatch_column_in_a_big_heap():
     ratio = t.os0 / (t.dispatch[-1] / 600)
     assert len(heap) == 300_000 and 0.5 < ratio < 1.6, ratio
     assert gc.isenabled()
+
+
+def test_a_window_is_timed_so_each_kept_reading_spans_at_least_the_window():
+    # review ch12-18 #1: k planned from trial runs came out 1 on a busy machine (a 9 ms "window"); runs now follow one
+    # another until the clock has passed the window, so mean wall x k, the kept reading's window, is at least that
+    from hetlab.real import split_timing as st
+
+    t = st.split_matmul_timing(n=60, pieces=(1, 6), workers=2, repeat=2, window=0.02)
+    for wall, k in zip(t.pool, t.pool_runs):
+        assert k == st._MAX_RUNS or wall * k >= 0.02 * (1 - 1e-9)
+    assert all(k >= 1 for k in t.pool_runs)
