@@ -166,7 +166,7 @@ def calibration_lines(cal: dict, round_trip: float, reference: Reference | None 
             typical = handover_costs(c["handovers"])[0]
             text = (line(c, c["round_trip_median_s"], c["pipelined_s"])
                     + f"；释放交接 {_us(typical.released)}，排队交接 {_us(typical.queued)}，每个任务拉长 "
-                    f"{_us(typical.stretch)}")
+                    f"{_us(typical.stretch)}" + (f"（{c['handovers_note']}）" if c.get("handovers_note") else ""))
         elif c.get("paused_trip_s"):        # recorded as A1.1 measured before: medians of single trips
             text = (line(c, c["round_trip_median_s"], c["pipelined_s"])
                     + f"；空闲 {c['pause_s'] * 1e3:.1f} 毫秒后的单次往返 {_us(c['paused_trip_s'])}，"

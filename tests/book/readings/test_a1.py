@@ -335,7 +335,7 @@ def _recorded(idle: reference.Reference) -> reference.Reference:
     gaps, queued = [4e-4] * 5 + [1e-4] * 35, [False] * 5 + [True] * 35
     cal = {k: v for k, v in idle.calibration.items() if k != "handovers"}
     cal |= {"workers": 2, "pipelined_s": 1e-4, "round_trip_median_s": 1.5e-4, "pause_s": 6e-3, "paused_trip_s": 4e-4}
-    dag = {k: v for k, v in idle.dag.items() if k not in ("costs", "band_s")}
+    dag = {k: v for k, v in idle.dag.items() if k not in ("costs", "band_s", "label", "load_per_cpu")}
     dag |= {"predicted_s": 0.126, "paused_trip_s": 4e-4, "pipelined_s": 1e-4, "queued_predicted": 35,
             "gaps": gaps, "queued": queued}
     return dataclasses.replace(idle, calibration=cal, dag=dag)
