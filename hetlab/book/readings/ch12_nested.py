@@ -83,7 +83,8 @@ def _pair_verdict(single: SplitTiming, nested: SplitTiming, mode: str) -> str:
                 "这次墙钟的比较检验不了两层并行")
     else:
         # review ch12-17 #7a: a visible change within the noise band is named with its size, not "no change"
-        tail = (f"；墙钟也变慢了，是 BLAS {single.blas_threads} 个线程时的 {wall:.2f} 倍" if wall > 1 + 2 * noise
+        digits = 1 if wall >= 10 else 2            # review ch12-19 #4: "52.5 倍", not "52.52 倍"
+        tail = (f"；墙钟也变慢了，是 BLAS {single.blas_threads} 个线程时的 {wall:.{digits}f} 倍" if wall > 1 + 2 * noise
                 else "；墙钟也没有明显变化" if abs(wall - 1) < 0.05
                 else f"；墙钟{'短' if wall < 1 else '长'}了 {abs(wall - 1):.0%}，在这次噪声 {noise:.0%} 的两倍以内，"
                      "算不上变化")

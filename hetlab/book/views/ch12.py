@@ -98,7 +98,8 @@ def _transfer_draw():
         if not art:
             art["cpu"], = ax.plot(sizes, cpu, label="CPU")
             art["gpu"], = ax.plot(sizes, gpu, label=P.label("GPU（含拷贝）", "GPU incl. copies"))
-            art["copy"], = ax.plot(sizes, np.maximum(copy, 1e-9), ls=":",
+            # review ch12-18/19: drawn above the GPU line, where small n is almost all copy and the two coincide
+            art["copy"], = ax.plot(sizes, np.maximum(copy, 1e-9), ls=":", lw=2.2, color="#1a7a1a", zorder=3,
                                    label=P.label("其中拷贝", "of which copies"))
             art["now"] = ax.axvline(n, color="crimson", lw=0.8,
                                     label=P.label("当前边长 n（滑块）", "current n (slider)"))
