@@ -86,13 +86,11 @@ def trip_band(trips) -> tuple[float, float, float]:
 
 
 def _band(trips, name: str) -> tuple[float, float, float]:
+    """:func:`_medians` of positive single trips, the batch medians as multiples of the median of all."""
     batches = [[check_positive(name, t, high=1.0) for t in check_sequence(name, b)]
                for b in check_sequence(name, trips)]
-    if len(batches) < 3:
-        raise ValueError(f"{name} must hold at least 3 batches of single round trips, got {len(batches)}")
-    mid = float(np.median([t for b in batches for t in b]))
-    medians = [float(np.median(b)) for b in batches]
-    return mid, min(medians) / mid, max(medians) / mid
+    mid, low, high = _medians(batches, name)
+    return mid, low / mid, high / mid
 
 
 def calibration_lines(cal: dict, round_trip: float, reference: Reference | None = None,
