@@ -199,7 +199,8 @@ def handovers(workers: int | None = None, pause: float = 6e-3, *, tasks: int | N
         for graph, key, skip in ((chain, "released", 1), (loose, "queued", workers)):
             run = run_graph(graph, bodies, executor="process", workers=workers).schedule
             order = np.argsort(run.start, kind="stable")       # the first tasks wait for the pool, not a hand-over
-            out[key].append(tuple(float(task_gaps(run)[i]) for i in sorted(order[skip:])))
+            gaps = task_gaps(run)
+            out[key].append(tuple(float(gaps[i]) for i in sorted(order[skip:])))
             out["stretch"].append(tuple(float(e - b - pause) for b, e in zip(run.start, run.end)))
     return {k: tuple(v) for k, v in out.items()}
 

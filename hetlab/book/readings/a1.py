@@ -401,13 +401,13 @@ def dag_lines(simulated: Schedule, measured: Schedule, round_trip: float, pipeli
     n, p = len(simulated.graph.tasks), len(simulated.devices)
     if len(measured.graph.tasks) != n:
         raise ValueError(f"measured must run the simulated graph's {n} tasks, got {len(measured.graph.tasks)}")
-    dev = measured.makespan / pred - 1
     extra = measured.makespan - simulated.makespan
     stretched = float(np.sum((measured.end - measured.start) - (simulated.end - simulated.start)))
     gaps = float(np.sum(task_gaps(measured)))
     ms = 1e3
     where = ("多出的时间主要是任务本身被拉长（等待醒得晚）" if stretched > gaps else "多出的时间主要在任务之间的空隙")
     if band is None:
+        dev = measured.makespan / pred - 1
         verdict = (f"在 ±{BAND:.0%} 之内" if abs(dev) <= BAND else
                    f"比预测慢 {BAND:.0%} 以上" if dev > 0 else f"比预测快 {BAND:.0%} 以上")
         first = (f"实测 {measured.makespan * ms:.1f} 毫秒，偏差 (实测 − 预测) / 预测 = {dev:+.0%}，{verdict}；"
