@@ -57,6 +57,17 @@ NAMED_MODULES = {"formulas", "devices", "tasks", "schedule", "schedulers", "mode
 
 #: Not driven blindly because calling them has side effects; each has hand-written cases (below, or in the file
 #: named). Matched by the function's own name, wherever it is defined (a function that moves stays excluded).
+def _handovers() -> dict:
+    return {"released": ((8e-4,), (6e-4,), (1e-3,)), "queued": ((9e-5,), (8e-5,), (1e-4,)),
+            "stretch": ((1e-4,), (8e-5,), (9e-5,))}
+
+
+def _prediction():
+    from hetlab.book.readings.a1 import Prediction
+
+    return Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 400)
+
+
 def _costs(released: float):
     from hetlab.book.readings.a1_calibration import Costs
 
@@ -97,7 +108,10 @@ SIGNED_OK = {"formulas.karp_flatt", "formulas.overhead_time",
              "real.readings.compare_readings"}   # a prediction's relative error, predicted / measured - 1
 #: Parameters where a negative number is meaningful: (callable, parameter).
 NEGATIVE_OK = {("widgets.slider", "lo"), ("widgets.slider", "hi"), ("widgets.slider", "value"),
-               ("widgets.int_slider", "lo"), ("widgets.int_slider", "hi"), ("widgets.int_slider", "value")}
+               ("widgets.int_slider", "lo"), ("widgets.int_slider", "hi"), ("widgets.int_slider", "value"),
+               # extra time over a simulation: a list schedule with longer tasks may finish earlier (Graham)
+               ("book.readings.a1.Prediction", "extra"), ("book.readings.a1.Prediction", "low"),
+               ("book.readings.a1.Prediction", "high")}
 
 #: Containers where empty is a valid value: (callable, parameter).
 EMPTY_OK = {("tasks.TaskGraph", "tasks"),    # an empty graph: ch01's animation draws one before the first dispatch
@@ -375,27 +389,35 @@ OVERRIDES.update({
     "real.experiments.SweepReading": {"workers": 2, "total": 0.2, "counts": (1, 2, 3, 4),
                                       "seconds": (0.2, 0.1, 0.13, 0.1)},
     "book.reference.load": {"name": "build-vm"},
-    "book.readings.a1_calibration.trip_band": {"trips": ((1e-4,), (2e-4,), (3e-4,))},
-    "book.readings.a1_calibration.handover_costs": {"handovers": lambda: {
-        "released": ((8e-4,), (6e-4,), (1e-3,)), "queued": ((9e-5,), (8e-5,), (1e-4,)),
-        "stretch": ((1e-4,), (8e-5,), (9e-5,))}},
+    "book.readings.a1_calibration.handover_costs": {"handovers": lambda: _handovers()},
     "book.readings.a1_calibration.Costs": {"released": 1e-3, "queued": 1e-4, "stretch": 1e-4},
-    "book.readings.a1.extra_band": {"low": lambda: _costs(5e-4), "high": lambda: _costs(1e-3)},
     "book.readings.a1_calibration.calibration_lines": {
-        "cal": lambda: {"cpus": 2, "matmul_gflops": 80.0, "thread_overhead_s": 4e-5, "process_overhead_s": 2e-4},
-        "round_trip": 4e-4},
+        "cal": lambda: {"cpus": 2, "matmul_gflops": 80.0, "thread_overhead_s": 4e-5, "process_overhead_s": 2e-4}},
     "book.readings.a1.plan_lines": {"runs": lambda: _plan_runs(), "plan": lambda: _fixtures()["schedule"],
                                     "seconds_per_unit": 0.05, "cpus": 2},
     "book.readings.a1.sweep_prediction": {"sweep": lambda: _sweep_reading(), "os_": 1e-4},
     "book.readings.a1.sweep_lines": {"sweep": lambda: _sweep_reading(), "os_": 1e-4},
-    "book.readings.a1.dag_prediction": {"round_trip": 1e-4},
-    "book.readings.a1.split_lines": {"round_trip": 1e-4, "pipelined": 1e-5},
-    "book.readings.a1.dag_lines": {"round_trip": 1e-4, "pipelined": 1e-5},
-    "book.readings.a1.dispatch_lines": {"gaps": (1e-4, 2e-4), "queued": (True, False), "round_trip": 1e-4,
-                                        "pipelined": 1e-5},
+    "book.readings.a1.dispatch_schedule": {"released": 1e-4, "queued": 1e-5},
+    "book.readings.a1.dispatch_simulation": {"released": 1e-4, "queued": 1e-5},
+    "book.readings.a1.predict_extra": {"handovers": lambda: _handovers(), "draws": 20},
+    "book.readings.a1.Prediction": {"simulated": 0.004, "extra": 0.002, "low": 0.001, "high": 0.003,
+                                    "coverage": 0.9, "released": 3, "queued": 0, "draws": 400},
+    "book.readings.a1.split_lines": {"prediction": lambda: _prediction(), "costs": lambda: _costs(1e-3),
+                                     "workers": 2},
+    "book.readings.a1.dag_lines": {"prediction": lambda: _prediction(), "costs": lambda: _costs(1e-3)},
+    "book.readings.a1.dispatch_lines": {"gaps": (1e-4, 2e-4), "queued": (True, False), "costs": lambda: _costs(1e-4)},
     "book.readings.ch12.gil_lines": {"reading": lambda: _gil_reading()},
     "book.readings.ch12.split_prediction": {"timing": lambda: _split_timing()},
     "book.readings.ch12.split_lines": {"timing": lambda: _split_timing()},
+    "book.readings.ch12.split_table": {"timing": lambda: _split_timing()},
+    "book.readings.ch12.split_details": {"timing": lambda: _split_timing()},
+    "book.readings.ch12_nested.reference_line": {"reference": lambda: _one_cpu_reference()},
+    "book.readings.ch12_share.share_prediction": {"processes": 2, "cpus": 2, "busy": 1.0},
+    "book.readings.ch12_share.share_verdict": {"processes": 2, "cpus": 2, "busy": 1.0, "parallelism": 1.2,
+                                               "serial": 1.0},
+    "real.cpu_load.fair_share": {"processes": 2, "cpus": 2, "busy": 1.0},
+    "real.cpu_load.share_range": {"processes": 2, "cpus": 2, "busy": 1.0},
+    "real.cpu_load.busy_cpus": {"interval": 0.01},
     "book.readings.ch12.gap_split": {"timing": lambda: _split_timing()},
     "book.readings.ch12.gap_verdict": {"timing": lambda: _split_timing()},
     "book.readings.ch12.waiting": {"timing": lambda: _split_timing(), "pieces": 2},
@@ -419,6 +441,12 @@ def _sweep_reading():
     from hetlab.real.experiments import SweepReading
 
     return SweepReading(2, 0.2, (1, 2, 3, 4), (0.2, 0.1, 0.13, 0.1))
+
+
+def _one_cpu_reference():
+    from hetlab.book.reference import load
+
+    return load("build-vm-one-cpu")
 
 
 def _split_timing(blas_threads=1):

@@ -1,14 +1,14 @@
 """Record this machine's reference reading for chapters 4 and 12 and appendix A1 (hetlab/book/data/readings/NAME.json).
 
-Usage: ``python tools/record_reference.py NAME WHO WHAT [--out PATH]`` on an idle machine, e.g.
+Usage: ``python tools/record_reference.py NAME WHO WHAT [--out PATH] [--a1-4]`` on an idle machine, e.g.
 ``python tools/record_reference.py build-vm 本书构建机 "2 个 vCPU 的 KVM 虚拟机"``. It runs every measured
 experiment of the two chapters with the chapters' own settings (about half a minute) and stores the
 numbers with the date and the machine's load per CPU before and after; the label the chapters print is
 "WHO（WHAT；date，测时每个 CPU 的负载 x）". ``--out PATH`` writes the file there instead (a trial recording).
 Appendix A1 is recorded as it measures: the pipelined O_s on the appendix's pool (the least of three), the
-median single round trip back to back and after an idle pause of A1.4's median task, the hand-overs of A1.4's
-executor (``measure.handovers``), the demo plan's runs task by task (figure A1-1), and A1.4's run with its
-per-task gaps, queued split, prediction from the hand-overs and the allowed range stated before the run.
+demo plan's runs task by task (figure A1-1), and A1.4 (:func:`record_a1_4`). ``--a1-4`` records only A1.4 (its
+calibration and its runs) into the existing file NAME.json, with a label of its own, leaving the other fields
+(and the moment they were recorded at) as they are.
 """
 from __future__ import annotations
 
@@ -19,14 +19,42 @@ import sys
 from pathlib import Path
 
 from hetlab import schedulers as S
-from hetlab.book.readings.a1 import dag_prediction, extra_band, handover_costs, trip_band
+from hetlab.book.readings.a1 import dispatch_schedule, handover_costs, predict_extra
 from hetlab.book.views import a1
 from hetlab.real import experiments as X
 from hetlab.real import measure
-from hetlab.real.execute import run_graph, task_gaps
+from hetlab.real.execute import queued_tasks, run_graph, task_gaps
 from hetlab.real.split_timing import blas_spin, nested_pair, split_matmul_timing
 
 OUT = Path(__file__).resolve().parents[1] / "hetlab" / "book" / "data" / "readings"
+
+#: A1.4's graph is run this many times after one calibration, to tally how often its interval holds a run.
+RUNS = 20
+
+
+def record_a1_4() -> tuple[dict, dict]:
+    """A1.1's hand-over calibration on A1.4's siblings and A1.4 as the appendix runs it, then :data:`RUNS` runs
+    of A1.4's graph against the one prediction: (calibration fields, ``dag`` fields). The first run is stored
+    task by task (figure A1-4's reference panel)."""
+    workers, graph = a1.pool_size(), a1.dag()
+    hand = measure.handovers(a1.calibration_dags(), workers=workers)
+    costs = handover_costs(hand)
+    simulated = S.central_queue(graph, a1.dag_workers(workers), ready="fifo")
+    prediction = predict_extra(simulated, hand)
+    runs = [run_graph(graph, a1.sleep_bodies(graph), executor="process", workers=workers).schedule
+            for _ in range(RUNS)]
+    first = runs[0]
+    calibration = {"handovers": {k: [list(b) for b in v] for k, v in hand.items()},
+                   "handovers_graphs": list(a1.CALIBRATION_SEEDS)}
+    dag = {"workers": workers, "tasks": len(graph.tasks), "queue_s": simulated.makespan,
+           "costs": [costs.released, costs.queued, costs.stretch], "extra_s": prediction.extra,
+           "interval_s": [prediction.low, prediction.high], "coverage": prediction.coverage,
+           "draws": prediction.draws, "predicted_s": dispatch_schedule(simulated, costs.released, costs.queued,
+                                                                       costs.stretch).makespan,
+           "extras_s": [r.makespan - simulated.makespan for r in runs], "measured_s": first.makespan,
+           "start": first.start.tolist(), "end": first.end.tolist(), "device_of": first.device_of.tolist(),
+           "gaps": task_gaps(first).tolist(), "queued": [bool(q) for q in queued_tasks(first)]}
+    return calibration, dag
 
 
 def record() -> dict:
@@ -45,19 +73,13 @@ def record() -> dict:
     u_round_trip = min(measure.dispatch_overhead(300, workers=1, pipelined=False) for _ in range(3))
     u_sweep = X.u_curve_sweep()             # chapter 4: the round trip first, as the chapter predicts from it
     # appendix A1.1 as the appendix measures it, on A1.4's pool
-    workers, graph, pause = a1.pool_size(), a1.dag(), a1.task_pause()
+    workers = a1.pool_size()
     pipelined = min(measure.dispatch_overhead(200, workers=workers, executor="process") for _ in range(3))
-    trip = trip_band(measure.round_trips(workers=workers))[0]
-    paused = trip_band(measure.round_trips(workers=workers, pause=pause))[0]
-    hand = measure.handovers(workers=workers, pause=pause)      # A1.4's costs and allowed range, as A1.1 takes them
-    costs, low, high = handover_costs(hand)
-    simulated = S.central_queue(graph, a1.dag_workers(workers), ready="fifo")
-    real = run_graph(graph, a1.sleep_bodies(graph), executor="process", workers=workers).schedule
+    hand, dag = record_a1_4()
     keep = ("cpus", "blas_threads", "matmul_gflops", "thread_overhead_s", "process_overhead_s")
     return {"cpus": measure.cpu_count(),
             "calibration": {**{k: cal[k] for k in keep}, "round_trip_s": round_trip, "workers": workers,
-                            "pipelined_s": pipelined, "round_trip_median_s": trip, "pause_s": pause,
-                            "paused_trip_s": paused, "handovers": {k: [list(b) for b in v] for k, v in hand.items()}},
+                            "pipelined_s": pipelined, **hand},
             "gil": dataclasses.asdict(gil), "split": dataclasses.asdict(split),
             "oversubscription": [dataclasses.asdict(t) for t in over], "spin": list(spin),
             "plan": {k: dataclasses.asdict(X.Run.of(s)) for k, s in runs.items()},
@@ -66,16 +88,12 @@ def record() -> dict:
                           for k, s in runs.items() if k != "sequential"},
             "sweep": dataclasses.asdict(sweep),
             "u_round_trip_s": u_round_trip, "u_sweep": dataclasses.asdict(u_sweep),
-            "dag": {"workers": workers, "tasks": len(graph.tasks), "queue_s": simulated.makespan,
-                    "predicted_s": dag_prediction(simulated, costs.released, costs.queued, costs.stretch),
-                    "costs": [costs.released, costs.queued, costs.stretch],
-                    "band_s": list(extra_band(simulated, low, high)), "measured_s": real.makespan,
-                    "paused_trip_s": paused, "pipelined_s": pipelined,
-                    "gaps": task_gaps(real).tolist(), "queued": [bool(q) for q in X.queued_tasks(real)]}}
+            "dag": dag}
 
 
 def main(argv: list[str]) -> int:
-    out = None
+    out, only_a1_4 = None, "--a1-4" in argv
+    argv = [a for a in argv if a != "--a1-4"]
     if "--out" in argv:
         k = argv.index("--out")
         if k + 1 >= len(argv):
@@ -86,15 +104,32 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     name, who, what = argv
+    path = out or OUT / f"{name}.json"
+    if only_a1_4 and not (OUT / f"{name}.json").exists():
+        print(f"--a1-4 adds to an existing reading; {OUT / f'{name}.json'} does not exist")
+        return 2
     before = measure.load_per_cpu()
-    data = record()
+    recorded = record_a1_4() if only_a1_4 else record()
     after = measure.load_per_cpu()
     loads = [x for x in (before, after) if x is not None]
-    when = datetime.date.today().isoformat()
-    load = f"，测时每个 CPU 的负载 {max(loads):.2f}" if loads else ""
-    data = {"label": f"{who}（{what}；{when}{load}）", "date": when, "load_per_cpu": [before, after],
-            "python": sys.version.split()[0], **data}
-    path = out or OUT / f"{name}.json"
+    now = datetime.datetime.now(datetime.timezone.utc)
+    when = now.date().isoformat()
+    load = f"，测时每个 CPU 的负载 {min(loads):.2f}–{max(loads):.2f}" if loads else ""
+    label = f"{who}（{what}；{when}{load}）"
+    if only_a1_4:
+        calibration, dag = recorded
+        data = json.loads((OUT / f"{name}.json").read_text(encoding="utf-8"))
+        for key in ("handovers", "handovers_note", "handovers_graphs", "round_trip_median_s", "paused_trip_s",
+                    "pause_s"):     # earlier ways of calibrating A1.4, replaced
+            data["calibration"].pop(key, None)
+        data["calibration"].update(calibration, handovers_note=f"{now:%H:%M} UTC 与 A1.4 一起另测{load}")
+        data["dag"] = {**dag, "label": label, "load_per_cpu": [before, after]}
+        data["note"] = (f"A1.4 and its hand-over calibration (calibration.handovers, dag) recorded apart at "
+                        f"{now:%Y-%m-%d %H:%M} UTC by tools/record_reference.py --a1-4; everything else as the "
+                        "label says.")
+    else:
+        data = {"label": label, "date": when, "load_per_cpu": [before, after],
+                "python": sys.version.split()[0], **recorded}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(f"{path}: load per CPU {before} -> {after}")

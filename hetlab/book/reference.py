@@ -24,8 +24,10 @@ __all__ = ["Reference", "load", "NAMES"]
 
 DATA = Path(__file__).parent / "data" / "readings"
 #: The stored machines, by file name. "build-vm" was taken at a load of 3 per CPU (the busy case the chapters
-#: warn about); "build-vm-idle" on the same 2-vCPU machine at a load of 0.3, where both cores were free.
-NAMES = ("build-vm", "build-vm-idle", "h200")
+#: warn about); "build-vm-idle" on the same 2-vCPU machine at a load of 0.3, where both cores were free;
+#: "build-vm-one-cpu" holds only chapter 12's nested-BLAS pair and spin reading on the same machine pinned to one
+#: CPU (``taskset -c 0 .venv/bin/python tools/record_one_cpu.py``).
+NAMES = ("build-vm", "build-vm-idle", "build-vm-one-cpu", "h200")
 
 
 @dataclass(frozen=True)

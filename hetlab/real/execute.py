@@ -44,7 +44,8 @@ from hetlab.devices import Device
 from hetlab.schedule import Schedule
 from hetlab.tasks import TaskGraph, as_graph
 
-__all__ = ["RealRun", "run_graph", "run_plan", "task_gaps", "effective_parallelism", "busy_loop", "Sleep"]
+__all__ = ["RealRun", "run_graph", "run_plan", "task_gaps", "queued_tasks", "effective_parallelism", "busy_loop",
+           "Sleep"]
 
 #: Most seconds of loop work one :func:`run_plan` call may ask for (planned durations in seconds, summed).
 MAX_PLAN_SECONDS = 10.0
@@ -406,4 +407,30 @@ def task_gaps(measured: Schedule) -> np.ndarray:
         ready = max([free[measured.device_of[i]]] + [measured.end[p] for p in g.preds[i]])
         out[i] = max(0.0, float(measured.start[i]) - float(ready))
         free[measured.device_of[i]] = measured.end[i]
+    return out
+
+
+def queued_tasks(schedule: Schedule) -> np.ndarray:
+    """For each task of ``schedule`` (graph order), True when it was *queued*: it became ready (its last
+    predecessor ended) before the previous task on its worker ended, so a pool can hand it over while the
+    worker is still busy and it pays about the pipelined dispatch cost; False when it was *released*: its
+    worker was already idle (or had no previous task) when it became ready, so the worker waits a full round
+    trip. Works on a simulated and on a measured :class:`~hetlab.schedule.Schedule` alike.
+
+    >>> from hetlab.devices import Device
+    >>> from hetlab.schedulers import central_queue
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> g = TaskGraph([Task("a", 2.0), Task("b", 2.0), Task("c", 2.0)], [("a", "c")])
+    >>> sim = central_queue(g, [Device("w", "CPU", 1000.0)], ready="fifo")   # a, b, c one after another
+    >>> queued_tasks(sim).tolist()     # b was ready at 0 while a ran; c at 2 ms while b ran
+    [False, True, True]
+    """
+    check_instance("schedule", schedule, Schedule)
+    g = schedule.graph
+    free = np.full(len(schedule.devices), -np.inf)       # no previous task: the worker is idle
+    out = np.zeros(len(g.tasks), dtype=bool)
+    for i in np.argsort(schedule.start, kind="stable"):
+        ready = max([0.0] + [float(schedule.end[p]) for p in g.preds[i]])
+        out[i] = ready < free[schedule.device_of[i]]
+        free[schedule.device_of[i]] = schedule.end[i]
     return out

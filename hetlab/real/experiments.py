@@ -29,7 +29,7 @@ import numpy as np
 from hetlab import schedulers as S
 from hetlab._validate import check_fields, check_instance, check_int, check_positive, check_sequence
 from hetlab.devices import Device
-from hetlab.real.execute import Sleep, run_plan
+from hetlab.real.execute import Sleep, queued_tasks, run_plan
 from hetlab.real.measure import cpu_count, loop_rate
 from hetlab.schedule import Schedule
 from hetlab.tasks import independent_tasks
@@ -251,27 +251,3 @@ def u_curve_sweep(total_seconds: float = 0.05, counts=U_COUNTS, *, repeat: int =
                 wait([pool.submit(time.sleep, piece) for _ in range(n)])
                 runs[n].append(time.perf_counter() - start)
     return SweepReading(threads, total, chosen, tuple(min(runs[n]) for n in chosen))
-
-
-def queued_tasks(schedule: Schedule) -> np.ndarray:
-    """For each task of ``schedule`` (graph order), True when it was *queued*: it became ready (its last
-    predecessor ended) before the previous task on its worker ended, so a pool can hand it over while the
-    worker is still busy and it pays about the pipelined dispatch cost; False when it was *released*: its
-    worker was already idle (or had no previous task) when it became ready, so the worker waits a full round
-    trip. Works on a simulated and on a measured :class:`~hetlab.schedule.Schedule` alike.
-
-    >>> from hetlab.tasks import Task, TaskGraph
-    >>> g = TaskGraph([Task("a", 2.0), Task("b", 2.0), Task("c", 2.0)], [("a", "c")])
-    >>> sim = S.central_queue(g, [Device("w", "CPU", 1000.0)], ready="fifo")   # a, b, c one after another
-    >>> queued_tasks(sim).tolist()     # b was ready at 0 while a ran; c at 2 ms while b ran
-    [False, True, True]
-    """
-    check_instance("schedule", schedule, Schedule)
-    g = schedule.graph
-    free = np.full(len(schedule.devices), -np.inf)       # no previous task: the worker is idle
-    out = np.zeros(len(g.tasks), dtype=bool)
-    for i in np.argsort(schedule.start, kind="stable"):
-        ready = max([0.0] + [float(schedule.end[p]) for p in g.preds[i]])
-        out[i] = ready < free[schedule.device_of[i]]
-        free[schedule.device_of[i]] = schedule.end[i]
-    return out

@@ -26,8 +26,8 @@ from hetlab._validate import (
     check_positive,
     check_sequence,
 )
-from hetlab.real.execute import MAX_LOOP, Sleep, busy_loop, run_graph, task_gaps
-from hetlab.tasks import Task, TaskGraph
+from hetlab.real.execute import MAX_LOOP, Sleep, busy_loop, queued_tasks, run_graph, task_gaps
+from hetlab.tasks import TaskGraph
 
 __all__ = ["cpu_count", "load_per_cpu", "loop_rate", "dispatch_overhead", "round_trips", "handovers", "calibrate",
            "thread_scaling",
@@ -164,44 +164,47 @@ def round_trips(batches: int = 9, tasks: int = 40, workers: int | None = None, *
     return tuple(out)
 
 
-def handovers(workers: int | None = None, pause: float = 6e-3, *, tasks: int | None = None,
-              batches: int = 5) -> dict[str, tuple[tuple[float, ...], ...]]:
-    """The hand-overs of :func:`~hetlab.real.execute.run_graph`'s process pool, calibrated on small graphs of
-    ``tasks`` waits of ``pause`` seconds each (:class:`~hetlab.real.execute.Sleep`), ``batches`` times (a fresh
-    pool each), before a run of the same executor on ``workers`` workers:
+def handovers(graphs, workers: int | None = None, *,
+              seconds_per_unit: float = 1e-3) -> dict[str, tuple[tuple[float, ...], ...]]:
+    """The hand-overs of :func:`~hetlab.real.execute.run_graph`'s process pool, calibrated by running each of
+    ``graphs`` once (a fresh pool of ``workers`` workers each; every task waits its work times
+    ``seconds_per_unit`` seconds, :class:`~hetlab.real.execute.Sleep`) before a run of the same executor:
 
-    - ``"released"``: the gaps (:func:`~hetlab.real.execute.task_gaps`) of a chain's tasks after the first:
-      each becomes ready when its predecessor ends, with every worker and the parent idle since, as a
-      released task does;
-    - ``"queued"``: the gaps of independent tasks after the first ``workers``: each waits in the queue for a
-      worker to finish the one before, as a queued task does;
-    - ``"stretch"``: each task's measured length minus ``pause`` (both graphs): what the wait and its
-      timing add to every task.
+    - ``"released"``: the gaps (:func:`~hetlab.real.execute.task_gaps`) of the tasks whose worker was idle when
+      they became ready (:func:`~hetlab.real.execute.queued_tasks` False; a worker's first task included, as
+      the simulation charges it the same way);
+    - ``"queued"``: the gaps of the tasks that became ready while their worker was still busy;
+    - ``"stretch"``: each task's measured length minus its set wait.
 
-    One tuple of seconds per batch for each; medians across all batches are the calibrated costs, and the
-    spread of the batches' medians is how far they wander from run to run. ``tasks`` (default: 12, or twice the
-    workers where that is more, so that as many tasks queue as start) must exceed ``workers``.
+    One tuple of seconds per graph for each (a graph may have no task of a kind: an empty tuple). Calibrate on
+    graphs like the one to be predicted -- the same generator, other seeds -- so that the hand-overs are paid
+    under the same conditions (task lengths, how many tasks finish at once), never on the run itself.
 
-    >>> h = handovers(workers=1, pause=0.001, tasks=3, batches=3)
-    >>> sorted(h), [len(b) for b in h["released"]], [len(b) for b in h["queued"]]
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> chain = TaskGraph([Task("a", 1.0), Task("b", 1.0)], [("a", "b")])
+    >>> h = handovers([chain, chain, chain], workers=1)
+    >>> sorted(h), [len(b) for b in h["released"]], [len(b) for b in h["stretch"]]
     (['queued', 'released', 'stretch'], [2, 2, 2], [2, 2, 2])
     """
     workers = _workers(workers)
-    pause = check_positive("pause", pause, high=0.1)
-    tasks = max(12, 2 * workers) if tasks is None else check_int("tasks", tasks, low=workers + 1, high=1000)
-    batches = check_int("batches", batches, low=3, high=101)
-    names = [f"t{k}" for k in range(tasks)]
-    bodies = {name: Sleep(pause) for name in names}
-    chain = TaskGraph([Task(n, pause) for n in names], list(zip(names, names[1:])))
-    loose = TaskGraph([Task(n, pause) for n in names], [])
+    seconds_per_unit = check_positive("seconds_per_unit", seconds_per_unit, high=1.0)
+    graphs = check_sequence("graphs", graphs)
+    if len(graphs) < 3 or not all(isinstance(g, TaskGraph) for g in graphs):
+        raise TypeError(f"graphs must be at least 3 TaskGraphs (one pool run each), got {len(graphs)} items of "
+                        f"types {sorted({type(g).__name__ for g in graphs})}")
+    if sum(len(g.tasks) for g in graphs) > 2000 or any(t.work * seconds_per_unit > 0.1 for g in graphs
+                                                          for t in g.tasks):
+        raise ValueError("graphs must hold at most 2000 tasks in all, each waiting at most 0.1 s "
+                         f"(work x seconds_per_unit), got {sum(len(g.tasks) for g in graphs)} tasks")
     out: dict[str, list] = {"released": [], "queued": [], "stretch": []}
-    for _ in range(batches):
-        for graph, key, skip in ((chain, "released", 1), (loose, "queued", workers)):
-            run = run_graph(graph, bodies, executor="process", workers=workers).schedule
-            order = np.argsort(run.start, kind="stable")       # the first tasks wait for the pool, not a hand-over
-            gaps = task_gaps(run)
-            out[key].append(tuple(float(gaps[i]) for i in sorted(order[skip:])))
-            out["stretch"].append(tuple(float(e - b - pause) for b, e in zip(run.start, run.end)))
+    for graph in graphs:
+        waits = np.array([t.work * seconds_per_unit for t in graph.tasks])
+        bodies = {t.name: Sleep(float(w)) for t, w in zip(graph.tasks, waits)}
+        run = run_graph(graph, bodies, executor="process", workers=workers).schedule
+        gaps, queued = task_gaps(run), queued_tasks(run)
+        out["released"].append(tuple(float(x) for x in gaps[~queued]))
+        out["queued"].append(tuple(float(x) for x in gaps[queued]))
+        out["stretch"].append(tuple(float(x) for x in (run.end - run.start) - waits))
     return {k: tuple(v) for k, v in out.items()}
 
 

@@ -16,13 +16,15 @@ and last the same experiment on a named machine (:mod:`hetlab.book.reference`):
 from __future__ import annotations
 
 from hetlab._validate import check_instance, check_int, check_nonnegative, check_str
+from hetlab.book.readings.ch12_share import share_prediction, share_verdict
 from hetlab.book.reference import Reference
 from hetlab.models import granularity as G
 from hetlab.real.experiments import GilReading
 from hetlab.real.split_timing import SplitTiming
 
 __all__ = ["TOLERANCE", "NOISE_FLOOR", "thread_verdict", "process_verdict", "contrast_verdict", "gil_lines",
-           "split_prediction", "waiting", "descent_line", "gap_split", "gap_verdict", "split_lines",
+           "split_prediction", "waiting", "descent_line", "gap_split", "gap_verdict", "split_lines", "split_table",
+           "split_details",
            "TICK", "CONTRAST_MARGIN"]
 
 #: Effective parallelism above 1 + TOLERANCE counts as "more than one core": the first start and the last end of
@@ -96,9 +98,12 @@ def _runs(reading: GilReading) -> tuple[float, float, float]:
     return reading.serial.parallelism, reading.thread_pool.parallelism, reading.process_pool.parallelism
 
 
-def gil_lines(reading: GilReading, reference: Reference | None = None) -> str:
-    """12.1: the prediction made from the CPU count alone, the three runs' effective parallelism, one verdict
-    each for threads and processes, the waits that threads do overlap, and the stored machine's reading."""
+def gil_lines(reading: GilReading, reference: Reference | None = None, busy: float | None = None) -> str:
+    """12.1: the prediction made before the run (threads from the GIL; processes from ``busy``, the CPUs other
+    work kept busy just before it, :func:`hetlab.real.cpu_load.busy_cpus`, None where it could not be read), the
+    three runs' effective parallelism, one verdict each for threads and processes and the process pool against
+    its prediction (:mod:`hetlab.book.readings.ch12_share`), the waits that threads do overlap, and the stored
+    machine's reading."""
     check_instance("reading", reading, GilReading)
     s, t, p = _runs(reading)
     n = reading.threads
@@ -107,15 +112,17 @@ def gil_lines(reading: GilReading, reference: Reference | None = None) -> str:
     waits = reading.wait_serial.wall / reading.wait_threads.wall
     lines = [f"本机 {reading.cpus} 个可用 CPU。运行前的预测：{n} 个线程 ≤ {ceiling} 个核"
              + ("（GIL）" if reading.gil else "（这个解释器关闭了 GIL）")
-             + f"，{reading.processes} 个进程 ≤ {cores} 个核",
+             + ("，" if busy is None else "；") + share_prediction(reading.processes, reading.cpus, busy),
              f"有效并行度（CPU 秒之和 ÷ 首个开始到最后一个结束的墙钟秒）：一个接一个 {s:.2f}，{n} 个线程 {t:.2f}，"
              f"{reading.processes} 个进程 {p:.2f}",
              thread_verdict(t, f"{n} 个线程", shown=cores > 1 and p > 1 + TOLERANCE) if reading.gil else
              f"线程池 {t:.2f}：这个解释器没有 GIL，线程可以同时计算（上限 {ceiling}）",
-             process_verdict(p, cores, s),
-             f"{n} 次等待（time.sleep）：一个接一个 {reading.wait_serial.wall:.3f} 秒，{n} 个线程 "
-             f"{reading.wait_threads.wall:.3f} 秒，" + (f"快 {waits:.1f} 倍——等待可以重叠，这是线程真正的用处"
-                                                      if waits > 1 else "并没有更快")]
+             process_verdict(p, cores, s)]
+    if busy is not None:
+        lines.append(share_verdict(p, reading.processes, reading.cpus, busy, s))
+    lines.append(f"{n} 次等待（time.sleep）：一个接一个 {reading.wait_serial.wall:.3f} 秒，{n} 个线程 "
+                 f"{reading.wait_threads.wall:.3f} 秒，" + (f"快 {waits:.1f} 倍——等待可以重叠，这是线程真正的用处"
+                                                          if waits > 1 else "并没有更快"))
     lines.append(contrast_verdict(t, p, cores, s))
     if reference is not None and check_instance("reference", reference, Reference).gil is not None:
         rs, rt, rp = _runs(reference.gil)
@@ -159,7 +166,7 @@ def contrast_verdict(threads: float, processes: float, cores: int, serial: float
     if pro > 1 + TOLERANCE:
         return (f"线程池 {thr:.2f} 和进程池 {pro:.2f} 都超过 1 个核："
                 + ("这个解释器的线程能同时计算" if thr > 1 + margin else "差距在噪声以内，这次区分不了"))
-    return ("这次对比出现不了：本机此刻没有第二个空闲的核，进程池也停在 1 个核以下；"
+    return ("这次对比出现不了：本机此刻没有第二个空闲的核，进程池也停在 1 个核附近或以下；"
             "线程池的读数 ≤ 1 在这里也区分不了有没有 GIL——没有 GIL 的解释器在这里同样 ≤ 1。"
             "要看到对比，需要一台此刻有空闲核的机器")
 
@@ -400,17 +407,19 @@ def _calibration_check(timing: SplitTiming) -> str:
 
 
 def split_lines(timing: SplitTiming, reference: Reference | None = None, h200: Reference | None = None) -> str:
-    """12.2: the calibration and the prediction, the table (milliseconds), the kernel's growth against the
-    dispatch cost, the N = 1 -> P step (:func:`descent_line`), the pool against the prediction (when the pool's
-    CPU seconds were measured), and the stored readings (this experiment on the build machine; one GPU update
-    split into N pieces on the H200 machine)."""
+    """12.2's whole reading: :func:`split_table` (what the cell before figure 12-1 prints) and then
+    :func:`split_details` (the cell after it)."""
+    return split_table(timing, reference) + "\n" + split_details(timing, reference, h200)
+
+
+def split_table(timing: SplitTiming, reference: Reference | None = None) -> str:
+    """12.2's lean reading: the table (milliseconds) with the prediction from the calibration taken before the
+    sweep, the kernel's growth against the dispatch cost, rows the CPU clock cannot have measured, the pool
+    against the prediction at the most pieces (:func:`gap_verdict`, when the pool's CPU seconds were measured),
+    and the stored machine's growth in one line."""
     pred = split_prediction(timing)
-    p, first, top = timing.workers, timing.pieces[0], timing.pieces[-1]
-    ms = 1e3
-    lines = [f"运行前的标定（单线程，BLAS 固定 {timing.blas_threads} 个线程）：整块相乘 W = "
-             f"{timing.w0 * ms:.1f} 毫秒 CPU，空任务派发 O_s = {timing.os0 * 1e6:.1f} µs"
-             + _calibration_check(timing) + f"；线程池 P = {p} 个线程（本机可用 CPU 数）",
-             f"{'N':>5} {'线程池 墙钟':>10} {'线程池 CPU':>10} {'纯计算 CPU':>10} {'派发 CPU':>8} "
+    first, top, ms = timing.pieces[0], timing.pieces[-1], 1e3
+    lines = [f"{'N':>5} {'线程池 墙钟':>10} {'线程池 CPU':>10} {'纯计算 CPU':>10} {'派发 CPU':>8} "
              f"{'预测（W 不变）':>12}"]
     cpus = [f"{c * ms:>12.2f}" for c in timing.pool_cpu] or [f"{'—':>12}"] * len(timing.pieces)
     for k, pl, pc, ke, di, pr in zip(timing.pieces, timing.pool, cpus, timing.kernel, timing.dispatch, pred):
@@ -419,12 +428,6 @@ def split_lines(timing: SplitTiming, reference: Reference | None = None, h200: R
     lines.append(f"N = {top} 时纯计算是 N = {first} 的 {ratio:.2f} 倍（多 {extra * ms:.1f} 毫秒），派发共 "
                  f"{dispatch * ms:.1f} 毫秒" + ("：切细的代价主要来自计算本身变慢，而不是派发" if extra > dispatch
                                             else "：这次派发比计算的增量还大"))
-    lines.append(_dip_line(timing))
-    if p == 1 or (first == 1 and p in timing.pieces):
-        lines.append(descent_line(timing))
-    else:
-        lines.append(f"N = 1 → {p} 的一步没有量：块数 {timing.pieces} 里缺 1 或 P = {p}"
-                     "（split_matmul_timing 默认会把 P 加进块数）")
     for k in _impossible_rows(timing) if timing.pool_cpu else ():
         i = timing.pieces.index(k)
         lines.append(f"N = {k} 一行的线程池 CPU {timing.pool_cpu[i] * ms:.2f} 毫秒超过 {_ceiling(timing, i)} 个核 × "
@@ -437,8 +440,28 @@ def split_lines(timing: SplitTiming, reference: Reference | None = None, h200: R
         ref = reference.split
         r, e, d = _growth(ref)
         lines.append(f"参照 · {reference.label}：纯计算 N = {ref.pieces[-1]} 是 N = {ref.pieces[0]} 的 {r:.2f} 倍"
-                     f"（多 {e * ms:.1f} 毫秒），派发 {d * ms:.1f} 毫秒"
-                     + (f"；{descent_line(ref)}" if ref.pieces[0] == 1 and ref.workers in ref.pieces else ""))
+                     f"（多 {e * ms:.1f} 毫秒），派发 {d * ms:.1f} 毫秒")
+    return "\n".join(lines)
+
+
+def split_details(timing: SplitTiming, reference: Reference | None = None, h200: Reference | None = None) -> str:
+    """12.2's reading behind figure 12-1: the calibration (with its check against the dispatch column), the
+    kernel column's largest dip, the N = 1 -> P step (:func:`descent_line`), the stored machine's step, pool CPU,
+    waiting and split, and one GPU update split into N pieces on the H200 machine."""
+    check_instance("timing", timing, SplitTiming)
+    p, ms = timing.workers, 1e3
+    lines = [f"运行前的标定（单线程，BLAS 固定 {timing.blas_threads} 个线程）：整块相乘 W = "
+             f"{timing.w0 * ms:.1f} 毫秒 CPU，空任务派发 O_s = {timing.os0 * 1e6:.1f} µs"
+             + _calibration_check(timing) + f"；线程池 P = {p} 个线程（本机可用 CPU 数）", _dip_line(timing)]
+    if p == 1 or (timing.pieces[0] == 1 and p in timing.pieces):
+        lines.append(descent_line(timing))
+    else:
+        lines.append(f"N = 1 → {p} 的一步没有量：块数 {timing.pieces} 里缺 1 或 P = {p}"
+                     "（split_matmul_timing 默认会把 P 加进块数）")
+    if reference is not None and check_instance("reference", reference, Reference).split is not None:
+        ref = reference.split
+        if ref.pieces[0] == 1 and ref.workers in ref.pieces:
+            lines.append(f"参照的 {descent_line(ref)}")
         if ref.pool_cpu:
             lines.append("参照的线程池 CPU（毫秒）：" + "、".join(f"N = {k} {c * ms:.1f}" for k, c in
                                                        zip(ref.pieces, ref.pool_cpu)))

@@ -11,7 +11,7 @@ from hetlab.book.readings.ch12 import TICK, _impossible_rows, _noise, _tick_erro
 from hetlab.book.reference import Reference
 from hetlab.real.split_timing import SplitTiming
 
-__all__ = ["oversubscription_lines", "spin_line"]
+__all__ = ["oversubscription_lines", "spin_line", "reference_line"]
 
 
 def _band(single: SplitTiming, nested: SplitTiming) -> float:
@@ -99,8 +99,10 @@ def _pair_verdict(single: SplitTiming, nested: SplitTiming, mode: str) -> str:
     times = f"是 BLAS {single.blas_threads} 个线程时的 {c2 / c1:.1f} 倍"
     size = f"（{diff * ms:+.{d}f} 毫秒"
     if diff > 2 * band:
-        burnt = f"{rel:.0%} 的 CPU 秒" if rel < 1 else "CPU 秒，" + times
-        return (f"同样的乘积多烧了 {burnt}{size}，超过噪声带 {band * ms:.{d}f} 毫秒的两倍{exact}）："
+        # review ch12-19 #11d: beyond double, "花的 CPU 秒是 … 的 2.0 倍（多 6.9 毫秒", not "多烧了 CPU 秒，是 …"
+        burnt = (f"多烧了 {rel:.0%} 的 CPU 秒{size}" if rel < 1 else
+                 f"花的 CPU 秒{times}（多 {diff * ms:.{d}f} 毫秒")
+        return (f"同样的乘积{burnt}，超过噪声带 {band * ms:.{d}f} 毫秒的两倍{exact}）："
                 + _BURN[mode] + cores + tail)
     if diff > band:
         return (f"CPU 秒{f'多了 {rel:.0%}' if rel < 1 else times}{size}），超过噪声带 {band * ms:.{d}f} 毫秒但不到两倍"
@@ -154,7 +156,8 @@ def spin_line(spin: tuple[float, float], threads: int, reference: Reference | No
 
 
 def oversubscription_lines(single: SplitTiming, nested: SplitTiming, blas: str = "openblas",
-                           layer: str = "pthreads", reference: Reference | None = None) -> str:
+                           layer: str = "pthreads", reference: Reference | None = None,
+                           one_cpu: Reference | None = None) -> str:
     """12.2's fifth misconception, measured: the same split (the most pieces of both readings) with BLAS pinned
     to one thread (``single``) and to T threads (``nested``: each pool thread calls a multi-threaded BLAS).
     ``blas`` and ``layer`` are threadpoolctl's ``internal_api`` and ``threading_layer``. OpenBLAS lets one
@@ -167,7 +170,8 @@ def oversubscription_lines(single: SplitTiming, nested: SplitTiming, blas: str =
     so every gap is burnt (an inference from the source; the idle reference measured +31 %). A BLAS without the
     lock (MKL): P x T threads compete for P cores. T > P (one CPU) is plain oversubscription, whatever the BLAS.
     The pool's CPU seconds are compared against :func:`_band`, the wall ratio against twice the noise; the
-    verdict comes right after the two readings, and last the stored pair of ``reference`` (numpy's OpenBLAS).
+    verdict comes right after the two readings, and last the stored pairs of ``reference`` and ``one_cpu``
+    (numpy's OpenBLAS; ``one_cpu``: the same machine pinned to one CPU, :func:`reference_line`).
 
     >>> one = SplitTiming(10, 2, 1, (1, 10), (1.0, 1.0), (1.0, 2.0), (0.0, 0.1), w0=1.0, os0=1e-3,
     ...                   pool_cpu=(1.0, 2.0))
@@ -218,13 +222,27 @@ def oversubscription_lines(single: SplitTiming, nested: SplitTiming, blas: str =
              f"  · BLAS {b} 个线程（{team}）：{_runs_words(nested)}墙钟 {nested.pool[-1] * ms:.1f} 毫秒，"
              f"线程池 CPU {nested.pool_cpu[-1] * ms:.1f} 毫秒" + _cores_note(nested),
              _pair_verdict(single, nested, mode)]       # review ch12-10 #3: the reader's verdict next to its numbers
-    if reference is not None and check_instance("reference", reference, Reference).oversubscription:
-        r1, r2 = reference.oversubscription
-        lines.append(f"参照 · {reference.label}：线程池 {r1.workers} 个线程，BLAS {r1.blas_threads} 个线程 CPU "
-                     f"{r1.pool_cpu[-1] * ms:.1f} 毫秒（墙钟 {r1.pool[-1] * ms:.1f}），BLAS {r2.blas_threads} 个线程 "
-                     f"CPU {r2.pool_cpu[-1] * ms:.1f} 毫秒（墙钟 {r2.pool[-1] * ms:.1f}）："
-                     + _pair_verdict(r1, r2, _mode(r2, "openblas")))
+    for name, ref in (("reference", reference), ("one_cpu", one_cpu)):
+        if ref is not None and check_instance(name, ref, Reference).oversubscription:
+            lines.append(reference_line(ref))
     return "\n".join(lines)
+
+
+def reference_line(reference: Reference) -> str:
+    """The stored nested-BLAS pair of ``reference`` (numpy's OpenBLAS) in one line: both pool readings and their
+    verdict (:func:`_pair_verdict`).
+
+    >>> from hetlab.book.reference import load
+    >>> reference_line(load("build-vm-one-cpu")).split("：")[0]
+    '参照 · 本书构建机（2 个 vCPU 的 KVM 虚拟机，只用 1 个 CPU（taskset -c 0）；2026-12-05，测时每个 CPU 的负载 0.13）'
+    """
+    if not check_instance("reference", reference, Reference).oversubscription:
+        raise ValueError(f"reference must store a nested-BLAS pair, got {reference.label!r} without one")
+    ms, (r1, r2) = 1e3, reference.oversubscription
+    return (f"参照 · {reference.label}：线程池 {r1.workers} 个线程，BLAS {r1.blas_threads} 个线程 CPU "
+            f"{r1.pool_cpu[-1] * ms:.1f} 毫秒（墙钟 {r1.pool[-1] * ms:.1f}），BLAS {r2.blas_threads} 个线程 "
+            f"CPU {r2.pool_cpu[-1] * ms:.1f} 毫秒（墙钟 {r2.pool[-1] * ms:.1f}）："
+            + _pair_verdict(r1, r2, _mode(r2, "openblas")))
 
 
 def _runs_words(t: SplitTiming) -> str:

@@ -17,15 +17,16 @@ from hetlab import plotting as P
 from hetlab._validate import check_int, check_positive
 from hetlab.devices import Device
 from hetlab.models import granularity as G
-from hetlab.real.execute import Sleep
-from hetlab.real.experiments import SweepReading, queued_tasks
+from hetlab.real.execute import Sleep, queued_tasks
+from hetlab.real.experiments import SweepReading
 from hetlab.real.measure import cpu_count
 from hetlab.schedule import Schedule
 from hetlab.tasks import TaskGraph, random_dag
 from hetlab.widgets import Explorer, int_slider, slider
 
-__all__ = ["pool_rounds", "pool_rounds_figure", "SCALE", "demo_plan", "dag", "task_pause", "pool_size", "dag_workers",
-           "sleep_bodies", "stored_runs", "plan_gantt", "sweep_figure", "dag_gantt"]
+__all__ = ["pool_rounds", "pool_rounds_figure", "SCALE", "demo_plan", "dag", "CALIBRATION_SEEDS", "calibration_dags",
+           "pool_size", "dag_workers", "sleep_bodies", "stored_runs", "stored_dag_run", "plan_gantt", "sweep_figure",
+           "dag_gantt"]
 
 #: Seconds per simulated time unit when chapter 11's demo plan is run for real (A1.2).
 SCALE = 0.03
@@ -107,21 +108,26 @@ def demo_plan() -> tuple[Schedule, Schedule]:
     return report.schedules["article demo"], S.serial(demo.article_tasks(), kitchen(), device="CPU")
 
 
-def dag() -> TaskGraph:
+def dag(seed: int = 1) -> TaskGraph:
     """A1.4's task graph: 40 tasks, 2-10 work units each (one unit is one millisecond when run), random
-    dependencies (mean degree 1.5, seed 1), no data on the edges."""
-    return random_dag(40, mean_degree=1.5, work=(2.0, 10.0), data=(0.0, 0.0), seed=1)
+    dependencies (mean degree 1.5, ``seed`` 1), no data on the edges. Other seeds give its siblings
+    (:func:`calibration_dags`)."""
+    return random_dag(40, mean_degree=1.5, work=(2.0, 10.0), data=(0.0, 0.0), seed=check_int("seed", seed, low=0))
 
 
-def task_pause(seconds_per_unit: float = 1e-3) -> float:
-    """Seconds of :func:`dag`'s median task: the idle pause A1.1 takes before each paused round trip, about
-    as long as a released task's worker and the parent slept through its predecessor.
+#: Seeds of the graphs A1.1 calibrates the hand-overs on: A1.4's generator, never A1.4's own seed.
+CALIBRATION_SEEDS = (2, 3, 4, 5, 6)
 
-    >>> round(task_pause(), 4)
-    0.006
+
+def calibration_dags() -> list[TaskGraph]:
+    """The five siblings of :func:`dag` (same generator, seeds :data:`CALIBRATION_SEEDS`) that A1.1 runs to
+    calibrate A1.4's hand-overs (:func:`hetlab.real.measure.handovers`): the same task lengths and shape, so
+    the hand-overs are paid under A1.4's conditions, but not A1.4's graph, let alone its run.
+
+    >>> [len(g.tasks) for g in calibration_dags()], dag(2).tasks == calibration_dags()[0].tasks
+    ([40, 40, 40, 40, 40], True)
     """
-    scale = check_positive("seconds_per_unit", seconds_per_unit, high=1.0)
-    return float(np.median([t.work for t in dag().tasks])) * scale
+    return [dag(s) for s in CALIBRATION_SEEDS]
 
 
 def pool_size() -> int:
@@ -150,7 +156,8 @@ def _stacked(panels, *, height: float, lanes: list[str] | None = None, by_task: 
     """:func:`hetlab.plotting.gantt_panels` of ``panels`` = [(Schedule in seconds, title)], time in seconds,
     each bar coloured by its lane (no legend: the lane is named on the axis), or with ``by_task`` by its task,
     so that one task has one colour in every panel even where the pool ran it on another worker, and its
-    number written in its bar (40 colours cannot all be told apart by eye); ``lanes`` renames the rows;
+    number written in its bar (40 colours cannot all be told apart by eye; with ``hatched``, only the hatched
+    tasks' numbers); ``lanes`` renames the rows;
     ``hatched``: one bool per task for each panel, the tasks whose bars are hatched."""
     import matplotlib
 
@@ -168,12 +175,15 @@ def _stacked(panels, *, height: float, lanes: list[str] | None = None, by_task: 
                 ax.fill_between([s.start[i], s.end[i]], y - 0.35, y + 0.35, facecolor="none", edgecolor="black",
                                 hatch="////", lw=0.8, zorder=2.5)
         ax.title.set_fontsize(9)
-        if by_task:          # the task's number in every bar, so the two panels can be matched bar by bar
+        if by_task:          # the task's number, so the panels can be matched bar by bar
             rows = len(s.devices)
-            for i, (a, b) in enumerate(zip(s.start, s.end)):
-                dark = float(np.dot(colour[i][:3], (0.299, 0.587, 0.114))) < 0.5     # white on dark bars
-                ax.text((a + b) / 2, rows - 1 - s.device_of[i], str(i), ha="center", va="center", rotation=90,
-                        fontsize=6, color="white" if dark else "black", clip_on=True, zorder=3)
+            # review A1-16 #6: 40 numbers in 6-pt type could not be read; with hatching only the released
+            # tasks (the few that matter) are numbered, in a type that can be read at page width
+            shown = range(len(s.start)) if hatched is None else np.flatnonzero(hatched[k])
+            for i in shown:
+                ax.text((s.start[i] + s.end[i]) / 2, rows - 1 - s.device_of[i], str(i), ha="center", va="center",
+                        fontsize=8, color="black", clip_on=True, zorder=3,
+                        bbox={"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
         if lanes is not None:
             ax.set_yticks(range(len(s.devices)), list(reversed(lanes[:len(s.devices)])))
     return axes[0].figure
@@ -195,12 +205,26 @@ def stored_runs(plan: Schedule, stored: dict) -> dict[str, Schedule]:
             for kind, r in stored.items()}
 
 
+def stored_dag_run(stored: dict) -> Schedule:
+    """A stored reading's first A1.4 run (``Reference.dag`` with the ``start``, ``end`` and ``device_of`` that
+    ``tools/record_reference.py`` records) as a Schedule of :func:`dag` on its workers, the form
+    :func:`dag_gantt` draws as its reference panel."""
+    if not isinstance(stored, dict) or not {"start", "end", "device_of", "workers"} <= set(stored):
+        raise TypeError("stored must be a Reference's dag dict recorded with its run (start, end, device_of)")
+    return Schedule(dag(), dag_workers(stored["workers"]), np.asarray(stored["device_of"], dtype=int),
+                    np.asarray(stored["start"], dtype=float), np.asarray(stored["end"], dtype=float),
+                    "process pool")
+
+
 def plan_gantt(plan: Schedule, runs: dict, seconds_per_unit: float = SCALE, reference: dict | None = None,
-               stored: dict | None = None):
+               stored: dict | None = None, bound: float | None = None):
     """A1.2's figure: the simulated plan (in seconds) above the process-pool and thread-pool runs, each run's
     panel titled with its measured effective parallelism and, given ``reference`` (a stored reading's
     ``plan``: kind -> :class:`hetlab.real.experiments.Run`), the stored machine's. ``stored``: the stored
-    machine's own process-pool and thread-pool runs (:func:`stored_runs`), drawn as two more panels below."""
+    machine's own process-pool and thread-pool runs (:func:`stored_runs`), drawn as two more panels below.
+    ``bound`` (seconds, :func:`hetlab.book.readings.a1.plan_prediction` on this machine's CPUs): the process
+    pool's lower bound, a red dashed line in this machine's process-pool panel (a stored machine may have had
+    another number of CPUs, so its panels get none)."""
     if not isinstance(plan, Schedule) or not isinstance(runs, dict) or not {"process pool", "thread pool"} <= set(runs):
         raise TypeError("plan must be a Schedule and runs the dict returned by hetlab.real.experiments.plan_runs")
     in_seconds = dataclasses.replace(plan, start=plan.start * seconds_per_unit, end=plan.end * seconds_per_unit)
@@ -219,27 +243,39 @@ def plan_gantt(plan: Schedule, runs: dict, seconds_per_unit: float = SCALE, refe
             run = stored[kind]
             panels.append((run, P.label(f"空闲参照 · {chinese}：有效并行度 {_parallelism(run):.2f}",
                                         f"stored idle run, {kind}: parallelism {_parallelism(run):.2f}")))
-    return _stacked(panels, height=1.6 * len(panels),
-                    # every lane runs on a CPU process or thread: it only plays the planned device
-                    lanes=[P.label(f"扮演 {d.name}", f"as {d.name}") for d in plan.devices])
+    bound = None if bound is None else check_positive("bound", bound, high=3600.0)
+    fig = _stacked(panels, height=1.6 * len(panels),
+                   # every lane runs on a CPU process or thread: it only plays the planned device
+                   lanes=[P.label(f"扮演 {d.name}", f"as {d.name}") for d in plan.devices])
+    if bound is not None:       # review A1-16 #6: the bound the output and the caption discuss, drawn
+        ax = fig.axes[1]        # this machine's process pool
+        ax.axvline(bound, color="#C44E52", ls="--", lw=1.2, zorder=4, label=P.label("下界", "lower bound"))
+        ax.legend(fontsize=8, loc="lower right")
+    return fig
 
 
-def dag_gantt(predicted: Schedule, measured: Schedule):
+def dag_gantt(predicted: Schedule, measured: Schedule, reference: Schedule | None = None):
     """A1.4's figure: the predicted run (the central-queue simulation with each task's dispatch,
-    :func:`hetlab.book.readings.a1.dispatch_schedule`) above the measured pool run, on one time axis
-    (seconds), one row per worker process, each task in one colour in both (the pool may run it on another
-    worker), the released tasks hatched in both (in the prediction as it classed them, ``info["queued"]``; in
-    the run as :func:`hetlab.real.experiments.queued_tasks` classes them)."""
+    :func:`hetlab.book.readings.a1.dispatch_schedule`) above the measured pool run and, where given, a stored
+    machine's measured run of the same graph (``reference``), on one time axis (seconds), one row per worker
+    process, each task in one colour in every panel (the pool may run it on another worker), the released tasks
+    hatched (in the prediction as it classed them, ``info["queued"]``; in a run as
+    :func:`hetlab.real.execute.queued_tasks` classes them)."""
     if not isinstance(predicted, Schedule) or not isinstance(measured, Schedule) or "queued" not in predicted.info:
         raise TypeError("predicted must be the Schedule of readings.a1.dispatch_schedule and measured a Schedule")
-    rows = max(len(predicted.devices), len(measured.devices))
-    lanes = [P.label(f"工作进程 {k}", f"worker {k}") for k in range(rows)]
+    if reference is not None and not isinstance(reference, Schedule):
+        raise TypeError(f"reference must be a Schedule or None, got {type(reference).__name__}")
+    panels = [(predicted, P.label("运行前的预测：中央队列模拟，计入派发（斜线：被释放的任务）",
+                                  "predicted: central queue with dispatch (hatched: released)")),
+              (measured, P.label("本机进程池实测（任务 = 定时等待；斜线：被释放的任务）",
+                                 "process pool here (measured; hatched: released)"))]
     released = [~np.asarray(predicted.info["queued"], dtype=bool), ~queued_tasks(measured)]
-    return _stacked([(predicted, P.label("运行前的预测：中央队列模拟，计入派发（斜线：被释放的任务）",
-                                         "predicted: central queue with dispatch (hatched: released)")),
-                     (measured, P.label("进程池实测（任务 = 定时等待；斜线：被释放的任务）",
-                                        "process pool (measured; hatched: released)"))],
-                    height=1.2 + 0.5 * (len(predicted.devices) + len(measured.devices)), lanes=lanes,
+    if reference is not None:
+        panels.append((reference, P.label("参照：空闲的构建机上的实测", "stored reading: idle build VM")))
+        released.append(~queued_tasks(reference))
+    rows = max(len(s.devices) for s, _ in panels)
+    lanes = [P.label(f"工作进程 {k}", f"worker {k}") for k in range(rows)]
+    return _stacked(panels, height=1.2 + 0.5 * sum(len(s.devices) for s, _ in panels), lanes=lanes,
                     by_task=True, hatched=released)
 
 

@@ -26,7 +26,7 @@ def test_openblas_pthreads_shares_helpers_and_names_the_burn_only_beyond_twice_t
     assert ("· BLAS 2 个线程（2 个线程池线程 + 1 个共用的帮手线程 = 3 个线程，同一时刻至多 2 个在做乘法——OpenBLAS "
             "一次只让一个同种的多线程乘法进来）：墙钟 17.0 毫秒，线程池 CPU 32.0 毫秒") in text
     assert text.splitlines()[0].startswith("运行前的预测：OpenBLAS 一次只让一个同种的多线程乘法进来（这 16 块是同一种")
-    assert text.splitlines()[-1] == ("同样的乘积多烧了 CPU 秒，是 BLAS 1 个线程时的 2.7 倍（+20.0 毫秒，"
+    assert text.splitlines()[-1] == ("同样的乘积花的 CPU 秒是 BLAS 1 个线程时的 2.7 倍（多 20.0 毫秒，"
                                      "超过噪声带 9.2 毫秒的两倍）："
                                      "线程在忙等：帮手等下一份工作，调用者等帮手做完（机器忙时，"
                                      "等的一方空转到对方分到核）；两遍平均同时在算的核分别是 1.71 和 1.88 个；"
@@ -44,7 +44,7 @@ def test_openblas_pthreads_shares_helpers_and_names_the_burn_only_beyond_twice_t
 @pytest.mark.parametrize("extra, head", [
     # reviews ch12-14 #1, ch12-15 #2, ch12-16 #1: at one decimal each of these reads as a tie with the band (9.2)
     # or with twice the printed band (18.4); at two decimals they print apart, with twice the band itself
-    (18.42, "同样的乘积多烧了 CPU 秒，是 BLAS 1 个线程时的 2.5 倍（+18.42 毫秒，超过噪声带 9.20 毫秒的两倍即 "
+    (18.42, "同样的乘积花的 CPU 秒是 BLAS 1 个线程时的 2.5 倍（多 18.42 毫秒，超过噪声带 9.20 毫秒的两倍即 "
             "18.40 毫秒）："),
     (18.38, "CPU 秒是 BLAS 1 个线程时的 2.5 倍（+18.38 毫秒），超过噪声带 9.20 毫秒但不到两倍即 18.40 毫秒："
             "这次不下多烧的结论"),
@@ -132,7 +132,7 @@ def test_one_cpu_is_plain_oversubscription_whatever_the_blas():
     text = lines_of(run(1, 10e-3, 10e-3, workers=1), run(2, 40e-3, 153e-3, workers=1))
     assert "2 个 BLAS 线程多于 1 个核：这就是超额订阅，与锁无关" in text
     assert "轮流" not in text and "一次只让" not in text
-    assert text.splitlines()[-1].startswith("同样的乘积多烧了 CPU 秒，是 BLAS 1 个线程时的 4.0 倍（+30.0 毫秒，"
+    assert text.splitlines()[-1].startswith("同样的乘积花的 CPU 秒是 BLAS 1 个线程时的 4.0 倍（多 30.0 毫秒，"
                                             "超过噪声带 5.0 毫秒的两倍）："
                                             "BLAS 线程多于核")
 
@@ -200,3 +200,27 @@ def test_a_visible_wall_change_inside_the_noise_is_named_with_its_size():
     text = lines_of(noisy(1, 8.6e-3, 8.6e-3), noisy(2, 9.0e-3, 6.4e-3)).splitlines()[-1]
     assert text.endswith("墙钟短了 26%，在这次噪声 20% 的两倍以内，算不上变化")
     assert "没有明显变化" not in text
+
+
+def test_the_one_cpu_reference_prints_its_stored_pair():
+    """review ch12-19 #4: the build VM pinned to one CPU (taskset -c 0) is stored and printed after the idle one;
+    the printed figures are the stored ones and the multiple is their ratio."""
+    import re
+
+    from hetlab.book.readings.ch12_nested import reference_line
+    from hetlab.book.reference import load
+
+    one, idle = load("build-vm-one-cpu"), load("build-vm-idle")
+    assert one.cpus == 1 and "只用 1 个 CPU（taskset -c 0）" in one.label and one.gil is None
+    r1, r2 = one.oversubscription
+    assert (r1.workers, r1.blas_threads, r2.blas_threads) == (1, 1, 2) and r1.pieces == r2.pieces
+    line = reference_line(one)
+    ms = 1e3
+    assert (f"BLAS 1 个线程 CPU {r1.pool_cpu[-1] * ms:.1f} 毫秒（墙钟 {r1.pool[-1] * ms:.1f}），BLAS 2 个线程 CPU "
+            f"{r2.pool_cpu[-1] * ms:.1f} 毫秒（墙钟 {r2.pool[-1] * ms:.1f}）") in line
+    times = float(re.search(r"花的 CPU 秒是 BLAS 1 个线程时的 ([\d.]+) 倍", line)[1])
+    assert times == round(r2.pool_cpu[-1] / r1.pool_cpu[-1], 1) and times > 10        # far beyond double
+    assert "BLAS 线程多于核" in line
+    text = lines_of(*idle.oversubscription, reference=idle, one_cpu=one)
+    assert text.splitlines()[-2] == reference_line(idle) and text.splitlines()[-1] == line
+    assert one.spin is not None and one.spin[1] > 0

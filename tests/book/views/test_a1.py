@@ -57,8 +57,22 @@ def test_figures_draw_one_panel_per_run():
     # the released tasks hatched in both panels: the prediction's own split, and the run's
     released = [int((~predicted.info["queued"]).sum()), int((~queued_tasks(sim)).sum())]
     assert [sum(1 for c in ax.collections if c.get_hatch()) for ax in axes] == released and released[0] >= 1
+    # review A1-16 #6: only the released tasks are numbered (legible), in every panel
+    numbered = [sorted(int(t.get_text()) for t in ax.texts) for ax in axes]
+    assert numbered[0] == np.flatnonzero(~predicted.info["queued"]).tolist()
+    assert numbered[1] == np.flatnonzero(~queued_tasks(sim)).tolist()
+    # the idle reference's first stored run, drawn as a third panel with its own released tasks hatched
+    stored = reference.load("build-vm-idle").dag
+    run = a1.stored_dag_run(stored)
+    assert run.makespan == pytest.approx(stored["measured_s"]) and len(run.devices) == stored["workers"]
+    three = a1.dag_gantt(predicted, sim, reference=run).axes
+    assert len(three) == 3 and sum(1 for c in three[2].collections if c.get_hatch()) == int((~queued_tasks(run)).sum())
     with pytest.raises(TypeError, match="dispatch_schedule"):
         a1.dag_gantt(sim, sim)
+    with pytest.raises(TypeError, match="reference"):
+        a1.dag_gantt(predicted, sim, reference={})
+    with pytest.raises(TypeError, match="stored"):
+        a1.stored_dag_run({"start": []})
     ref = reference.load("build-vm")
     fig = a1.sweep_figure(ref.sweep, 2e-4, reference=ref.sweep)
     assert len(fig.axes[0].lines) >= 3 and a1.pool_rounds_figure().axes
@@ -83,4 +97,8 @@ def test_the_idle_references_runs_are_drawn_below_the_readers():
     assert "有效并行度 4.00" in fig.axes[3].get_title() and "有效并行度 1.00" in fig.axes[4].get_title()
     with pytest.raises(TypeError, match="plan_runs"):
         a1.stored_runs(plan, [])
-    assert a1.task_pause() == pytest.approx(float(np.median([t.work for t in a1.dag().tasks])) / 1e3)
+    # A1.1 calibrates on A1.4's siblings: the same generator and size, never A1.4's own graph
+    siblings = a1.calibration_dags()
+    assert len(siblings) == len(a1.CALIBRATION_SEEDS) and 1 not in a1.CALIBRATION_SEEDS
+    assert all(len(g.tasks) == 40 and g.tasks != a1.dag().tasks for g in siblings)
+    assert all(2.0 <= t.work <= 10.0 for g in siblings for t in g.tasks)

@@ -1,0 +1,110 @@
+"""How many of this process's CPUs other work keeps busy right now, and what a pool of processes can expect.
+
+Chapter 12.1 predicts its process pool's effective parallelism before the run. The CPU count alone predicts
+min(N_p, C), which holds only on an idle machine. :func:`busy_cpus` samples ``/proc/stat`` twice, ``interval``
+seconds apart, and returns how many of the CPUs this process may run on were busy in between (this process
+sleeps meanwhile, so it is the other work); :func:`fair_share` turns that into the CPUs a pool of N_p
+CPU-bound processes can expect when the kernel shares the CPUs fairly among everything runnable.
+
+Why the idle time of ``/proc/stat`` and not the load average: ``os.getloadavg()`` is an exponentially damped
+one-minute average, so a program started ten seconds ago shows as about 0.15 of a CPU and one that stopped a
+minute ago still counts; the runnable count (``procs_running``) is a single instant, counts this process too,
+and misses programs that run in bursts. The CPUs' idle time over a short window measures the capacity that was
+free just before the run. What it still assumes: the other work keeps the CPUs as busy during the run as in
+that window, and each busy CPU's worth of it is one CPU-bound thread that competes for a fair share.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from pathlib import Path
+
+from hetlab._validate import check_int, check_nonnegative, check_positive
+
+__all__ = ["busy_cpus", "fair_share", "share_range"]
+
+STAT = Path("/proc/stat")
+
+
+def fair_share(processes: int, cpus: int, busy: float) -> float:
+    """CPUs that ``processes`` CPU-bound processes can expect on ``cpus`` CPUs when other work keeps ``busy`` of
+    them busy (one CPU-bound thread per busy CPU) and the kernel gives every runnable thread an equal share:
+    ``min(N_p, C N_p / (N_p + busy))``. Idle (busy = 0) it is chapter 12's min(N_p, C).
+
+    >>> fair_share(2, 2, 0.0), round(fair_share(2, 2, 1.0), 2), fair_share(2, 2, 2.0), fair_share(1, 1, 0.0)
+    (2.0, 1.33, 1.0, 1.0)
+    >>> fair_share(4, 8, 2.0)           # enough free CPUs for every process
+    4.0
+    """
+    processes = check_int("processes", processes, low=1, high=4096)
+    cpus = check_int("cpus", cpus, low=1, high=4096)
+    busy = check_nonnegative("busy", busy, high=float(cpus))
+    return float(min(processes, cpus * processes / (processes + busy)))
+
+
+def share_range(processes: int, cpus: int, busy: float) -> tuple[float, float]:
+    """The CPUs a pool of ``processes`` CPU-bound processes, each given an equal part of the work in advance, can
+    expect as (least, most) when other work keeps ``busy`` CPUs busy. Most: :func:`fair_share`, the kernel
+    rebalancing threads among CPUs all the time. Least: it does not move them during the run, and the pool's
+    slowest process, which ends last and sets the span, sits where the other work crowds most. That work is
+    ``k = floor(busy)`` CPU-bound threads spread over the CPUs with the pool, so the most crowded CPU holds
+    ``ceil((N_p + k) / C)`` threads; a program busy for the fraction ``f = busy - k`` of a CPU, when no CPU is
+    left free for it (``N_p + k >= C``), takes up to ``min(f, 1/2)`` from the process it shares one with:
+    ``N_p min(1 / ceil((N_p + k) / C), 1 - min(f, 1/2))``, never above the most.
+
+    >>> share_range(2, 2, 0.0), share_range(2, 2, 1.0)[0], share_range(2, 2, 2.0), round(share_range(2, 2, 0.15)[0], 2)
+    ((2.0, 2.0), 1.0, (1.0, 1.0), 1.7)
+    """
+    most = fair_share(processes, cpus, busy)
+    whole = math.floor(busy)
+    slowest = 1 / math.ceil((processes + whole) / cpus)
+    if processes + whole >= cpus:               # no CPU left free for the part-time program: it shares one of ours
+        slowest = min(slowest, 1 - min(busy - whole, 0.5))
+    return float(min(most, processes * slowest)), most
+
+
+def _times(cpus: set[int]) -> tuple[int, int] | None:
+    """(busy, total) jiffies summed over the lines ``cpuN`` of ``/proc/stat`` with N in ``cpus``; idle and iowait
+    count as idle, steal as busy (the hypervisor gave the CPU to someone else); None where unreadable."""
+    try:
+        lines = STAT.read_text().splitlines()
+    except OSError:
+        return None
+    busy = total = 0
+    for line in lines:
+        name, *fields = line.split()
+        if not (name.startswith("cpu") and name[3:].isdigit() and int(name[3:]) in cpus):
+            continue
+        ticks = [int(x) for x in fields[:8]]        # user nice system idle iowait irq softirq steal (guest is in user)
+        total += sum(ticks)
+        busy += sum(ticks) - ticks[3] - ticks[4]
+    return (busy, total) if total else None
+
+
+def busy_cpus(interval: float = 0.2) -> float | None:
+    """How many of the CPUs this process may run on (``os.sched_getaffinity``) were busy during the next
+    ``interval`` seconds (at most 1), summed busy fractions from ``/proc/stat``, capped by
+    :func:`hetlab.real.measure.cpu_count` (a container's quota); None where ``/proc/stat`` is missing (not Linux)
+    or did not advance. The caller sleeps meanwhile, so what it counts is other work.
+
+    >>> busy = busy_cpus(0.05)
+    >>> busy is None or 0 <= busy <= len(os.sched_getaffinity(0))
+    True
+    """
+    from hetlab.real.measure import cpu_count
+
+    interval = check_positive("interval", interval, high=1.0)
+    try:
+        cpus = set(os.sched_getaffinity(0))
+    except AttributeError:                          # not Linux: no /proc/stat either
+        return None
+    first = _times(cpus)
+    if first is None:
+        return None
+    time.sleep(interval)
+    second = _times(cpus)
+    if second is None or second[1] <= first[1]:
+        return None
+    fraction = (second[0] - first[0]) / (second[1] - first[1])
+    return min(float(cpu_count()), max(0.0, fraction * len(cpus)))

@@ -1,0 +1,46 @@
+"""Chapter 12.1's process pool against the prediction from the CPUs other work kept busy before the run."""
+import pytest
+
+from hetlab.book.readings import ch12 as R
+from hetlab.book.readings.ch12_share import SHARE_NOISE, share_prediction, share_verdict
+from hetlab.real.cpu_load import share_range
+from tests.book.readings.test_ch12 import gil
+
+# runs on the 2-vCPU build VM (December 2026): (CPUs, busy before, one thread alone, process pool)
+IDLE = [(2, 0.0, 1.00, 1.96), (2, 0.0, 1.00, 1.99), (2, 0.15, 1.00, 1.69), (2, 0.15, 1.00, 1.87)]
+PINNED = [(1, 0.0, 1.00, 1.00), (1, 0.0, 1.00, 1.00)]                  # taskset -c 0
+BUSY = [(2, 1.00, 1.00, 1.06), (2, 1.03, 1.00, 1.20), (2, 1.00, 1.00, 1.16), (2, 1.00, 1.00, 1.21),
+        (2, 2.00, 0.68, 1.00), (2, 2.00, 0.57, 0.92)]                # one spinner; two spinners
+
+
+@pytest.mark.parametrize("cpus, busy, serial, measured", IDLE + PINNED + BUSY)
+def test_idle_pinned_and_busy_runs_agree_with_their_prediction(cpus, busy, serial, measured):
+    assert share_verdict(measured, cpus, cpus, busy, serial).endswith("与运行前量到的空闲 CPU 相符")
+
+
+def test_a_machine_that_got_busier_during_the_run_is_said_so_with_the_evidence():
+    # two spinners, and a third program started during the run: one thread alone got 0.36 of a core
+    text = share_verdict(0.50, 2, 2, 2.0, 0.36)
+    assert text.startswith("进程池 0.50 低于预测的 1.00 个核（放宽 0.1 后 0.90）")
+    assert text.endswith("一个线程单独运行也只分到 0.36 个核")
+    assert "让出了" in share_verdict(1.9, 2, 2, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("busy", [0.0, 0.3, 1.0, 1.5, 2.0])
+def test_the_verdict_agrees_exactly_on_the_printed_range(busy):
+    low, high = share_range(2, 2, busy)
+    for par in (low - SHARE_NOISE + 1e-9, (low + high) / 2, high + SHARE_NOISE - 1e-9):
+        assert "相符" in share_verdict(par, 2, 2, busy, 1.0)
+    assert "低于" in share_verdict(low - SHARE_NOISE - 1e-3, 2, 2, busy, 1.0)
+    assert "高于" in share_verdict(high + SHARE_NOISE + 1e-3, 2, 2, busy, 1.0)
+    assert f"{low:.2f}" in share_prediction(2, 2, busy) and f"{high:.2f}" in share_prediction(2, 2, busy)
+
+
+def test_gil_lines_predict_from_the_busy_cpus_or_say_they_could_not():
+    text = R.gil_lines(gil(processes=1.2), busy=1.0)
+    assert "运行前 0.2 秒里别的程序占着 1.00 个 CPU，按此预测 2 个进程能用 1.00–1.33 个核" in text.splitlines()[0]
+    assert "进程池 1.20 在预测的 1.00–1.33 个核以内" in text
+    plain = R.gil_lines(gil())
+    assert "没有 /proc/stat" in plain.splitlines()[0] and "在预测的" not in plain
+    with pytest.raises(ValueError, match="busy"):
+        R.gil_lines(gil(), busy=3.0)
