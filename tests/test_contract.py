@@ -62,6 +62,14 @@ def _handovers() -> dict:
             "stretch": ((1e-4,), (8e-5,), (9e-5,))}
 
 
+def _pool_simulation():
+    """A central-queue simulation on identical workers, as A1.4's pool (dispatch_schedule needs identical ones)."""
+    from hetlab.devices import identical
+    from hetlab.schedulers import central_queue
+
+    return central_queue(_fixtures()["graph"], identical(2), ready="fifo")
+
+
 def _prediction():
     from hetlab.book.readings.a1 import Prediction
 
@@ -397,9 +405,11 @@ OVERRIDES.update({
                                     "seconds_per_unit": 0.05, "cpus": 2},
     "book.readings.a1.sweep_prediction": {"sweep": lambda: _sweep_reading(), "os_": 1e-4},
     "book.readings.a1.sweep_lines": {"sweep": lambda: _sweep_reading(), "os_": 1e-4},
-    "book.readings.a1.dispatch_schedule": {"released": 1e-4, "queued": 1e-5},
-    "book.readings.a1.dispatch_simulation": {"released": 1e-4, "queued": 1e-5},
-    "book.readings.a1.predict_extra": {"handovers": lambda: _handovers(), "draws": 20},
+    "book.readings.a1.dispatch_schedule": {"simulated": lambda: _pool_simulation(), "released": 1e-4, "queued": 1e-5},
+    "book.readings.a1.dispatch_simulation": {"simulated": lambda: _pool_simulation(), "released": 1e-4,
+                                             "queued": 1e-5},
+    "book.readings.a1.predict_extra": {"simulated": lambda: _pool_simulation(), "handovers": lambda: _handovers(),
+                                       "draws": 20},
     "book.readings.a1.Prediction": {"simulated": 0.004, "extra": 0.002, "low": 0.001, "high": 0.003,
                                     "coverage": 0.9, "released": 3, "queued": 0, "draws": 400},
     "book.readings.a1.split_lines": {"prediction": lambda: _prediction(), "costs": lambda: _costs(1e-3),

@@ -22,7 +22,10 @@ orders), and the greedy schedules of chapters 2, 4, 5, 11 and A1. Its rule, simu
   it wins 392 of 400 runs (chapter review, 2026-12-04). The article's demo keeps its own tie (by device
   name, the article's heap of ``(free_at, name)``), because it reproduces that program.
 - **Costs.** The device spends ``overhead`` deciding, then the task starts once its inputs have arrived
-  (a predecessor's end plus the transfer between the two devices) and runs for its run time there.
+  (a predecessor's end plus the transfer between the two devices) and runs for its run time there. With
+  ``handover`` the wait depends on how the task met its device, as in a real pool (appendix A1): a task
+  *released* to a device that was already idle (or had run nothing) waits the released hand-over; a task
+  *queued* (ready while its device was still busy) waits the queued one after the device frees.
 
 Because the rule is greedy, on ``P`` identical devices and free transfers its makespan is at most
 ``W / P + D`` (:mod:`hetlab.schedulers.bounds`), for either ``ready`` rule.
@@ -42,7 +45,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 import hetlab.schedulers._kernels as _kernels
-from hetlab._validate import check_bool, check_choice, check_nonnegative, check_str
+from hetlab._validate import check_bool, check_choice, check_nonnegative, check_sequence, check_str
 from hetlab.devices import Device
 from hetlab.schedule import Schedule
 from hetlab.schedulers._core import _check_runnable, _Problem, _problem, _run_queues
@@ -70,7 +73,8 @@ FRESH_FROM = 3_000_000
 def central_queue(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
                   order: Sequence[str] | None = None, ready: str = "list",
                   release: Mapping[str, float] | None = None, overhead: float = 0.0,
-                  compiled: bool | None = None, policy: str = "central queue") -> Schedule:
+                  handover: tuple | None = None, compiled: bool | None = None,
+                  policy: str = "central queue") -> Schedule:
     """Greedy list scheduling from one central queue: whoever is free takes the next task (the module
     docstring gives the rule, its tie-breaking and why).
 
@@ -78,7 +82,12 @@ def central_queue(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     dependencies, a task is only taken once it is ready. ``ready`` is ``"list"`` (the first ready task
     of ``order``) or ``"fifo"`` (the task ready longest, ties by ``order``). ``release`` maps task names
     to the time they are ordered (absent: 0); a task is not taken before it. ``overhead`` is the time a
-    device spends deciding before each task it takes (idle, not busy). ``policy`` labels the schedule.
+    device spends deciding before each task it takes (idle, not busy). ``handover`` = ``(released, queued)``
+    replaces it with two waits (each one number for every task, or one per task in graph order): a task
+    whose device was idle when it became ready (or had run no task yet) starts ``released`` after it became
+    ready; a task that became ready while its device was still busy starts ``queued`` after the device frees
+    (:func:`hetlab.real.execute.queued_tasks` classes a schedule's tasks by the same rule). ``policy`` labels
+    the schedule.
 
     ``compiled`` concerns independent tasks that run for ``work / speed``, released at 0 without
     overhead (the hot loop, one ``heapreplace`` per task): use the numba kernel (True: require it;
@@ -95,17 +104,41 @@ def central_queue(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], 
     >>> late = central_queue(g, identical(2), order=["d", "c", "b", "a"], release={"d": 5.0})
     >>> float(late.start[3]), late.makespan          # d is first in the list but ordered only at 5
     (5.0, 6.0)
+    >>> pool = central_queue(g, identical(1), ready="fifo", handover=(0.5, 0.1))
+    >>> pool.start.round(9).tolist()     # a released at 0 (0.5); b, d and c queued behind it (0.1 each)
+    [0.5, 1.6, 5.8, 4.7]
     """
     prob = _problem(graph, devices)
     position = None if order is None else _order_positions(prob.graph, order, dependencies=False)
     ready = check_choice("ready", ready, _READY_RULES)
     overhead = check_nonnegative("overhead", overhead, high=1e12)
+    waits = None if handover is None else _handover(handover, prob.n)
+    if waits is not None and overhead:
+        raise ValueError(f"overhead and handover are two ways to charge a device before each task: give one, "
+                         f"got overhead={overhead!r} and handover")
     if compiled is not None:
         compiled = check_bool("compiled", compiled)
     policy = check_str("policy", policy)
     placed = _central_queue(prob, position, fifo=ready == "fifo", release=_release_times(prob.graph, release),
-                            overhead=overhead, rank=_fastest_first(prob.devices), compiled=compiled, policy=policy)
+                            overhead=overhead, rank=_fastest_first(prob.devices), compiled=compiled, policy=policy,
+                            handover=waits)
     return prob.schedule(*placed, policy)
+
+
+def _handover(handover, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``handover`` checked: (released, queued), each one non-negative number or one per task of ``n``."""
+    if not isinstance(handover, (tuple, list)) or len(handover) != 2:
+        raise TypeError(f"handover must be a pair (released, queued), got {handover!r:.80}")
+    out = []
+    for name, value in zip(("handover released", "handover queued"), handover):
+        if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+            out.append(np.full(n, check_nonnegative(name, value, high=1e12)))
+        else:
+            values = [check_nonnegative(name, v, high=1e12) for v in check_sequence(name, value)]
+            if len(values) != n:
+                raise ValueError(f"{name} must be one number or one per task ({n}), got {len(values)} values")
+            out.append(np.array(values, dtype=float))
+    return out[0], out[1]
 
 
 def earliest_free(graph: TaskGraph | Sequence[Task], devices: Sequence[Device], *,
@@ -152,7 +185,8 @@ def _release_times(graph: TaskGraph, release) -> np.ndarray | None:
 
 
 def _central_queue(prob: _Problem, position: np.ndarray | None, *, fifo: bool, release: np.ndarray | None,
-                   overhead: float, rank: Sequence[int], compiled: bool | None, policy: str):
+                   overhead: float, rank: Sequence[int], compiled: bool | None, policy: str,
+                   handover: tuple[np.ndarray, np.ndarray] | None = None):
     """The engine behind :func:`central_queue`, for callers that have validated their input: returns
     ``(device_of, start, end)``. ``position`` is each task's place in the list (None: the graph's task order);
     ``rank`` orders the devices for ties (the article's demo passes its own)."""
@@ -161,13 +195,15 @@ def _central_queue(prob: _Problem, position: np.ndarray | None, *, fifo: bool, r
         raise ValueError(f"graph: task {prob.graph.tasks[i].name!r} cannot run on device {prob.devices[j].name!r}, "
                          f"and {policy} gives each task to whichever device is free (every task must be able to "
                          f"run on every device)")
-    if not prob.graph.edges and release is None and overhead == 0 and prob.speed_only:
+    if not prob.graph.edges and release is None and overhead == 0 and handover is None and prob.speed_only:
         return _independent(prob, position, rank, compiled)
     if compiled:
         raise ValueError("compiled=True: the numba kernel handles independent tasks of work / speed, "
                          "released at 0, without overhead; this call has "
-                         + ("dependencies" if prob.graph.edges else "release times, overhead or per-device times"))
-    return _events(prob, np.arange(prob.n) if position is None else position, fifo, release, overhead, rank)
+                         + ("dependencies" if prob.graph.edges else
+                            "release times, overhead, hand-overs or per-device times"))
+    return _events(prob, np.arange(prob.n) if position is None else position, fifo, release, overhead, rank,
+                   handover)
 
 
 def _independent(prob: _Problem, position: np.ndarray | None, rank: Sequence[int], compiled: bool | None):
@@ -216,7 +252,7 @@ def _earliest_free_python(work: list[float], speeds: list[float]) -> tuple[np.nd
 
 
 def _events(prob: _Problem, position: np.ndarray, fifo: bool, release: np.ndarray | None, overhead: float,
-            rank: Sequence[int]):
+            rank: Sequence[int], handover: tuple[np.ndarray, np.ndarray] | None = None):
     """The engine's event loop: free devices take ready tasks, then time jumps to the next task end or release."""
     g, costs = prob.graph, prob.costs
     n = prob.n
@@ -228,8 +264,10 @@ def _events(prob: _Problem, position: np.ndarray, fifo: bool, release: np.ndarra
     free = [(rank[j], j) for j in range(prob.m)]   # devices free now, best rank first
     heapq.heapify(free)
     running: list[tuple[float, int, int]] = []     # (end, device, task)
+    ready_at, free_at = np.zeros(n), np.full(prob.m, -math.inf)     # for handover: -inf, the device ran nothing
 
     def becomes_ready(i: int, now: float) -> None:
+        ready_at[i] = max(now, released[i])
         if released[i] > now:
             heapq.heappush(waiting, (released[i], position[i], i))
         else:
@@ -243,7 +281,10 @@ def _events(prob: _Problem, position: np.ndarray, fifo: bool, release: np.ndarra
         while ready and free:
             _, _, i = heapq.heappop(ready)
             _, j = heapq.heappop(free)
-            s = now + overhead
+            if handover is None:
+                s = now + overhead
+            else:               # now is the later of the two: when the task became ready, when the device freed
+                s = now + (handover[1][i] if ready_at[i] < free_at[j] else handover[0][i])
             if g.preds[i]:
                 s = max(s, prob.ready_on(i, j, device_of, end))
             device_of[i], start[i], end[i] = j, s, s + costs[i, j]
@@ -254,6 +295,7 @@ def _events(prob: _Problem, position: np.ndarray, fifo: bool, release: np.ndarra
         # Every task ending now frees its device before anything starts, so ties see every free device.
         while running and running[0][0] <= now:
             _, j, i = heapq.heappop(running)
+            free_at[j] = now
             heapq.heappush(free, (rank[j], j))
             for k in g.succs[i]:
                 missing[k] -= 1

@@ -335,3 +335,41 @@ def test_the_engine_is_greedy_no_device_idles_while_a_task_is_ready(ready):
                 busy = [j for j in range(p) if any(s.device_of[k] == j and s.start[k] <= t < s.end[k]
                                                    for k in range(len(g)))]
                 assert len(busy) == p or any(s.start[k] == t for k in range(len(g))), (seed, i)
+
+
+def _pool_with_handovers(graph: TaskGraph, p: int, released: list[float], queued: list[float]):
+    """Appendix A1's former ``readings.a1.dispatch_schedule`` loop, as it was: a FIFO ready queue, P identical
+    workers (speed 1), the lowest-numbered idle worker takes the task ready first; a task whose worker was idle
+    when it became ready waits ``released``, one ready while its worker was busy waits ``queued`` after it."""
+    n = len(graph.tasks)
+    waiting = [len(q) for q in graph.preds]
+    ready = [i for i, w in enumerate(waiting) if w == 0]
+    ready_at, start, end = [0.0] * n, [0.0] * n, [0.0] * n
+    free_at, idle, running = [-float("inf")] * p, list(range(p)), []
+    while ready or running:
+        while idle and ready:
+            i, k = ready.pop(0), idle.pop(0)
+            start[i] = free_at[k] + queued[i] if ready_at[i] < free_at[k] else ready_at[i] + released[i]
+            end[i] = start[i] + graph.tasks[i].work
+            heapq.heappush(running, (end[i], i, k))
+        now, i, k = heapq.heappop(running)
+        free_at[k], idle = now, sorted(idle + [k])
+        for s in sorted(graph.succs[i]):
+            waiting[s] -= 1
+            if waiting[s] == 0:
+                ready.append(s)
+                ready_at[s] = now
+    return start, end
+
+
+def test_a_pool_with_two_hand_overs_is_the_engine_with_handover():
+    # continuous task lengths and hand-overs: no exact ties, where the two loops could order events differently
+    for seed in SEEDS:
+        rng = random.Random(seed)
+        graph = random_dag(rng.randint(2, 30), mean_degree=rng.uniform(0.5, 3.0), work=(1.0, 10.0), seed=seed)
+        p, n = rng.randint(1, 5), len(graph.tasks)
+        released = [rng.uniform(0.0, 2.0) for _ in range(n)]
+        queued = [rng.uniform(0.0, 0.5) for _ in range(n)]
+        start, end = _pool_with_handovers(graph, p, released, queued)
+        s = S.central_queue(graph, identical(p), ready="fifo", handover=(released, queued))
+        assert np.allclose(s.start, start, rtol=0, atol=1e-9) and np.allclose(s.end, end, rtol=0, atol=1e-9), seed

@@ -8,7 +8,6 @@ that the printed numbers do not show, so a reader can check each one by eye.
 """
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +20,8 @@ from hetlab.models import granularity as G
 from hetlab.real.execute import queued_tasks, task_gaps
 from hetlab.real.experiments import Run, SweepReading
 from hetlab.schedule import Schedule
+from hetlab.schedulers import central_queue
+from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["Costs", "handover_costs", "calibration_lines", "plan_prediction", "plan_lines",
            "sweep_prediction", "sweep_lines", "dispatch_schedule", "dispatch_simulation", "Prediction",
@@ -221,33 +222,21 @@ def dispatch_schedule(simulated: Schedule, released, queued, stretch=0.0) -> Sch
     ([0.001, 0.004], 0.006, [False, False])
     """
     check_instance("simulated", simulated, Schedule)
-    g, p = simulated.graph, len(simulated.devices)
+    g, devices = simulated.graph, simulated.devices
+    if len({d.speed for d in devices}) != 1:
+        raise ValueError("simulated must run on identical workers (a pool's processes): got speeds "
+                         f"{sorted({d.speed for d in devices})}")
     n = len(g.tasks)
-    released, queued = _per_task("released", released, n), _per_task("queued", queued, n)
+    # each task as long as in the simulation plus its stretch, on the same identical workers: the one greedy
+    # engine, with the pool's two hand-overs (hetlab.schedulers.central_queue's handover)
     length = (np.asarray(simulated.end, dtype=float) - np.asarray(simulated.start, dtype=float)
               + _per_task("stretch", stretch, n))
-    waiting = [len(q) for q in g.preds]
-    ready = [i for i, w in enumerate(waiting) if w == 0]
-    ready_at, start, end = np.zeros(n), np.zeros(n), np.zeros(n)
-    device_of = np.zeros(n, dtype=int)
-    free_at, idle, running = [-np.inf] * p, list(range(p)), []       # -inf: the worker never ran a task
-    was_queued = np.zeros(n, dtype=bool)
-    while ready or running:
-        while idle and ready:
-            i, k = ready.pop(0), idle.pop(0)
-            was_queued[i] = ready_at[i] < free_at[k]
-            start[i] = free_at[k] + queued[i] if was_queued[i] else ready_at[i] + released[i]
-            end[i], device_of[i] = start[i] + length[i], k
-            heapq.heappush(running, (end[i], i, k))
-        now, i, k = heapq.heappop(running)
-        free_at[k], idle = now, sorted(idle + [k])
-        for s in sorted(g.succs[i]):
-            waiting[s] -= 1
-            if waiting[s] == 0:
-                ready.append(s)
-                ready_at[s] = now
-    return Schedule(g, simulated.devices, device_of, start, end, "central queue with dispatch",
-                    info={"queued": was_queued})
+    longer = TaskGraph([Task(t.name, float(x) * devices[0].speed) for t, x in zip(g.tasks, length)],
+                       [(u, v, data) for (u, v), data in g.edges.items()])
+    run = central_queue(longer, devices, ready="fifo", handover=(_per_task("released", released, n),
+                                                                 _per_task("queued", queued, n)))
+    return Schedule(g, devices, run.device_of, run.start, run.end, "central queue with dispatch",
+                    info={"queued": queued_tasks(run)})
 
 
 def dispatch_simulation(simulated: Schedule, released, queued, stretch=0.0) -> tuple[float, np.ndarray]:

@@ -280,3 +280,29 @@ def test_chapter_4s_over_decomposition_example():
     assert S.earliest_free(independent_tasks([6, 2]), two).makespan == 6.0
     assert S.earliest_free(independent_tasks([5, 1, 1, 1]), two).makespan == 5.0
     assert S.earliest_free(independent_tasks([1, 1, 1]), identical(8)).makespan == 1.0
+
+
+def test_handover_charges_released_and_queued_tasks_apart_and_is_validated():
+    from hetlab.devices import identical
+    from hetlab.real.execute import queued_tasks
+    from hetlab.schedulers import central_queue
+    from hetlab.tasks import Task, TaskGraph
+
+    # two workers, a -> c, b: a and b released at 0 (wait 1), c ready at 3 with worker 0 idle since 3 (released)
+    g = TaskGraph([Task("a", 2.0), Task("b", 2.0), Task("c", 2.0)], [("a", "c")])
+    two = central_queue(g, identical(2), ready="fifo", handover=(1.0, 0.1))
+    assert two.start.tolist() == [1.0, 1.0, 4.0] and not queued_tasks(two).any()
+    # one worker: b and c queue behind a (0.1 each after it frees); per-task waits are charged per task
+    one = central_queue(g, identical(1), ready="fifo", handover=([1.0, 1.0, 1.0], [0.0, 0.25, 0.5]))
+    assert one.start.tolist() == [1.0, 3.25, 5.75] and queued_tasks(one).tolist() == [False, True, True]
+    # (0, 0) is no wait at all: the plain engine
+    assert central_queue(g, identical(2), ready="fifo", handover=(0, 0)).start.tolist() == \
+        central_queue(g, identical(2), ready="fifo").start.tolist()
+    with pytest.raises(TypeError, match="handover"):
+        central_queue(g, identical(2), handover=1.0)
+    with pytest.raises(ValueError, match="handover released"):
+        central_queue(g, identical(2), handover=(-1.0, 0.0))
+    with pytest.raises(ValueError, match="one per task"):
+        central_queue(g, identical(2), handover=([1.0], 0.0))
+    with pytest.raises(ValueError, match="overhead and handover"):
+        central_queue(g, identical(2), overhead=0.5, handover=(1.0, 0.1))
