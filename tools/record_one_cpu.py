@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import json
 import os
 import sys
 from pathlib import Path
+
+from record_reference import write_reading  # tools/ is on sys.path when a tool runs as a script
 
 from hetlab.real.measure import cpu_count
 from hetlab.real.split_timing import blas_spin, nested_pair
@@ -57,10 +58,7 @@ def main(argv: list[str]) -> int:
             "oversubscription": [dataclasses.asdict(t) for t in over], "spin": list(spin),
             "note": "Chapter 12's nested-BLAS pair and spin reading, recorded by tools/record_one_cpu.py under "
                     "taskset -c 0 on the 2-vCPU build VM."}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"{out}: load per CPU {before} -> {after}")
-    return 0
+    return write_reading(out, data, before, after)
 
 
 if __name__ == "__main__":

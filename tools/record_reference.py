@@ -130,6 +130,11 @@ def main(argv: list[str]) -> int:
     else:
         data = {"label": label, "date": when, "load_per_cpu": [before, after],
                 "python": sys.version.split()[0], **recorded}
+    return write_reading(path, data, before, after)
+
+
+def write_reading(path: Path, data: dict, before: float | None, after: float | None) -> int:
+    """Write one reading as the package stores them (UTF-8 JSON, indent 1) and say where, with the loads."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(f"{path}: load per CPU {before} -> {after}")
