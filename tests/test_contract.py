@@ -70,10 +70,14 @@ def _pool_simulation():
     return central_queue(_fixtures()["graph"], identical(2), ready="fifo")
 
 
+def _pairs() -> list:
+    return [(1e-3, 1e-3 * r) for r in (0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 0.95, 1.05, 0.85, 1.15)]
+
+
 def _prediction():
     from hetlab.book.readings.a1 import Prediction
 
-    return Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 400)
+    return Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 40, (0.5, 1.5))
 
 
 def _costs(released: float):
@@ -118,8 +122,8 @@ SIGNED_OK = {"formulas.karp_flatt", "formulas.overhead_time",
 NEGATIVE_OK = {("widgets.slider", "lo"), ("widgets.slider", "hi"), ("widgets.slider", "value"),
                ("widgets.int_slider", "lo"), ("widgets.int_slider", "hi"), ("widgets.int_slider", "value"),
                # extra time over a simulation: a list schedule with longer tasks may finish earlier (Graham)
-               ("book.readings.a1.Prediction", "extra"), ("book.readings.a1.Prediction", "low"),
-               ("book.readings.a1.Prediction", "high")}
+               ("book.readings.a1_dag.Prediction", "extra"), ("book.readings.a1_dag.Prediction", "low"),
+               ("book.readings.a1_dag.Prediction", "high")}
 
 #: Containers where empty is a valid value: (callable, parameter).
 EMPTY_OK = {("tasks.TaskGraph", "tasks"),    # an empty graph: ch01's animation draws one before the first dispatch
@@ -405,17 +409,24 @@ OVERRIDES.update({
                                     "seconds_per_unit": 0.05, "cpus": 2},
     "book.readings.a1.sweep_prediction": {"sweep": lambda: _sweep_reading(), "os_": 1e-4},
     "book.readings.a1.sweep_lines": {"sweep": lambda: _sweep_reading(), "os_": 1e-4},
-    "book.readings.a1.dispatch_schedule": {"simulated": lambda: _pool_simulation(), "released": 1e-4, "queued": 1e-5},
-    "book.readings.a1.dispatch_simulation": {"simulated": lambda: _pool_simulation(), "released": 1e-4,
+    "book.readings.a1_dag.dispatch_schedule": {"simulated": lambda: _pool_simulation(), "released": 1e-4,
+                                               "queued": 1e-5},
+    "book.readings.a1_dag.dispatch_simulation": {"simulated": lambda: _pool_simulation(), "released": 1e-4,
                                              "queued": 1e-5},
-    "book.readings.a1.predict_extra": {"simulated": lambda: _pool_simulation(), "handovers": lambda: _handovers(),
-                                       "draws": 20},
-    "book.readings.a1.Prediction": {"simulated": 0.004, "extra": 0.002, "low": 0.001, "high": 0.003,
-                                    "coverage": 0.9, "released": 3, "queued": 0, "draws": 400},
-    "book.readings.a1.split_lines": {"prediction": lambda: _prediction(), "costs": lambda: _costs(1e-3),
+    "book.readings.a1_dag.predict_extra": {"simulated": lambda: _pool_simulation(), "costs": lambda: _costs(1e-3),
+                                       "pairs": lambda: _pairs()},
+    "book.readings.a1_dag.error_band": {"pairs": lambda: _pairs()},
+    "book.readings.a1_dag.graph_predictions": {"simulated": lambda: _pool_simulation(),
+                                               "handovers": lambda: _handovers()},
+    "book.readings.a1_dag.reference_pairs": {"reference": lambda: _mod("book.reference").load("build-vm-idle")},
+    "book.readings.a1_dag.Prediction": {"simulated": 0.004, "extra": 0.002, "low": 0.001, "high": 0.003,
+                                    "coverage": 0.9, "released": 3, "queued": 0, "pairs": 40,
+                                    "factors": (0.5, 1.5)},
+    "book.readings.a1_dag.split_lines": {"prediction": lambda: _prediction(), "costs": lambda: _costs(1e-3),
                                      "workers": 2},
-    "book.readings.a1.dag_lines": {"prediction": lambda: _prediction(), "costs": lambda: _costs(1e-3)},
-    "book.readings.a1.dispatch_lines": {"gaps": (1e-4, 2e-4), "queued": (True, False), "costs": lambda: _costs(1e-4)},
+    "book.readings.a1_dag.dag_lines": {"prediction": lambda: _prediction(), "costs": lambda: _costs(1e-3)},
+    "book.readings.a1_dag.dispatch_lines": {"gaps": (1e-4, 2e-4), "queued": (True, False),
+                                            "costs": lambda: _costs(1e-4)},
     "book.readings.ch12.gil_lines": {"reading": lambda: _gil_reading()},
     "book.readings.ch12.split_prediction": {"timing": lambda: _split_timing()},
     "book.readings.ch12.split_lines": {"timing": lambda: _split_timing()},
@@ -427,6 +438,7 @@ OVERRIDES.update({
                                                "serial": 1.0},
     "real.cpu_load.fair_share": {"processes": 2, "cpus": 2, "busy": 1.0},
     "real.cpu_load.share_range": {"processes": 2, "cpus": 2, "busy": 1.0},
+    "real.cpu_load.saturated": {"cpus": 2, "busy": 1.0},
     "real.cpu_load.busy_cpus": {"interval": 0.01},
     "book.readings.ch12.gap_split": {"timing": lambda: _split_timing()},
     "book.readings.ch12.gap_verdict": {"timing": lambda: _split_timing()},

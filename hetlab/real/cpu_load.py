@@ -12,6 +12,11 @@ minute ago still counts; the runnable count (``procs_running``) is a single inst
 and misses programs that run in bursts. The CPUs' idle time over a short window measures the capacity that was
 free just before the run. What it still assumes: the other work keeps the CPUs as busy during the run as in
 that window, and each busy CPU's worth of it is one CPU-bound thread that competes for a fair share.
+
+What it cannot see: idle time reads at most C busy CPUs, so on a full machine (:func:`saturated`: every CPU busy
+in the window, up to :data:`SATURATED`) it cannot tell C competing threads from ten; the fair share for ``busy``
+is then only the most a pool can get, and :func:`share_range`'s least is zero (review ch12-20 #1: three spinners
+on two CPUs read ``busy = 2.00``, a fair share of 1.00, and the pool got 0.31).
 """
 from __future__ import annotations
 
@@ -22,9 +27,15 @@ from pathlib import Path
 
 from hetlab._validate import check_int, check_nonnegative, check_positive
 
-__all__ = ["busy_cpus", "fair_share", "share_range"]
+__all__ = ["SATURATED", "busy_cpus", "fair_share", "saturated", "share_range"]
 
 STAT = Path("/proc/stat")
+
+#: CPUs below the usable count within which a sample counts as a full machine: two of the clock ticks that
+#: ``/proc/stat`` counts in (100 per second), over the 0.2-second sample of :func:`busy_cpus` (each tick is 0.05
+#: of a CPU there), so that a CPU idle for a tick or two while the other work waits to be scheduled does not
+#: hide that every CPU was taken.
+SATURATED = 0.1
 
 
 def fair_share(processes: int, cpus: int, busy: float) -> float:
@@ -43,6 +54,18 @@ def fair_share(processes: int, cpus: int, busy: float) -> float:
     return float(min(processes, cpus * processes / (processes + busy)))
 
 
+def saturated(cpus: int, busy: float) -> bool:
+    """Whether a sample of ``busy`` CPUs out of ``cpus`` is a full machine (within :data:`SATURATED` of every
+    CPU): idle time cannot count the threads that wait beyond C, so a prediction from it is an upper bound only.
+
+    >>> saturated(2, 2.0), saturated(2, 1.95), saturated(2, 1.85), saturated(1, 0.0)
+    (True, True, False, False)
+    """
+    cpus = check_int("cpus", cpus, low=1, high=4096)
+    busy = check_nonnegative("busy", busy, high=float(cpus))
+    return busy >= cpus - SATURATED - 1e-9
+
+
 def share_range(processes: int, cpus: int, busy: float) -> tuple[float, float]:
     """The CPUs a pool of ``processes`` CPU-bound processes, each given an equal part of the work in advance, can
     expect as (least, most) when other work keeps ``busy`` CPUs busy. Most: :func:`fair_share`, the kernel
@@ -51,12 +74,18 @@ def share_range(processes: int, cpus: int, busy: float) -> tuple[float, float]:
     ``k = floor(busy)`` CPU-bound threads spread over the CPUs with the pool, so the most crowded CPU holds
     ``ceil((N_p + k) / C)`` threads; a program busy for the fraction ``f = busy - k`` of a CPU, when no CPU is
     left free for it (``N_p + k >= C``), takes up to ``min(f, 1/2)`` from the process it shares one with:
-    ``N_p min(1 / ceil((N_p + k) / C), 1 - min(f, 1/2))``, never above the most.
+    ``N_p min(1 / ceil((N_p + k) / C), 1 - min(f, 1/2))``, never above the most. On a full machine
+    (:func:`saturated`) the other work may be more threads than CPUs, any number of them: the most still holds,
+    the least is 0.
 
-    >>> share_range(2, 2, 0.0), share_range(2, 2, 1.0)[0], share_range(2, 2, 2.0), round(share_range(2, 2, 0.15)[0], 2)
-    ((2.0, 2.0), 1.0, (1.0, 1.0), 1.7)
+    >>> share_range(2, 2, 0.0), share_range(2, 2, 1.0)[0], round(share_range(2, 2, 0.15)[0], 2)
+    ((2.0, 2.0), 1.0, 1.7)
+    >>> share_range(2, 2, 2.0)          # full: three spinners on two CPUs read 2.00 too (fair share 0.8)
+    (0.0, 1.0)
     """
     most = fair_share(processes, cpus, busy)
+    if saturated(cpus, busy):
+        return 0.0, most
     whole = math.floor(busy)
     slowest = 1 / math.ceil((processes + whole) / cpus)
     if processes + whole >= cpus:               # no CPU left free for the part-time program: it shares one of ours

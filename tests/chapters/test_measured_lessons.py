@@ -63,7 +63,8 @@ dag, P = a1.dag(), a1.pool_size()
 hand = measure.handovers(a1.calibration_dags()[:3], workers=P)
 costs = RA.handover_costs(hand)
 sim = S.central_queue(dag, a1.dag_workers(P), ready="fifo")
-pred = RA.predict_extra(sim, hand, draws=100)
+pairs = RA.reference_pairs([reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")])
+pred = RA.predict_extra(sim, costs, pairs)
 real = run_graph(dag, a1.sleep_bodies(dag), executor="process", workers=P)
 gaps, queued = task_gaps(real.schedule), X.queued_tasks(real.schedule)
 out["dag"] = {"interval": [pred.low, pred.high], "extra": real.schedule.makespan - sim.makespan,
@@ -266,7 +267,10 @@ def _dag_reading(workers: int) -> tuple:
     hand = measure.handovers(a1.calibration_dags()[:3], workers=workers)
     costs = RA.handover_costs(hand)
     sim = S.central_queue(dag, a1.dag_workers(workers), ready="fifo")
-    pred = RA.predict_extra(sim, hand, draws=100)
+    from hetlab.book import reference
+
+    pairs = RA.reference_pairs([reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")])
+    pred = RA.predict_extra(sim, costs, pairs)
     before = RA.split_lines(pred, costs, workers)
     real = run_graph(dag, a1.sleep_bodies(dag), executor="process", workers=workers).schedule
     assert np.isfinite(real.makespan)

@@ -1,42 +1,43 @@
 """Appendix A1 (real execution): readings of the measured cells, each next to a stored reference reading.
 
 Every reading states the prediction first, made before the run from calibration alone (A1.1's figures, the
-plan, the known work), then the measurement, then a verdict that follows from the printed numbers (A1.4's
-dispatch term is only described: each class of task's median gap against its own predicted cost), and
-last the same experiment on a named machine (:mod:`hetlab.book.reference`). The verdicts use no threshold
-that the printed numbers do not show, so a reader can check each one by eye.
+plan, the known work), then the measurement, then a verdict that follows from the printed numbers, and last
+the same experiment on a named machine (:mod:`hetlab.book.reference`). The verdicts use no threshold that the
+printed numbers do not show, so a reader can check each one by eye. A1.1's calibration lives in
+:mod:`~hetlab.book.readings.a1_calibration`, A1.4's task graph in :mod:`~hetlab.book.readings.a1_dag`; both are
+re-exported here, the one module the appendix imports.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
-
-from hetlab._validate import check_instance, check_int, check_nonnegative, check_positive, check_sequence
-from hetlab.book.readings.a1_calibration import Costs, _us, calibration_lines, handover_costs
+from hetlab._validate import check_instance, check_int, check_positive
+from hetlab.book.readings.a1_calibration import Costs, _refs, _us, calibration_lines, handover_costs
+from hetlab.book.readings.a1_dag import (
+    LOAD_CHANGE,
+    Prediction,
+    dag_lines,
+    dispatch_lines,
+    dispatch_schedule,
+    dispatch_simulation,
+    error_band,
+    graph_predictions,
+    predict_extra,
+    reference_pairs,
+    split_lines,
+)
 from hetlab.book.readings.ch12 import TOLERANCE, process_verdict, thread_verdict
-from hetlab.book.reference import Reference
 from hetlab.models import granularity as G
-from hetlab.real.execute import queued_tasks, task_gaps
 from hetlab.real.experiments import Run, SweepReading
 from hetlab.schedule import Schedule
-from hetlab.schedulers import central_queue
-from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["Costs", "handover_costs", "calibration_lines", "plan_prediction", "plan_lines",
            "sweep_prediction", "sweep_lines", "dispatch_schedule", "dispatch_simulation", "Prediction",
-           "predict_extra", "split_lines", "dispatch_lines", "dag_lines", "FINE"]
+           "error_band", "predict_extra", "graph_predictions", "reference_pairs", "split_lines", "dispatch_lines",
+           "dag_lines", "FINE", "LOAD_CHANGE"]
 
 #: A1.3's finest split is "as predicted" when its measured cost lies within this factor of (N - P) O_s either
 #: way: O_s is an average over one calibration, and two equal calibrations of an idle machine differ by a
 #: third or more, so the prediction is only good to a factor, and the verdict says so before the run.
 FINE = 2.0
-
-
-def _refs(reference) -> list[Reference]:
-    """``reference``: None, one :class:`~hetlab.book.reference.Reference`, or a tuple or list of them."""
-    items = reference if isinstance(reference, (tuple, list)) else [reference]
-    return [check_instance("reference", r, Reference) for r in items if r is not None]
 
 
 def plan_prediction(plan: Schedule, seconds_per_unit: float, cpus: int) -> tuple[int, float]:
@@ -190,242 +191,3 @@ def sweep_lines(sweep: SweepReading, os_: float, reference=None) -> str:
                      + (_fine_verdict(rf, own_want) if rf > 0 else "方向与预测相反") + "）")
         lines.append(text)
     return "\n".join(lines)
-
-
-def _per_task(name: str, value, n: int) -> np.ndarray:
-    """``value`` seconds for each of ``n`` tasks: one number for all, or one per task (graph order), each in
-    [0, 1]."""
-    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
-        return np.full(n, check_nonnegative(name, value, high=1.0))
-    values = [check_nonnegative(name, v, high=1.0) for v in check_sequence(name, value)]
-    if len(values) != n:
-        raise ValueError(f"{name} must be one number or one per task ({n}), got {len(values)} values")
-    return np.array(values, dtype=float)
-
-
-def dispatch_schedule(simulated: Schedule, released, queued, stretch=0.0) -> Schedule:
-    """The central-queue simulation of ``simulated``'s graph (FIFO ready queue, same task lengths and worker
-    count) rerun with each task's dispatch inside it, as a :class:`~hetlab.schedule.Schedule` in seconds: a
-    *released* task (its worker was idle when it became ready, or had never run a task) starts ``released``
-    seconds after it became ready; a *queued* task (ready while its worker was still busy) starts ``queued``
-    seconds after its worker frees; every task lasts ``stretch`` seconds longer. Each cost is one number for
-    every task or one per task (graph order; :func:`predict_extra` draws them). ``info["queued"]``: one bool per
-    task, True when queued.
-
-    >>> from hetlab import schedulers as S
-    >>> from hetlab.devices import Device
-    >>> from hetlab.tasks import Task, TaskGraph
-    >>> chain = TaskGraph([Task("a", 2.0), Task("b", 2.0)], [("a", "b")])
-    >>> sim = S.central_queue(chain, [Device(w, "CPU", 1000.0) for w in "uv"], ready="fifo")
-    >>> s = dispatch_schedule(sim, 1e-3, 1e-4)      # 2 + 2 ms of work, both released
-    >>> s.start.round(6).tolist(), round(s.makespan, 6), s.info["queued"].tolist()
-    ([0.001, 0.004], 0.006, [False, False])
-    """
-    check_instance("simulated", simulated, Schedule)
-    g, devices = simulated.graph, simulated.devices
-    if len({d.speed for d in devices}) != 1:
-        raise ValueError("simulated must run on identical workers (a pool's processes): got speeds "
-                         f"{sorted({d.speed for d in devices})}")
-    n = len(g.tasks)
-    # each task as long as in the simulation plus its stretch, on the same identical workers: the one greedy
-    # engine, with the pool's two hand-overs (hetlab.schedulers.central_queue's handover)
-    length = (np.asarray(simulated.end, dtype=float) - np.asarray(simulated.start, dtype=float)
-              + _per_task("stretch", stretch, n))
-    longer = TaskGraph([Task(t.name, float(x) * devices[0].speed) for t, x in zip(g.tasks, length)],
-                       [(u, v, data) for (u, v), data in g.edges.items()])
-    run = central_queue(longer, devices, ready="fifo", handover=(_per_task("released", released, n),
-                                                                 _per_task("queued", queued, n)))
-    return Schedule(g, devices, run.device_of, run.start, run.end, "central queue with dispatch",
-                    info={"queued": queued_tasks(run)})
-
-
-def dispatch_simulation(simulated: Schedule, released, queued, stretch=0.0) -> tuple[float, np.ndarray]:
-    """:func:`dispatch_schedule`'s makespan (seconds) and its one bool per task, True when queued.
-
-    >>> from hetlab import schedulers as S
-    >>> from hetlab.devices import Device
-    >>> from hetlab.tasks import Task, TaskGraph
-    >>> chain = TaskGraph([Task("a", 2.0), Task("b", 2.0)], [("a", "b")])
-    >>> sim = S.central_queue(chain, [Device(w, "CPU", 1000.0) for w in "uv"], ready="fifo")
-    >>> round(dispatch_simulation(sim, 1e-3, 1e-4)[0], 6)       # 2 + 2 ms of work + 2 released hand-overs
-    0.006
-    """
-    s = dispatch_schedule(simulated, released, queued, stretch)
-    return s.makespan, s.info["queued"]
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """A1.4's prediction, stated before the run (seconds): the makespan of the simulation without dispatch
-    (``simulated``), the predicted extra time over it (``extra``, the median of the draws) and the interval
-    that holds ``coverage`` of the draws (``low``, ``high``); ``released`` and ``queued``: how many tasks the
-    simulation with the typical costs releases and queues; ``draws``: how many simulations were drawn."""
-
-    simulated: float
-    extra: float
-    low: float
-    high: float
-    coverage: float
-    released: int
-    queued: int
-    draws: int
-
-    def __post_init__(self) -> None:
-        check_positive("simulated", self.simulated, high=3600.0)
-        for name in ("extra", "low", "high"):     # extra time: a run may even beat the simulation slightly
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 <= value <= 60.0:
-                raise (TypeError if not isinstance(value, (int, float)) or isinstance(value, bool) else ValueError)(
-                    f"{name} must be seconds of extra time in [-1, 60], got {value!r}")
-        if not self.low <= self.high:
-            raise ValueError(f"low must not exceed high, got {self.low!r} and {self.high!r}")
-        check_positive("coverage", self.coverage, high=0.99)
-        check_int("released", self.released, low=0)
-        check_int("queued", self.queued, low=0)
-        check_int("draws", self.draws, low=1)
-
-
-def predict_extra(simulated: Schedule, handovers: dict, *, draws: int = 400, coverage: float = 0.9,
-                  seed: int = 0) -> Prediction:
-    """A1.4's prediction from A1.1's calibration alone (``handovers``, :func:`hetlab.real.measure.handovers` on
-    graphs like ``simulated``'s): ``draws`` times, pick one calibration graph at random and give every task a
-    released hand-over, a queued hand-over and a stretch drawn from that graph's own values (a kind the graph
-    lacks is drawn from all graphs'), rerun :func:`dispatch_schedule`, and keep the extra time over
-    ``simulated``'s makespan. Drawing per graph keeps what one run shares (the machine's state during it), so
-    the interval is for one run, not for the mean of many. The median draw is the prediction; the central
-    ``coverage`` of the draws is its interval.
-
-    >>> from hetlab import schedulers as S
-    >>> from hetlab.devices import Device
-    >>> from hetlab.tasks import Task, TaskGraph
-    >>> chain = TaskGraph([Task("a", 2.0), Task("b", 2.0)], [("a", "b")])
-    >>> sim = S.central_queue(chain, [Device(w, "CPU", 1000.0) for w in "uv"], ready="fifo")
-    >>> h = {"released": ((1e-3,),) * 3, "queued": ((),) * 3, "stretch": ((0.0,),) * 3}
-    >>> p = predict_extra(sim, h)             # every draw the same: two released hand-overs of 1 ms
-    >>> round(p.extra * 1e3, 6), round(p.low * 1e3, 6), round(p.high * 1e3, 6), p.released, p.queued
-    (2.0, 2.0, 2.0, 2, 0)
-    """
-    check_instance("simulated", simulated, Schedule)
-    typical = handover_costs(handovers)            # validates handovers
-    rows = {k: [list(map(float, b)) for b in handovers[k]] for k in ("released", "queued", "stretch")}
-    draws = check_int("draws", draws, low=20, high=10_000)
-    coverage = check_positive("coverage", coverage, high=0.99)
-    seed = check_int("seed", seed, low=0)
-    everything = {k: [t for b in v for t in b] for k, v in rows.items()}
-    if not everything["queued"]:                     # nothing queued in the calibration: as handover_costs says
-        everything["queued"] = everything["released"]
-    n, rng = len(simulated.graph.tasks), np.random.default_rng(seed)
-    extra = np.empty(draws)
-    for d in range(draws):
-        b = int(rng.integers(len(rows["released"])))
-        cost = {k: rng.choice(rows[k][b] or everything[k], n) for k in rows}
-        extra[d] = dispatch_simulation(simulated, cost["released"], cost["queued"], cost["stretch"])[0]
-    extra -= simulated.makespan
-    low, high = np.quantile(extra, [(1 - coverage) / 2, (1 + coverage) / 2])
-    flags = dispatch_simulation(simulated, typical.released, typical.queued, typical.stretch)[1]
-    return Prediction(simulated.makespan, float(np.median(extra)), float(low), float(high), coverage,
-                      int(n - flags.sum()), int(flags.sum()), draws)
-
-
-def split_lines(prediction: Prediction, costs: Costs, workers: int) -> str:
-    """A1.4's prediction, printed before the run from the simulation and the calibration alone: how many tasks
-    the simulation releases and queues with the typical ``costs`` (:func:`handover_costs`), and the predicted
-    extra time over the simulation with its interval (:func:`predict_extra`).
-
-    >>> p = Prediction(0.004, 0.0013, 0.0009, 0.0016, 0.9, 1, 1, 400)
-    >>> print(split_lines(p, Costs(1e-3, 1e-4, 1e-4), 1).splitlines()[1])
-    运行前的预测：比不计派发的模拟（4.0 毫秒）多 1.3 毫秒；90% 预测区间 0.9 到 1.6 毫秒（400 次抽样模拟）
-    """
-    check_instance("prediction", prediction, Prediction)
-    check_instance("costs", costs, Costs)
-    workers = check_int("workers", workers, low=1, high=4096)
-    p, ms = prediction, 1e3
-    return "\n".join([
-        f"模拟（P = {workers}）里 {p.released} 个任务被释放（就绪后晚一次释放交接才开始，平均 {_us(costs.released)}），"
-        f"{p.queued} 个排队（工作进程空出来后晚一次排队交接，平均 {_us(costs.queued)}），每个任务平均拉长 "
-        f"{_us(costs.stretch)}",
-        f"运行前的预测：比不计派发的模拟（{p.simulated * ms:.1f} 毫秒）多 {p.extra * ms:.1f} 毫秒；"
-        f"{p.coverage:.0%} 预测区间 {p.low * ms:.1f} 到 {p.high * ms:.1f} 毫秒（{p.draws} 次抽样模拟）"])
-
-
-def _extra_verdict(extra: float, low: float, high: float) -> str:
-    """The measured extra time over the simulation against the interval stated before the run."""
-    ms = 1e3
-    if extra > high:
-        return f"高于预测区间 {(extra - high) * ms:.1f} 毫秒"
-    if extra < low:
-        return f"低于预测区间 {(low - extra) * ms:.1f} 毫秒"
-    return "在预测区间之内"
-
-
-def dispatch_lines(gaps, queued, costs: Costs) -> list[str]:
-    """A1.4's diagnosis, no verdict: the mean gap (seconds, as :func:`~hetlab.real.execute.task_gaps` returns
-    them) of the released tasks and of the queued ones (``queued``: one bool per task, as
-    :func:`~hetlab.real.execute.queued_tasks` gives it for the measured run), each against its calibrated mean.
-
-    >>> dispatch_lines([1e-3, 1e-4], [False, True], Costs(1e-3, 2e-4))
-    ['诊断（不作判断）：被释放的 1 个任务平均空隙 1000 µs，是标定的 1.00 倍；排队的 1 个任务 100 µs，是标定的 0.50 倍']
-    """
-    values = np.array([check_nonnegative("gaps", g, high=60.0) for g in check_sequence("gaps", gaps)])
-    flags = np.array([bool(check_instance("queued", q, (bool, np.bool_))) for q in check_sequence("queued", queued)],
-                     dtype=bool)
-    if len(values) == 0 or len(flags) != len(values):
-        raise ValueError(f"gaps and queued must hold one entry per task (at least one), got {len(values)} and "
-                         f"{len(flags)}")
-    check_instance("costs", costs, Costs)
-    parts = []
-    kinds = ((~flags, "被释放的", costs.released, "平均空隙 "), (flags, "排队的", costs.queued, " "))
-    for mask, name, cost, unit in kinds:
-        if mask.any():
-            mean = float(np.mean(values[mask]))
-            parts.append(f"{name} {int(mask.sum())} 个任务{unit}{_us(mean)}，是标定的 {mean / cost:.2f} 倍")
-        else:
-            parts.append(f"没有{name}任务")
-    return ["诊断（不作判断）：" + "；".join(parts)]
-
-
-def dag_lines(measured: Schedule, prediction: Prediction, costs: Costs, reference=None) -> str:
-    """A1.4 after the run: the measured extra time over the simulation against the interval stated before the
-    run (:func:`predict_extra`), the one comparison; then, as diagnosis, where the extra time went (tasks
-    stretched beyond their set length against the gaps between tasks, :func:`~hetlab.real.execute.task_gaps`,
-    summed over the workers and per worker) and each kind's mean gap against its calibrated mean
-    (:func:`dispatch_lines`); last each stored machine's A1.4 (``reference``: one
-    :class:`~hetlab.book.reference.Reference` or several)."""
-    check_instance("measured", measured, Schedule)
-    check_instance("prediction", prediction, Prediction)
-    check_instance("costs", costs, Costs)
-    p, ms = prediction, 1e3
-    workers = len(measured.devices)
-    extra = measured.makespan - p.simulated
-    waits = np.array([t.work for t in measured.graph.tasks]) * 1e-3
-    stretched = float(np.sum((measured.end - measured.start) - waits))
-    gaps = task_gaps(measured)
-    where = "多出的时间主要是任务本身被拉长" if stretched > gaps.sum() else "多出的时间主要在任务之间的空隙"
-    lines = [f"实测 {measured.makespan * ms:.1f} 毫秒，比模拟多 {extra * ms:.1f} 毫秒（预测多 {p.extra * ms:.1f}，"
-             f"{p.coverage:.0%} 预测区间 {p.low * ms:.1f} 到 {p.high * ms:.1f} 毫秒）："
-             + _extra_verdict(extra, p.low, p.high),
-             f"逐个任务对账（{workers} 个工作进程合计）：任务本身比设定的等待长 {stretched * ms:.1f} 毫秒，"
-             f"任务之间的空隙 {gaps.sum() * ms:.1f} 毫秒；除以 {workers}，每个工作进程平均 "
-             f"{stretched / workers * ms:.1f} + {gaps.sum() / workers * ms:.1f} 毫秒：{where}",
-             *dispatch_lines(gaps, queued_tasks(measured), costs)]
-    for ref in _refs(reference):
-        if ref.dag and "extras_s" in ref.dag:
-            lines.append(_reference_dag(ref))
-    return "\n".join(lines)
-
-
-def _reference_dag(ref: Reference) -> str:
-    """A stored machine's A1.4: one calibration (recorded with its own label where it was recorded apart),
-    then a run of the graph repeated (``extras_s``: each run's extra time over the simulation), tallied against
-    the interval stated before the runs."""
-    d, ms = ref.dag, 1e3
-    extras = np.asarray(d["extras_s"], dtype=float)
-    low, high = d["interval_s"]
-    inside = int(np.sum((extras >= low) & (extras <= high)))
-    above, below = int(np.sum(extras > high)), int(np.sum(extras < low))
-    # two decimals: a run just outside the interval must not print as its edge
-    return (f"参照 · {d.get('label', ref.label)}：P = {d['workers']}，预测多 {d['extra_s'] * ms:.2f} 毫秒，"
-            f"{d['coverage']:.0%} 预测区间 {low * ms:.2f} 到 {high * ms:.2f} 毫秒；"
-            f"同一份标定之后连跑 {len(extras)} 次，"
-            f"实测多 {extras.min() * ms:.2f} 到 {extras.max() * ms:.2f} 毫秒（中位数 {np.median(extras) * ms:.2f}），"
-            f"{inside} 次在区间里，{above} 次高于区间，{below} 次低于区间")

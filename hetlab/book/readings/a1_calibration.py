@@ -15,6 +15,12 @@ from hetlab.book.reference import Reference
 __all__ = ["Costs", "handover_costs", "calibration_lines"]
 
 
+def _refs(reference) -> list[Reference]:
+    """``reference``: None, one :class:`~hetlab.book.reference.Reference`, or a tuple or list of them."""
+    items = reference if isinstance(reference, (tuple, list)) else [reference]
+    return [check_instance("reference", r, Reference) for r in items if r is not None]
+
+
 def _ref(reference, name: str = "reference") -> Reference | None:
     return None if reference is None else check_instance(name, reference, Reference)
 

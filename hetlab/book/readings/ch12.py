@@ -446,8 +446,8 @@ def split_table(timing: SplitTiming, reference: Reference | None = None) -> str:
 
 def split_details(timing: SplitTiming, reference: Reference | None = None, h200: Reference | None = None) -> str:
     """12.2's reading behind figure 12-1: the calibration (with its check against the dispatch column), the
-    kernel column's largest dip, the N = 1 -> P step (:func:`descent_line`), the stored machine's step, pool CPU,
-    waiting and split, and one GPU update split into N pieces on the H200 machine."""
+    kernel column's largest dip, the N = 1 -> P step (:func:`descent_line`), the stored machine's calibration,
+    step, pool CPU, waiting and split, and one GPU update split into N pieces on the H200 machine."""
     check_instance("timing", timing, SplitTiming)
     p, ms = timing.workers, 1e3
     lines = [f"运行前的标定（单线程，BLAS 固定 {timing.blas_threads} 个线程）：整块相乘 W = "
@@ -460,6 +460,7 @@ def split_details(timing: SplitTiming, reference: Reference | None = None, h200:
                      "（split_matmul_timing 默认会把 P 加进块数）")
     if reference is not None and check_instance("reference", reference, Reference).split is not None:
         ref = reference.split
+        lines.append(f"参照的标定：空任务派发 O_s = {ref.os0 * 1e6:.1f} µs" + _calibration_check(ref))
         if ref.pieces[0] == 1 and ref.workers in ref.pieces:
             lines.append(f"参照的 {descent_line(ref)}")
         if ref.pool_cpu:

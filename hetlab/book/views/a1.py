@@ -254,13 +254,17 @@ def plan_gantt(plan: Schedule, runs: dict, seconds_per_unit: float = SCALE, refe
     return fig
 
 
-def dag_gantt(predicted: Schedule, measured: Schedule, reference: Schedule | None = None):
+def dag_gantt(predicted: Schedule, measured: Schedule, reference: Schedule | None = None,
+              interval: tuple[float, float, float] | None = None):
     """A1.4's figure: the predicted run (the central-queue simulation with each task's dispatch,
     :func:`hetlab.book.readings.a1.dispatch_schedule`) above the measured pool run and, where given, a stored
     machine's measured run of the same graph (``reference``), on one time axis (seconds), one row per worker
     process, each task in one colour in every panel (the pool may run it on another worker), the released tasks
     hatched (in the prediction as it classed them, ``info["queued"]``; in a run as
-    :func:`hetlab.real.execute.queued_tasks` classes them)."""
+    :func:`hetlab.real.execute.queued_tasks` classes them). ``interval`` = (the simulation's makespan without
+    dispatch, the interval's low and high ends as makespans), seconds: a grey dotted line at the first and a
+    shaded band between the other two in every panel, so the verdict (the run's end inside the band or not)
+    can be seen."""
     if not isinstance(predicted, Schedule) or not isinstance(measured, Schedule) or "queued" not in predicted.info:
         raise TypeError("predicted must be the Schedule of readings.a1.dispatch_schedule and measured a Schedule")
     if reference is not None and not isinstance(reference, Schedule):
@@ -275,8 +279,21 @@ def dag_gantt(predicted: Schedule, measured: Schedule, reference: Schedule | Non
         released.append(~queued_tasks(reference))
     rows = max(len(s.devices) for s, _ in panels)
     lanes = [P.label(f"工作进程 {k}", f"worker {k}") for k in range(rows)]
-    return _stacked(panels, height=1.2 + 0.5 * sum(len(s.devices) for s, _ in panels), lanes=lanes,
-                    by_task=True, hatched=released)
+    fig = _stacked(panels, height=1.2 + 0.5 * sum(len(s.devices) for s, _ in panels), lanes=lanes,
+                   by_task=True, hatched=released)
+    if interval is not None:
+        bare, low, high = (check_positive("interval", x, high=3600.0) for x in interval)
+        if not bare <= high or low > high:
+            raise ValueError(f"interval must be (no-dispatch makespan, low end, high end), got {interval!r}")
+        for k, ax in enumerate(fig.axes):
+            ax.axvline(bare, color="0.4", ls=":", lw=1.2, zorder=4,
+                       label=P.label("不计派发的模拟", "simulation without dispatch") if k == 0 else None)
+            ax.axvspan(low, high, color="#C44E52", alpha=0.18, lw=0, zorder=0.5,
+                       label=P.label("预测区间", "prediction interval") if k == 0 else None)
+        # below the time axis, where no bar is: the bars fill every panel from 0 to the makespan
+        handles, labels = fig.axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=8, frameon=False)
+    return fig
 
 
 def sweep_figure(sweep: SweepReading, os_: float, reference: SweepReading | None = None):

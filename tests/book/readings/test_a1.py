@@ -17,6 +17,8 @@ CAL = {"cpus": 2, "blas_threads": 2, "matmul_gflops": 80.0, "thread_overhead_s":
 # 105 us; the second graph had none), stretch 100, 80, 90 us (mean 90 us)
 HAND = {"released": ((8e-4, 6e-4), (1e-3,), (6e-4,)), "queued": ((9e-5,), (), (1.2e-4,)),
         "stretch": ((1e-4,), (8e-5,), (9e-5,))}
+# ten (predicted, measured) pairs: measured / predicted 0.8, 0.85, ..., 1.3 (at 80%: the 1st and 10th of 11 ranks)
+PAIRS = [(1e-3, 1e-3 * r) for r in (0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 0.95, 1.05, 0.85, 1.15)]
 
 
 def test_calibration_lines_print_the_pools_os_the_hand_overs_and_the_stored_machines():
@@ -190,45 +192,49 @@ def test_the_a14_graph_queues_fewer_tasks_as_the_pool_grows():
     dag = a1.dag()
     for workers, queued in ((2, 35), (4, 17), (16, 0)):
         sim = S.central_queue(dag, a1.dag_workers(workers), ready="fifo")
-        text = R.split_lines(R.predict_extra(sim, HAND, draws=20), R.handover_costs(HAND), workers)
+        text = R.split_lines(R.predict_extra(sim, R.handover_costs(HAND), PAIRS), R.handover_costs(HAND), workers)
         assert f"模拟（P = {workers}）里 {40 - queued} 个任务被释放" in text and f"，{queued} 个排队" in text
 
 
-def test_predict_extra_by_hand_and_reproducible():
+def test_predict_extra_by_hand():
     g, workers = _dag()
     sim = S.central_queue(g, workers, ready="fifo")
-    # every value the same: the three tasks are released (1 ms each, c after a): 6 - 4 = 2 ms in every draw
-    fixed = {"released": ((1e-3,),) * 3, "queued": ((1e-4,),) * 3, "stretch": ((0.0,),) * 3}
-    p = R.predict_extra(sim, fixed, draws=50)
-    assert (p.extra, p.low, p.high) == pytest.approx((2e-3, 2e-3, 2e-3)) and (p.released, p.queued) == (3, 0)
-    a, b = R.predict_extra(sim, HAND, seed=3), R.predict_extra(sim, HAND, seed=3)
-    assert a == b and a.low <= a.extra <= a.high and a.coverage == 0.9 and a.draws == 400
-    # the released hand-overs lie in 0.6-1.0 ms, stretch 80-100 us, and the path a -> c pays two of each
-    assert 2 * (0.6e-3 + 80e-6) - 1e-12 <= a.low and a.high <= 2 * (1e-3 + 100e-6) + 1e-12
-    with pytest.raises(ValueError, match="draws"):
-        R.predict_extra(sim, HAND, draws=5)
+    # a, b, c all released, 1 ms each (c after a): 6 - 4 = 2 ms; the band's factors 0.8 and 1.3 (see error_band)
+    p = R.predict_extra(sim, R.Costs(1e-3, 1e-4), PAIRS, coverage=0.8)
+    assert (p.extra, p.low, p.high) == pytest.approx((2e-3, 1.6e-3, 2.6e-3))
+    assert (p.released, p.queued, p.pairs, p.factors) == (3, 0, 10, pytest.approx((0.8, 1.3)))
     with pytest.raises(ValueError, match="coverage"):
-        R.predict_extra(sim, HAND, coverage=1.5)
+        R.predict_extra(sim, R.Costs(1e-3, 1e-4), PAIRS, coverage=1.5)
+    with pytest.raises(ValueError, match="at least 9"):
+        R.predict_extra(sim, R.Costs(1e-3, 1e-4), PAIRS[:5])
 
 
-def test_the_interval_holds_about_its_coverage_of_runs_drawn_like_the_calibration():
-    """Independent check of what "90% 预测区间" promises: when runs pay hand-overs drawn the way the calibration
-    was (each run from one machine state, here a per-run scale), about 90% of them fall inside."""
+def test_error_band_is_the_conformal_order_statistics_of_the_ratios():
+    # 19 ratios 0.1, 0.2, ..., 1.9 (shuffled): n + 1 = 20; 90%: the floor(20 x 0.05) = 1st and ceil(20 x 0.95) = 19th
+    ratios = [k / 10 for k in (7, 3, 19, 1, 12, 5, 16, 9, 2, 14, 11, 4, 18, 6, 8, 13, 10, 15, 17)]
+    pairs = [(2e-3, 2e-3 * r) for r in ratios]
+    assert R.error_band(pairs, 0.9) == pytest.approx((0.1, 1.9))
+    assert R.error_band(pairs, 0.5) == pytest.approx((0.5, 1.5))     # the 5th and the 15th
+    with pytest.raises(ValueError, match="pairs"):
+        R.error_band([(0.0, 1e-3)] * 10)
+    with pytest.raises(TypeError, match="pairs"):
+        R.error_band([(1e-3, "x")] * 10)
+
+
+def test_the_band_holds_its_coverage_for_new_pairs_drawn_like_the_stored_ones():
+    """Independent check of what "90% 预测区间" promises: when pairs (a calibration's prediction, a run) come from
+    one process, the band from 40 of them holds about 90% of new ones, and a band from one calibration's own
+    scatter (what A1.4 once printed) holds far fewer when calibrations miss their machine."""
     rng = np.random.default_rng(7)
-    dag = a1.dag()
-    sim = S.central_queue(dag, a1.dag_workers(2), ready="fifo")
 
-    def run_costs(n):           # one run: a machine state (scale), then each task's hand-overs around it
-        scale = rng.uniform(0.7, 1.4)
-        return (scale * rng.gamma(4.0, 2e-4, n), scale * rng.gamma(4.0, 3e-5, n), scale * rng.gamma(4.0, 2e-5, n))
+    def pair():                 # a calibration misses the machine by a factor; a run scatters around the machine
+        machine = 6e-3
+        return machine * rng.lognormal(0.0, 0.2), machine * rng.lognormal(0.0, 0.15)
 
-    graphs = [run_costs(40) for _ in range(8)]
-    hand = {"released": tuple(tuple(r) for r, _, _ in graphs), "queued": tuple(tuple(q) for _, q, _ in graphs),
-            "stretch": tuple(tuple(s) for _, _, s in graphs)}
-    p = R.predict_extra(sim, hand)
-    runs = [R.dispatch_simulation(sim, *run_costs(40))[0] - sim.makespan for _ in range(300)]
-    inside = np.mean([(p.low <= x <= p.high) for x in runs])
-    assert 0.8 <= inside <= 0.98
+    lo, hi = R.error_band([pair() for _ in range(40)])
+    new = [pair() for _ in range(2000)]
+    inside = np.mean([p * lo <= m <= p * hi for p, m in new])
+    assert 0.84 <= inside <= 0.96
 
 
 def _placed(g, workers, start_ms, end_ms, device_of=(0, 1, 0)):
@@ -239,7 +245,7 @@ def _placed(g, workers, start_ms, end_ms, device_of=(0, 1, 0)):
                                           (4.5, "低于预测区间 0.5 毫秒")])
 def test_dag_lines_judge_the_extra_time_against_the_interval_stated_before_the_run(end_c, words):
     g, workers = _dag()
-    pred = R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 400)   # extra 1-3 ms allowed over 4 ms
+    pred = R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 40, (0.5, 1.5))    # extra 1-3 ms over 4 ms
     real = _placed(g, workers, [1, 1, end_c - 2], [3, 3, end_c])
     lines = R.dag_lines(real, pred, R.Costs(1e-3, 1e-4)).splitlines()
     extra = end_c - 4
@@ -250,7 +256,7 @@ def test_dag_lines_judge_the_extra_time_against_the_interval_stated_before_the_r
 
 def test_dag_lines_read_the_cause_from_stretch_against_gaps():
     g, workers = _dag()
-    pred = R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 400)
+    pred = R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 40, (0.5, 1.5))
     # every task set to 2 ms ran 3 ms, no gaps: 3 ms of stretch, 0 of gaps -> the tasks themselves ran late
     late = R.dag_lines(_placed(g, workers, [0, 0, 3], [3, 3, 6]), pred, R.Costs(1e-3, 1e-4))
     assert "（2 个工作进程合计）：任务本身比设定的等待长 3.0 毫秒，任务之间的空隙 0.0 毫秒" in late
@@ -272,24 +278,34 @@ def test_the_diagnosis_describes_and_never_judges():
         R.dispatch_lines([1e-3, 1e-3], [True], costs)
 
 
-def test_the_idle_reference_tallies_its_runs_against_its_own_interval():
-    idle = reference.load("build-vm-idle")
+def test_the_references_pairs_make_the_band_and_check_it_one_left_out():
+    refs = [reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")]
+    pooled = R.reference_pairs(refs)
+    assert len(pooled) == sum(len(r.dag["pairs"]) for r in refs if r.dag and "pairs" in r.dag) >= 40
+    idle = refs[0]
     d = idle.dag
     sim = S.central_queue(a1.dag(), a1.dag_workers(d["workers"]), ready="fifo")
     assert sim.makespan == pytest.approx(d["queue_s"])
-    # its prediction follows from its own calibration alone (the same draws, seed 0)
-    p = R.predict_extra(sim, idle.calibration["handovers"])
-    assert (p.extra, p.low, p.high) == pytest.approx((d["extra_s"], *d["interval_s"]))
-    assert list(R.handover_costs(idle.calibration["handovers"]).__dict__.values()) == pytest.approx(d["costs"])
-    extras = np.array(d["extras_s"])
-    inside = int(np.sum((extras >= p.low) & (extras <= p.high)))
+    # the first pair's prediction follows from the first calibration alone (its mean hand-overs)
+    costs = R.handover_costs(idle.calibration["handovers"])
+    assert [costs.released, costs.queued, costs.stretch] == pytest.approx(d["costs"])
+    assert R.dispatch_simulation(sim, *d["costs"])[0] - sim.makespan == pytest.approx(d["pairs"][0][0])
+    assert d["measured_s"] - sim.makespan == pytest.approx(d["pairs"][0][1])
     g, workers = _dag()
     text = R.dag_lines(_placed(g, workers, [1, 1, 4], [3, 3, 6]), R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3,
-                                                                               0, 400),
-                       R.Costs(1e-3, 1e-4), reference=idle)
-    line = text.splitlines()[-1]
-    assert line.startswith("参照 · ") and f"同一份标定之后连跑 {len(extras)} 次" in line
-    assert f"{inside} 次在区间里，{int(np.sum(extras > p.high))} 次高于区间" in line
+                                                                               0, 40, (0.5, 1.5)),
+                       R.Costs(1e-3, 1e-4), reference=refs)
+    lines = [x for x in text.splitlines() if x.startswith("参照 · ")]
+    assert len(lines) == len([r for r in refs if r.dag and "pairs" in r.dag])
+    # leave one out, recomputed here: each idle pair against the band of all the other pooled pairs
+    inside = 0
+    for p, m in d["pairs"]:
+        rest = [x for x in pooled if x != (p, m)]
+        lo, hi = R.error_band(rest)
+        inside += p * lo <= m <= p * hi
+    ratios = [m / p for p, m in d["pairs"]]
+    assert f"{len(ratios)} 对“标定 + 运行”，实测 ÷ 预测 {min(ratios):.2f} 到 {max(ratios):.2f}" in lines[0]
+    assert lines[0].endswith(f"每一对用其余各对定区间，{inside} 对落在里面")
     # the stored first run is the one the figure draws: its makespan is the stored one
     assert max(d["end"]) == pytest.approx(d["measured_s"])
 
@@ -337,3 +353,17 @@ def test_the_dispatch_schedule_is_the_predicted_run_task_by_task():
         makespan, queued = R.dispatch_simulation(sim, 4e-4, 8e-5)
         assert s.makespan == makespan and (s.info["queued"] == queued).all()
         assert np.allclose(s.end - s.start, sim.end - sim.start)
+
+
+def test_split_lines_say_before_the_run_whether_the_load_changed_since_the_calibration():
+    pred = R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 40, (0.5, 1.5))
+    costs = R.Costs(1e-3, 1e-4)
+    same = R.split_lines(pred, costs, 2, busy=(0.2, 0.5)).splitlines()[-1]
+    assert same == "其他程序占着的 CPU：标定前 0.2 个，运行前 0.5 个：负载与标定时相近"
+    moved = R.split_lines(pred, costs, 2, busy=(0.2, 1.2)).splitlines()[-1]     # a program started: 1 CPU more
+    assert moved.endswith("：负载变了，区间是在标定时的负载下量的，这次未必适用")
+    assert len(R.split_lines(pred, costs, 2, busy=(None, 1.0)).splitlines()) == 2        # unknown: nothing said
+    with pytest.raises(ValueError, match="busy"):
+        R.split_lines(pred, costs, 2, busy=(0.2,))
+    with pytest.raises(ValueError, match="busy"):
+        R.split_lines(pred, costs, 2, busy=(-1.0, 0.2))

@@ -76,6 +76,10 @@ def test_split_lines_compare_the_computations_growth_with_the_dispatch():
     assert "主要来自计算本身变慢" in text
     assert "线程池实测 2000.0 毫秒，预测 510.0 毫秒，实测多 1490.0 毫秒" in text
     assert text.count("参照 · ") == 2 and "倍）——每多一份约 15 µs" in text
+    # review ch12-20 #2: the idle reference's calibration and its dispatch column read alike (5.0 and 5.0 µs)
+    ref = reference.load("build-vm").split
+    assert (f"参照的标定：空任务派发 O_s = {ref.os0 * 1e6:.1f} µs（对照：派发一栏 N = {ref.pieces[-1]} 时每个任务 "
+            f"{ref.dispatch[-1] / ref.pieces[-1] * 1e6:.1f} µs）") in text
     assert "N = 1 → 2：线程池 1000.0 → 600.0 毫秒，N = 1 没有等核；快 1.67 倍，2 个空闲的核上理想是 2 倍" in text
     flat = SplitTiming(10, 2, 1, (1, 2, 10), (1.0, 1.1, 2.0), (1.0, 1.1, 4.0), (0.01, 0.02, 0.5), w0=1.0, os0=1e-3)
     # 1.0 -> 1.1 s is 0.91 x: within 1 +- twice the 5 % noise floor, so no speed-up (nor slow-down) is read

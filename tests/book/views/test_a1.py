@@ -67,6 +67,17 @@ def test_figures_draw_one_panel_per_run():
     assert run.makespan == pytest.approx(stored["measured_s"]) and len(run.devices) == stored["workers"]
     three = a1.dag_gantt(predicted, sim, reference=run).axes
     assert len(three) == 3 and sum(1 for c in three[2].collections if c.get_hatch()) == int((~queued_tasks(run)).sum())
+    # review A1-17 #4: the tested quantity drawn: the no-dispatch makespan and the interval, in every panel
+    ends = (sim.makespan, sim.makespan + 2e-3, sim.makespan + 5e-3)
+    shaded = a1.dag_gantt(predicted, sim, reference=run, interval=ends).axes
+    for ax in shaded:
+        spans = [p for p in ax.patches if p.get_alpha() == pytest.approx(0.18)]
+        lines = [ln for ln in ax.lines if ln.get_linestyle() == ":"]
+        assert len(spans) == 1 and len(lines) == 1 and lines[0].get_xdata()[0] == pytest.approx(sim.makespan)
+        span = spans[0]                 # a Rectangle (matplotlib >= 3.9) from low to high
+        assert (span.get_x(), span.get_x() + span.get_width()) == pytest.approx((ends[1], ends[2]))
+    with pytest.raises(ValueError, match="interval"):
+        a1.dag_gantt(predicted, sim, interval=(0.2, 0.1, 0.05))
     with pytest.raises(TypeError, match="dispatch_schedule"):
         a1.dag_gantt(sim, sim)
     with pytest.raises(TypeError, match="reference"):

@@ -19,7 +19,8 @@ def test_the_range_is_ordered_bounded_and_exact_on_an_idle_machine(processes, cp
     assert L.share_range(processes, cpus, 0.0) == (processes / -(-processes // cpus), min(processes, cpus))
     for tenth in range(10 * cpus + 1):
         least, most = L.share_range(processes, cpus, tenth / 10)
-        assert 0 < least <= most <= min(processes, cpus)
+        assert 0 <= least <= most <= min(processes, cpus)
+        assert (least == 0) == L.saturated(cpus, tenth / 10)       # a full machine: the most only
         # more other work never raises either bound
         if tenth:
             before = L.share_range(processes, cpus, (tenth - 1) / 10)
@@ -31,6 +32,27 @@ def test_the_build_vms_spinner_readings_fall_in_the_range():
     least, most = L.share_range(2, 2, 1.0)
     assert (least, round(most, 2)) == (1.0, 1.33)
     assert L.share_range(2, 2, 0.15)[0] == pytest.approx(1.7)        # a program busy 15 % of one CPU
+
+
+@pytest.mark.parametrize("processes, cpus", [(1, 1), (2, 2), (3, 2), (4, 16), (16, 4)])
+@pytest.mark.parametrize("extra", [0, 1, 3, 10])
+def test_more_competing_threads_than_cpus_stay_inside_the_range_read_from_a_full_machine(processes, cpus, extra):
+    # review ch12-20 #1: k >= C CPU-bound threads keep every CPU busy, so idle time reads busy = C for any k;
+    # the pool's fair share C N_p / (N_p + k) then falls anywhere below the most, and the range must hold it
+    competing = cpus + extra
+    busy = float(cpus)                          # what the sample reads, whatever k is
+    assert L.saturated(cpus, busy)
+    truth = min(processes, cpus * processes / (processes + competing))
+    least, most = L.share_range(processes, cpus, busy)
+    assert least == 0 <= truth <= most == pytest.approx(L.fair_share(processes, cpus, busy))
+    assert L.share_range(processes, cpus, busy - L.SATURATED / 2)[0] == 0     # a tick idle: still full
+
+
+def test_saturated_is_within_two_ticks_of_every_cpu():
+    assert L.saturated(2, 2.0) and L.saturated(2, 2 - L.SATURATED) and not L.saturated(2, 1.85)
+    assert L.saturated(1, 1.0) and not L.saturated(16, 15.5) and not L.saturated(1, 0.0)
+    with pytest.raises(ValueError, match="busy"):
+        L.saturated(2, 2.5)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -61,6 +83,19 @@ def test_busy_cpus_sums_the_busy_fraction_of_the_usable_cpus(tmp_path, monkeypat
     monkeypatch.setattr(L.os, "sched_getaffinity", lambda pid: {1})
     monkeypatch.setattr("hetlab.real.measure.cpu_count", lambda: 1)
     assert L.busy_cpus(0.2) == pytest.approx(0.05)
+
+
+def test_busy_cpus_reads_a_full_machine_as_every_cpu_however_many_threads_wait(tmp_path, monkeypatch):
+    # three spinners on two CPUs: no idle jiffy on either CPU; the sample reads 2.00, as two spinners would
+    stat = tmp_path / "stat"
+    stat.write_text(_stat((0, 0, 0, 100, 0, 0, 0, 0), (0, 0, 0, 100, 0, 0, 0, 0)))
+    monkeypatch.setattr(L, "STAT", stat)
+    monkeypatch.setattr(L.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr("hetlab.real.measure.cpu_count", lambda: 2)
+    later = _stat((19, 0, 1, 100, 0, 0, 0, 0), (20, 0, 0, 100, 0, 0, 0, 0))
+    monkeypatch.setattr(L.time, "sleep", lambda s: stat.write_text(later))
+    busy = L.busy_cpus(0.2)
+    assert busy == pytest.approx(2.0) and L.saturated(2, busy) and L.share_range(2, 2, busy) == (0.0, 1.0)
 
 
 def test_busy_cpus_is_none_without_proc_stat(tmp_path, monkeypatch):

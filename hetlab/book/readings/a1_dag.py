@@ -1,0 +1,352 @@
+"""Appendix A1.4 (one task graph on a real process pool): the central-queue simulation with each task's
+hand-overs (:func:`dispatch_schedule`, the one greedy engine with ``handover``), the prediction of the extra
+time over the simulation with its interval from stored (calibration, run) pairs (:func:`predict_extra`,
+:func:`error_band`), and the lines printed before and after the run. Re-exported by
+:mod:`hetlab.book.readings.a1`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from hetlab._validate import check_instance, check_int, check_nonnegative, check_positive, check_sequence
+from hetlab.book.readings.a1_calibration import Costs, _refs, _us, handover_costs
+from hetlab.book.reference import Reference
+from hetlab.real.execute import queued_tasks, task_gaps
+from hetlab.schedule import Schedule
+from hetlab.schedulers import central_queue
+from hetlab.tasks import Task, TaskGraph
+
+__all__ = ["dispatch_schedule", "dispatch_simulation", "Prediction", "error_band", "predict_extra",
+           "graph_predictions", "reference_pairs", "split_lines", "dispatch_lines", "dag_lines", "LOAD_CHANGE"]
+
+
+def _per_task(name: str, value, n: int) -> np.ndarray:
+    """``value`` seconds for each of ``n`` tasks: one number for all, or one per task (graph order), each in
+    [0, 1]."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return np.full(n, check_nonnegative(name, value, high=1.0))
+    values = [check_nonnegative(name, v, high=1.0) for v in check_sequence(name, value)]
+    if len(values) != n:
+        raise ValueError(f"{name} must be one number or one per task ({n}), got {len(values)} values")
+    return np.array(values, dtype=float)
+
+
+def dispatch_schedule(simulated: Schedule, released, queued, stretch=0.0) -> Schedule:
+    """The central-queue simulation of ``simulated``'s graph (FIFO ready queue, same task lengths and worker
+    count) rerun with each task's dispatch inside it, as a :class:`~hetlab.schedule.Schedule` in seconds: a
+    *released* task (its worker was idle when it became ready, or had never run a task) starts ``released``
+    seconds after it became ready; a *queued* task (ready while its worker was still busy) starts ``queued``
+    seconds after its worker frees; every task lasts ``stretch`` seconds longer. Each cost is one number for
+    every task or one per task (graph order; :func:`predict_extra` draws them). ``info["queued"]``: one bool per
+    task, True when queued.
+
+    >>> from hetlab import schedulers as S
+    >>> from hetlab.devices import Device
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> chain = TaskGraph([Task("a", 2.0), Task("b", 2.0)], [("a", "b")])
+    >>> sim = S.central_queue(chain, [Device(w, "CPU", 1000.0) for w in "uv"], ready="fifo")
+    >>> s = dispatch_schedule(sim, 1e-3, 1e-4)      # 2 + 2 ms of work, both released
+    >>> s.start.round(6).tolist(), round(s.makespan, 6), s.info["queued"].tolist()
+    ([0.001, 0.004], 0.006, [False, False])
+    """
+    check_instance("simulated", simulated, Schedule)
+    g, devices = simulated.graph, simulated.devices
+    if len({d.speed for d in devices}) != 1:
+        raise ValueError("simulated must run on identical workers (a pool's processes): got speeds "
+                         f"{sorted({d.speed for d in devices})}")
+    n = len(g.tasks)
+    # each task as long as in the simulation plus its stretch, on the same identical workers: the one greedy
+    # engine, with the pool's two hand-overs (hetlab.schedulers.central_queue's handover)
+    length = (np.asarray(simulated.end, dtype=float) - np.asarray(simulated.start, dtype=float)
+              + _per_task("stretch", stretch, n))
+    longer = TaskGraph([Task(t.name, float(x) * devices[0].speed) for t, x in zip(g.tasks, length)],
+                       [(u, v, data) for (u, v), data in g.edges.items()])
+    run = central_queue(longer, devices, ready="fifo", handover=(_per_task("released", released, n),
+                                                                 _per_task("queued", queued, n)))
+    return Schedule(g, devices, run.device_of, run.start, run.end, "central queue with dispatch",
+                    info={"queued": queued_tasks(run)})
+
+
+def dispatch_simulation(simulated: Schedule, released, queued, stretch=0.0) -> tuple[float, np.ndarray]:
+    """:func:`dispatch_schedule`'s makespan (seconds) and its one bool per task, True when queued.
+
+    >>> from hetlab import schedulers as S
+    >>> from hetlab.devices import Device
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> chain = TaskGraph([Task("a", 2.0), Task("b", 2.0)], [("a", "b")])
+    >>> sim = S.central_queue(chain, [Device(w, "CPU", 1000.0) for w in "uv"], ready="fifo")
+    >>> round(dispatch_simulation(sim, 1e-3, 1e-4)[0], 6)       # 2 + 2 ms of work + 2 released hand-overs
+    0.006
+    """
+    s = dispatch_schedule(simulated, released, queued, stretch)
+    return s.makespan, s.info["queued"]
+
+
+def _pairs(pairs) -> np.ndarray:
+    """``pairs`` checked: (predicted, measured) extra seconds per (calibration, run) pair, at least 9 of them, the
+    predictions positive."""
+    rows = [check_sequence("pairs", p) for p in check_sequence("pairs", pairs)]
+    if len(rows) < 9 or any(len(r) != 2 for r in rows):
+        raise ValueError(f"pairs must hold at least 9 (predicted, measured) pairs of seconds, got {len(rows)} rows "
+                         f"of lengths {sorted({len(r) for r in rows})}")
+    return np.array([(check_positive("pairs", p, high=60.0), _extra_seconds("pairs", m)) for p, m in rows])
+
+
+def _extra_seconds(name: str, value) -> float:
+    """A measured extra time in seconds: a run may even beat the simulation a little (Graham's anomaly)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must hold numbers (seconds), got {type(value).__name__} {value!r}")
+    if not -1.0 <= float(value) <= 60.0:
+        raise ValueError(f"{name} must hold seconds of extra time in [-1, 60], got {value!r}")
+    return float(value)
+
+
+def error_band(pairs, coverage: float = 0.9) -> tuple[float, float]:
+    """The factors (low, high) by which a prediction of A1.4's extra time is multiplied to give its interval:
+    order statistics of measured / predicted over ``pairs``, each one whole calibration followed by one run
+    (split conformal prediction: with ``n`` exchangeable pairs, the ``floor((n + 1)(1 - coverage) / 2)``-th
+    smallest ratio and the ``ceil((n + 1)(1 + coverage) / 2)``-th smallest hold a new pair's ratio between them
+    with probability at least ``coverage`` minus the clipping at the ends). What the ratios carry, the interval
+    carries: how far one calibration misses its machine, how the machine changes between calibration and run,
+    and how one run scatters.
+
+    >>> error_band([(1.0, r) for r in (0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 0.95, 1.05, 0.85, 1.15)], coverage=0.8)
+    (0.8, 1.3)
+    """
+    rows = _pairs(pairs)
+    coverage = check_positive("coverage", coverage, high=0.99)
+    ratios = np.sort(rows[:, 1] / rows[:, 0])
+    n = len(ratios)
+    lo = max(1, math.floor((n + 1) * (1 - coverage) / 2))
+    hi = min(n, math.ceil((n + 1) * (1 + coverage) / 2))
+    return float(ratios[lo - 1]), float(ratios[hi - 1])
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A1.4's prediction, stated before the run (seconds): the makespan of the simulation without dispatch
+    (``simulated``), the predicted extra time over it (``extra``: the simulation with A1.1's mean hand-overs and
+    stretch, the run the figure draws on top) and its interval (``low``, ``high`` = ``extra`` times
+    :func:`error_band`'s ``factors``, from ``pairs`` stored (calibration, run) pairs, ``coverage``);
+    ``released`` and ``queued``: how many tasks that simulation releases and queues."""
+
+    simulated: float
+    extra: float
+    low: float
+    high: float
+    coverage: float
+    released: int
+    queued: int
+    pairs: int
+    factors: tuple[float, float] = (1.0, 1.0)
+
+    def __post_init__(self) -> None:
+        check_positive("simulated", self.simulated, high=3600.0)
+        for name in ("extra", "low", "high"):     # extra time: a run may even beat the simulation slightly
+            _extra_seconds(name, getattr(self, name))
+        if not self.low <= self.high:
+            raise ValueError(f"low must not exceed high, got {self.low!r} and {self.high!r}")
+        check_positive("coverage", self.coverage, high=0.99)
+        check_int("released", self.released, low=0)
+        check_int("queued", self.queued, low=0)
+        check_int("pairs", self.pairs, low=1)
+        factors = check_sequence("factors", self.factors)
+        if len(factors) != 2 or not all(isinstance(f, (int, float)) and f > 0 for f in factors):
+            raise ValueError(f"factors must be two positive multiples (low, high), got {self.factors!r}")
+
+
+def predict_extra(simulated: Schedule, costs: Costs, pairs, *, coverage: float = 0.9) -> Prediction:
+    """A1.4's prediction from A1.1's calibration alone: the extra time over ``simulated``'s makespan when every
+    task pays A1.1's mean hand-overs and stretch (``costs``, :func:`handover_costs`; :func:`dispatch_schedule`),
+    and its interval from stored (calibration, run) ``pairs`` (:func:`error_band`, :func:`reference_pairs`).
+
+    >>> from hetlab import schedulers as S
+    >>> from hetlab.devices import Device
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> chain = TaskGraph([Task("a", 2.0), Task("b", 2.0)], [("a", "b")])
+    >>> sim = S.central_queue(chain, [Device(w, "CPU", 1000.0) for w in "uv"], ready="fifo")
+    >>> pairs = [(1e-3, 1e-3 * r) for r in (0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 0.95, 1.05, 0.85, 1.15)]
+    >>> p = predict_extra(sim, Costs(1e-3, 1e-4), pairs, coverage=0.8)   # two released hand-overs of 1 ms
+    >>> round(p.extra * 1e3, 6), round(p.low * 1e3, 6), round(p.high * 1e3, 6), p.released, p.queued, p.pairs
+    (2.0, 1.6, 2.6, 2, 0, 10)
+    """
+    check_instance("simulated", simulated, Schedule)
+    check_instance("costs", costs, Costs)
+    lo, hi = error_band(pairs, coverage)
+    end, flags = dispatch_simulation(simulated, costs.released, costs.queued, costs.stretch)
+    extra = end - simulated.makespan
+    return Prediction(simulated.makespan, extra, extra * lo, extra * hi, coverage, int(len(flags) - flags.sum()),
+                      int(flags.sum()), len(pairs), (lo, hi))
+
+
+def graph_predictions(simulated: Schedule, handovers: dict) -> list[float]:
+    """The extra time over ``simulated``'s makespan that each calibration graph of ``handovers`` predicts on its
+    own (its mean hand-overs and stretch; a kind it lacks: the mean over all graphs): one calibration graph far
+    from the others (a stall while it ran) shows here before the run.
+
+    >>> from hetlab import schedulers as S
+    >>> from hetlab.devices import Device
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> chain = TaskGraph([Task("a", 2.0), Task("b", 2.0)], [("a", "b")])
+    >>> sim = S.central_queue(chain, [Device("u", "CPU", 1000.0)], ready="fifo")
+    >>> h = {"released": ((1e-3,), (2e-3,), (1e-3,)), "queued": ((),) * 3, "stretch": ((0.0,),) * 3}
+    >>> [round(x * 1e3, 6) for x in graph_predictions(sim, h)]      # two released hand-overs each
+    [2.0, 4.0, 2.0]
+    """
+    check_instance("simulated", simulated, Schedule)
+    overall = handover_costs(handovers)            # validates handovers
+    out = []
+    for k in range(len(handovers["released"])):
+        mean = [float(np.mean(handovers[key][k])) if len(handovers[key][k]) else fallback
+                for key, fallback in (("released", overall.released), ("queued", overall.queued),
+                                      ("stretch", overall.stretch))]
+        out.append(dispatch_simulation(simulated, *mean)[0] - simulated.makespan)
+    return out
+
+
+def reference_pairs(reference) -> list[tuple[float, float]]:
+    """The (predicted, measured) extra seconds of every (calibration, run) pair the stored machines keep
+    (``reference``: one :class:`~hetlab.book.reference.Reference` or several; ``tools/record_reference.py``
+    records them with ``--a1-4``), pooled: the machines' conditions (idle, busy, one CPU) all inform the band."""
+    if reference is None:
+        raise TypeError("reference must be a Reference or several, got None")
+    pairs = [tuple(p) for ref in _refs(reference) if ref.dag and "pairs" in ref.dag for p in ref.dag["pairs"]]
+    if not pairs:
+        raise ValueError("reference holds no A1.4 (calibration, run) pairs: record them with "
+                         "tools/record_reference.py --a1-4")
+    return pairs
+
+
+#: Other work's busy CPUs may differ by this much between the calibration and the run before A1.4 says that the
+#: interval, drawn from a calibration under other conditions, may not apply (half a CPU: a program that started
+#: or stopped, not the flicker of a short window).
+LOAD_CHANGE = 0.5
+
+
+def split_lines(prediction: Prediction, costs: Costs, workers: int,
+                busy: tuple[float | None, float | None] | None = None, per_graph: list[float] | None = None) -> str:
+    """A1.4's prediction, printed before the run from the simulation and the calibration alone: how many tasks
+    the simulation releases and queues with the typical ``costs`` (:func:`handover_costs`), and the predicted
+    extra time over the simulation with its interval (:func:`predict_extra`). ``busy``: the CPUs other work kept
+    busy just before the calibration and just before the run (:func:`hetlab.real.cpu_load.busy_cpus`; None where
+    unknown); the interval assumes the run meets the calibration's conditions, so a change of
+    :data:`LOAD_CHANGE` or more is said before the run. ``per_graph``: each calibration graph's own prediction
+    (:func:`graph_predictions`), printed so that an outlier calibration is seen before the run.
+
+    >>> p = Prediction(0.004, 0.0013, 0.0009, 0.0016, 0.9, 1, 1, 40, (0.7, 1.25))
+    >>> print(split_lines(p, Costs(1e-3, 1e-4, 1e-4), 1).splitlines()[1].split("（预测乘以")[0])
+    运行前的预测：比不计派发的模拟（4.0 毫秒）多 1.3 毫秒；90% 预测区间 0.9 到 1.6 毫秒
+    """
+    check_instance("prediction", prediction, Prediction)
+    check_instance("costs", costs, Costs)
+    workers = check_int("workers", workers, low=1, high=4096)
+    p, ms = prediction, 1e3
+    lines = [
+        f"模拟（P = {workers}）里 {p.released} 个任务被释放（就绪后晚一次释放交接才开始，平均 {_us(costs.released)}），"
+        f"{p.queued} 个排队（工作进程空出来后晚一次排队交接，平均 {_us(costs.queued)}），每个任务平均拉长 "
+        f"{_us(costs.stretch)}",
+        f"运行前的预测：比不计派发的模拟（{p.simulated * ms:.1f} 毫秒）多 {p.extra * ms:.1f} 毫秒；"
+        f"{p.coverage:.0%} 预测区间 {p.low * ms:.1f} 到 {p.high * ms:.1f} 毫秒（预测乘以 {p.factors[0]:.2f} 和 "
+        f"{p.factors[1]:.2f}：参照机器上 {p.pairs} 对“标定 + 运行”的实测 ÷ 预测，"
+        f"去掉两头各 {(1 - p.coverage) / 2:.0%}）"]
+    if per_graph is not None:
+        values = [_extra_seconds("per_graph", x) for x in check_sequence("per_graph", per_graph)]
+        lines.append("各张标定图单独给出的预测：" + "、".join(f"{x * ms:.1f}" for x in values) + " 毫秒")
+    if busy is not None:
+        pair = check_sequence("busy", busy)
+        if len(pair) != 2:
+            raise ValueError(f"busy must be (before the calibration, before the run), got {len(pair)} values")
+        then, now = (None if b is None else check_nonnegative("busy", b, high=4096.0) for b in pair)
+        if then is not None and now is not None:
+            changed = abs(now - then) >= LOAD_CHANGE
+            verdict = "：负载变了，区间是在标定时的负载下量的，这次未必适用" if changed else "：负载与标定时相近"
+            lines.append(f"其他程序占着的 CPU：标定前 {then:.1f} 个，运行前 {now:.1f} 个" + verdict)
+    return "\n".join(lines)
+
+
+def _extra_verdict(extra: float, low: float, high: float) -> str:
+    """The measured extra time over the simulation against the interval stated before the run."""
+    ms = 1e3
+    if extra > high:
+        return f"高于预测区间 {(extra - high) * ms:.1f} 毫秒"
+    if extra < low:
+        return f"低于预测区间 {(low - extra) * ms:.1f} 毫秒"
+    return "在预测区间之内"
+
+
+def dispatch_lines(gaps, queued, costs: Costs) -> list[str]:
+    """A1.4's diagnosis, no verdict: the mean gap (seconds, as :func:`~hetlab.real.execute.task_gaps` returns
+    them) of the released tasks and of the queued ones (``queued``: one bool per task, as
+    :func:`~hetlab.real.execute.queued_tasks` gives it for the measured run), each against its calibrated mean.
+
+    >>> dispatch_lines([1e-3, 1e-4], [False, True], Costs(1e-3, 2e-4))
+    ['诊断（不作判断）：被释放的 1 个任务平均空隙 1000 µs，是标定的 1.00 倍；排队的 1 个任务 100 µs，是标定的 0.50 倍']
+    """
+    values = np.array([check_nonnegative("gaps", g, high=60.0) for g in check_sequence("gaps", gaps)])
+    flags = np.array([bool(check_instance("queued", q, (bool, np.bool_))) for q in check_sequence("queued", queued)],
+                     dtype=bool)
+    if len(values) == 0 or len(flags) != len(values):
+        raise ValueError(f"gaps and queued must hold one entry per task (at least one), got {len(values)} and "
+                         f"{len(flags)}")
+    check_instance("costs", costs, Costs)
+    parts = []
+    kinds = ((~flags, "被释放的", costs.released, "平均空隙 "), (flags, "排队的", costs.queued, " "))
+    for mask, name, cost, unit in kinds:
+        if mask.any():
+            mean = float(np.mean(values[mask]))
+            parts.append(f"{name} {int(mask.sum())} 个任务{unit}{_us(mean)}，是标定的 {mean / cost:.2f} 倍")
+        else:
+            parts.append(f"没有{name}任务")
+    return ["诊断（不作判断）：" + "；".join(parts)]
+
+
+def dag_lines(measured: Schedule, prediction: Prediction, costs: Costs, reference=None) -> str:
+    """A1.4 after the run: the measured extra time over the simulation against the interval stated before the
+    run (:func:`predict_extra`), the one comparison; then, as diagnosis, where the extra time went (tasks
+    stretched beyond their set length against the gaps between tasks, :func:`~hetlab.real.execute.task_gaps`,
+    summed over the workers and per worker) and each kind's mean gap against its calibrated mean
+    (:func:`dispatch_lines`); last each stored machine's A1.4 (``reference``: one
+    :class:`~hetlab.book.reference.Reference` or several)."""
+    check_instance("measured", measured, Schedule)
+    check_instance("prediction", prediction, Prediction)
+    check_instance("costs", costs, Costs)
+    p, ms = prediction, 1e3
+    workers = len(measured.devices)
+    extra = measured.makespan - p.simulated
+    waits = np.array([t.work for t in measured.graph.tasks]) * 1e-3
+    stretched = float(np.sum((measured.end - measured.start) - waits))
+    gaps = task_gaps(measured)
+    where = "多出的时间主要是任务本身被拉长" if stretched > gaps.sum() else "多出的时间主要在任务之间的空隙"
+    lines = [f"实测 {measured.makespan * ms:.1f} 毫秒，比模拟多 {extra * ms:.1f} 毫秒（预测多 {p.extra * ms:.1f}，"
+             f"{p.coverage:.0%} 预测区间 {p.low * ms:.1f} 到 {p.high * ms:.1f} 毫秒）："
+             + _extra_verdict(extra, p.low, p.high),
+             f"逐个任务对账（{workers} 个工作进程合计）：任务本身比设定的等待长 {stretched * ms:.1f} 毫秒，"
+             f"任务之间的空隙 {gaps.sum() * ms:.1f} 毫秒；除以 {workers}，每个工作进程平均 "
+             f"{stretched / workers * ms:.1f} + {gaps.sum() / workers * ms:.1f} 毫秒：{where}",
+             *dispatch_lines(gaps, queued_tasks(measured), costs)]
+    refs = [ref for ref in _refs(reference) if ref.dag and "pairs" in ref.dag]
+    pooled = reference_pairs(refs) if refs else []
+    for ref in refs:
+        lines.append(_reference_dag(ref, pooled, p.coverage))
+    return "\n".join(lines)
+
+
+def _reference_dag(ref: Reference, pooled: list[tuple[float, float]], coverage: float) -> str:
+    """A stored machine's A1.4 pairs (each one whole calibration, then one run): the spread of measured /
+    predicted, and a leave-one-out check of the interval: how many of its pairs fall inside the band that the
+    other pairs of ``pooled`` give (the honest coverage of the procedure the reader runs)."""
+    d = ref.dag
+    rows = np.array(d["pairs"], dtype=float)
+    ratios = rows[:, 1] / rows[:, 0]
+    inside = 0
+    for pair in map(tuple, rows):
+        rest = list(pooled)
+        rest.remove(pair)
+        lo, hi = error_band(rest, coverage)
+        inside += int(pair[0] * lo <= pair[1] <= pair[0] * hi)
+    return (f"参照 · {d.get('label', ref.label)}：P = {d['workers']}，{len(rows)} 对“标定 + 运行”，实测 ÷ 预测 "
+            f"{ratios.min():.2f} 到 {ratios.max():.2f}（中位数 {np.median(ratios):.2f}）；每一对用其余各对定区间，"
+            f"{inside} 对落在里面")
