@@ -1,6 +1,7 @@
 """Record this machine's reference reading for chapters 4 and 12 and appendix A1 (hetlab/book/data/readings/NAME.json).
 
-Usage: ``python tools/record_reference.py NAME WHO WHAT [--out PATH] [--a1-4]`` on an idle machine, e.g.
+Usage: ``python tools/record_reference.py NAME WHO WHAT [--out PATH] [--a1-4 [--condition C]]`` on an idle
+machine, e.g.
 ``python tools/record_reference.py build-vm 本书构建机 "2 个 vCPU 的 KVM 虚拟机"``. It runs every measured
 experiment of the two chapters with the chapters' own settings (about half a minute) and stores the
 numbers with the date and the machine's load per CPU before and after; the label the chapters print is
@@ -8,7 +9,8 @@ numbers with the date and the machine's load per CPU before and after; the label
 Appendix A1 is recorded as it measures: the pipelined O_s on the appendix's pool (the least of three), the
 demo plan's runs task by task (figure A1-1), and A1.4 as (calibration, run) pairs (:func:`record_a1_4`).
 ``--a1-4`` records only A1.4 (its calibrations and runs) into the existing file NAME.json, with a label of its
-own, leaving the other fields (and the moment they were recorded at) as they are.
+own, leaving the other fields (and the moment they were recorded at) as they are; ``--condition
+idle|busy|one-cpu`` names the condition its pairs stand for (readings.a1.CONDITIONS; default idle).
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import sys
 from pathlib import Path
 
 from hetlab import schedulers as S
-from hetlab.book.readings.a1 import dispatch_simulation, handover_costs
+from hetlab.book.readings.a1 import CONDITIONS, dispatch_simulation, typical_costs
 from hetlab.book.views import a1
 from hetlab.real import experiments as X
 from hetlab.real import measure
@@ -28,21 +30,24 @@ from hetlab.real.split_timing import blas_spin, nested_pair, split_matmul_timing
 
 OUT = Path(__file__).resolve().parents[1] / "hetlab" / "book" / "data" / "readings"
 
-#: A1.4 is recorded as this many (calibration, run) pairs: each a whole A1.1 calibration, then one run, as a
-#: reader meets it; their measured / predicted ratios give the interval's factors (readings.a1.error_band).
+#: A1.4 is recorded as this many (calibration, run) pairs for the band, each a whole calibration followed at once
+#: by one run, as the appendix's A1.4 cell does; their measured / predicted ratios give the interval's factors
+#: (readings.a1.error_band), and as many more pairs, recorded after them, check it (``held_out``).
 PAIRS = 20
 
 
-def record_a1_4() -> tuple[dict, dict]:
-    """A1.1's hand-over calibration on A1.4's siblings and A1.4's run, :data:`PAIRS` times: (calibration fields,
-    ``dag`` fields). The first pair's calibration is stored whole (A1.1's reference line) and its run task by task
-    (figure A1-4's reference panel); every pair as (predicted, measured) extra seconds over the simulation."""
+def record_a1_4(condition: str) -> tuple[dict, dict]:
+    """A1.4 as the appendix's cell runs it, :data:`PAIRS` x 2 times: the hand-over calibration on A1.4's
+    siblings, the prediction from the median calibration graph (readings.a1.typical_costs), then at once the run.
+    Returns (calibration fields, ``dag`` fields). The first pair's calibration is stored whole (A1.1's reference
+    line) and its run task by task (figure A1-4's reference panel); every pair as (predicted, measured) extra
+    seconds over the simulation, the first :data:`PAIRS` as ``pairs``, the rest as ``held_out``."""
     workers, graph = a1.pool_size(), a1.dag()
     simulated = S.central_queue(graph, a1.dag_workers(workers), ready="fifo")
     pairs, first = [], None
-    for _ in range(PAIRS):
+    for _ in range(2 * PAIRS):
         hand = measure.handovers(a1.calibration_dags(), workers=workers)
-        costs = handover_costs(hand)
+        costs, _ = typical_costs(simulated, hand)
         predicted = dispatch_simulation(simulated, costs.released, costs.queued, costs.stretch)[0]
         run = run_graph(graph, a1.sleep_bodies(graph), executor="process", workers=workers).schedule
         pairs.append([predicted - simulated.makespan, run.makespan - simulated.makespan])
@@ -50,9 +55,9 @@ def record_a1_4() -> tuple[dict, dict]:
     hand, costs, predicted, run = first
     calibration = {"handovers": {k: [list(b) for b in v] for k, v in hand.items()},
                    "handovers_graphs": list(a1.CALIBRATION_SEEDS)}
-    dag = {"workers": workers, "tasks": len(graph.tasks), "queue_s": simulated.makespan,
+    dag = {"workers": workers, "tasks": len(graph.tasks), "queue_s": simulated.makespan, "condition": condition,
            "costs": [costs.released, costs.queued, costs.stretch], "predicted_s": predicted,
-           "measured_s": run.makespan, "pairs": pairs,
+           "measured_s": run.makespan, "pairs": pairs[:PAIRS], "held_out": pairs[PAIRS:],
            "start": run.start.tolist(), "end": run.end.tolist(), "device_of": run.device_of.tolist(),
            "gaps": task_gaps(run).tolist(), "queued": [bool(q) for q in queued_tasks(run)]}
     return calibration, dag
@@ -76,7 +81,7 @@ def record() -> dict:
     # appendix A1.1 as the appendix measures it, on A1.4's pool
     workers = a1.pool_size()
     pipelined = min(measure.dispatch_overhead(200, workers=workers, executor="process") for _ in range(3))
-    hand, dag = record_a1_4()
+    hand, dag = record_a1_4("idle")
     keep = ("cpus", "blas_threads", "matmul_gflops", "thread_overhead_s", "process_overhead_s")
     return {"cpus": measure.cpu_count(),
             "calibration": {**{k: cal[k] for k in keep}, "round_trip_s": round_trip, "workers": workers,
@@ -93,8 +98,14 @@ def record() -> dict:
 
 
 def main(argv: list[str]) -> int:
-    out, only_a1_4 = None, "--a1-4" in argv
+    out, only_a1_4, kind = None, "--a1-4" in argv, "idle"
     argv = [a for a in argv if a != "--a1-4"]
+    if "--condition" in argv:
+        k = argv.index("--condition")
+        if k + 1 >= len(argv) or argv[k + 1] not in CONDITIONS:
+            print(__doc__)
+            return 2
+        kind, argv = argv[k + 1], argv[:k] + argv[k + 2:]
     if "--out" in argv:
         k = argv.index("--out")
         if k + 1 >= len(argv):
@@ -110,7 +121,7 @@ def main(argv: list[str]) -> int:
         print(f"--a1-4 adds to an existing reading; {OUT / f'{name}.json'} does not exist")
         return 2
     before = measure.load_per_cpu()
-    recorded = record_a1_4() if only_a1_4 else record()
+    recorded = record_a1_4(kind) if only_a1_4 else record()
     after = measure.load_per_cpu()
     loads = [x for x in (before, after) if x is not None]
     now = datetime.datetime.now(datetime.timezone.utc)

@@ -34,15 +34,17 @@ from hetlab.book import reference
 from hetlab.book.readings import a1 as RA, ch12 as R12
 from hetlab.book.views import a1
 from hetlab import schedulers as S
-from hetlab.real import experiments as X, measure
+from hetlab.real import cpu_load, experiments as X, measure
 from hetlab.real.execute import run_graph, task_gaps
 from hetlab.real.split_timing import nested_pair, split_matmul_timing
 
 out = {"cpus": measure.cpu_count()}
+busy = cpu_load.busy_cpus()       # as chapter 12's cell: the CPUs other work kept busy just before the run
 g = X.gil_experiment(work_seconds=0.15)
 out["gil"] = {"serial": g.serial.parallelism, "threads": g.thread_pool.parallelism,
               "processes": g.process_pool.parallelism, "cores": min(g.processes, g.cpus),
-              "wait_ratio": g.wait_serial.wall / g.wait_threads.wall, "text": R12.gil_lines(g)}
+              "n_processes": g.processes, "n_cpus": g.cpus, "busy": busy,
+              "wait_ratio": g.wait_serial.wall / g.wait_threads.wall, "text": R12.gil_lines(g, busy=busy)}
 t = split_matmul_timing(n=400, pieces=sorted({1, 2, 16, 400, measure.cpu_count()}), repeat=3)
 out["split"] = {"kernel": t.kernel, "dispatch": t.dispatch, "pool": t.pool, "pieces": t.pieces, "workers": t.workers,
                 "w0": t.w0, "os0": t.os0, "pool_cpu": t.pool_cpu, "text": R12.split_lines(t)}
@@ -61,8 +63,8 @@ out["sweep"] = {"workers": sweep.workers, "counts": sweep.counts, "seconds": swe
 dag, P = a1.dag(), a1.pool_size()
 # calibrated as in A1.1: the hand-overs of the same executor on A1.4's siblings, on the graph's pool size
 hand = measure.handovers(a1.calibration_dags()[:3], workers=P)
-costs = RA.handover_costs(hand)
 sim = S.central_queue(dag, a1.dag_workers(P), ready="fifo")
+costs = RA.typical_costs(sim, hand)[0]
 pairs = RA.reference_pairs([reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")])
 pred = RA.predict_extra(sim, costs, pairs)
 real = run_graph(dag, a1.sleep_bodies(dag), executor="process", workers=P)
@@ -130,6 +132,39 @@ def test_threads_compute_on_at_most_one_core_and_the_verdicts_say_so(reading):
     assert ("不低于下界" in p["text"]) == (p["makespan"] >= p["bound"])
     if reading["cpus"] == 1:
         assert g["cores"] == 1 and p["cores"] == 1
+
+
+def test_the_process_pool_verdict_follows_the_prediction_made_before_the_run(reading):
+    # review ch12-21 #6: 12.1's prediction from the busy CPUs and its verdict, the branch recomputed from the
+    # numbers (share_range, saturated, SHARE_NOISE on both sides)
+    from hetlab.book.readings.ch12_share import SHARE_NOISE
+    from hetlab.real.cpu_load import saturated, share_range
+
+    g = reading["gil"]
+    if g["busy"] is None:
+        assert "没有 /proc/stat" in g["text"].splitlines()[0] and "预测的" not in g["text"]
+        return
+    n, c, busy, par = g["n_processes"], g["n_cpus"], g["busy"], g["processes"]
+    low, high = share_range(n, c, busy)
+    full = saturated(c, busy)
+    first = g["text"].splitlines()[0]
+    assert (f"至多能用 {high:.2f} 个核" in first) == full
+    if not full:
+        span = f"{high:.2f}" if round(low, 2) == round(high, 2) else f"{low:.2f}–{high:.2f}"
+        assert first.endswith(f"按此预测 {n} 个进程能用 {span} 个核")
+    line = next(x for x in g["text"].splitlines() if x.startswith(f"进程池 {par:.2f} ") and "预测的" in x)
+    if par > high + SHARE_NOISE:
+        clause = "高于预测的"
+    elif full:
+        clause = "相差不到" if par >= high - SHARE_NOISE else "没有超过预测的上限"
+    elif par >= low - SHARE_NOISE:
+        clause = "相差不到" if round(low, 2) == round(high, 2) else "以内"
+    else:
+        clause = "低于预测的"
+    clauses = ("高于预测的", "没有超过预测的上限", "低于预测的", "相差不到", "以内")
+    assert [x for x in clauses if x in line] == [clause], line
+    # on a full machine every verdict quotes only the most that was predicted (review ch12-21 #3)
+    assert (f"上限 {high:.2f} 个核" in line) == full, line
 
 
 def test_waits_overlap_on_threads(reading):
@@ -265,8 +300,8 @@ def _dag_reading(workers: int) -> tuple:
 
     dag = a1.dag()
     hand = measure.handovers(a1.calibration_dags()[:3], workers=workers)
-    costs = RA.handover_costs(hand)
     sim = S.central_queue(dag, a1.dag_workers(workers), ready="fifo")
+    costs = RA.typical_costs(sim, hand)[0]
     from hetlab.book import reference
 
     pairs = RA.reference_pairs([reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")])

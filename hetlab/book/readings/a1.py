@@ -12,17 +12,20 @@ from __future__ import annotations
 from hetlab._validate import check_instance, check_int, check_positive
 from hetlab.book.readings.a1_calibration import Costs, _refs, _us, calibration_lines, handover_costs
 from hetlab.book.readings.a1_dag import (
-    LOAD_CHANGE,
+    CONDITIONS,
     Prediction,
+    condition,
     dag_lines,
     dispatch_lines,
     dispatch_schedule,
     dispatch_simulation,
     error_band,
     graph_predictions,
+    matching_pairs,
     predict_extra,
     reference_pairs,
     split_lines,
+    typical_costs,
 )
 from hetlab.book.readings.ch12 import TOLERANCE, process_verdict, thread_verdict
 from hetlab.models import granularity as G
@@ -31,8 +34,8 @@ from hetlab.schedule import Schedule
 
 __all__ = ["Costs", "handover_costs", "calibration_lines", "plan_prediction", "plan_lines",
            "sweep_prediction", "sweep_lines", "dispatch_schedule", "dispatch_simulation", "Prediction",
-           "error_band", "predict_extra", "graph_predictions", "reference_pairs", "split_lines", "dispatch_lines",
-           "dag_lines", "FINE", "LOAD_CHANGE"]
+           "error_band", "predict_extra", "graph_predictions", "typical_costs", "reference_pairs", "CONDITIONS",
+           "condition", "matching_pairs", "split_lines", "dispatch_lines", "dag_lines", "FINE"]
 
 #: A1.3's finest split is "as predicted" when its measured cost lies within this factor of (N - P) O_s either
 #: way: O_s is an average over one calibration, and two equal calibrations of an idle machine differ by a

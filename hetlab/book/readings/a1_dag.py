@@ -20,7 +20,8 @@ from hetlab.schedulers import central_queue
 from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["dispatch_schedule", "dispatch_simulation", "Prediction", "error_band", "predict_extra",
-           "graph_predictions", "reference_pairs", "split_lines", "dispatch_lines", "dag_lines", "LOAD_CHANGE"]
+           "graph_predictions", "typical_costs", "reference_pairs", "CONDITIONS", "condition", "matching_pairs",
+           "split_lines", "dispatch_lines", "dag_lines"]
 
 
 def _per_task(name: str, value, n: int) -> np.ndarray:
@@ -104,14 +105,20 @@ def _extra_seconds(name: str, value) -> float:
     return float(value)
 
 
+def _ranks(n: int, coverage: float) -> tuple[int, int]:
+    """The 1-based ranks of the low and high order statistics of :func:`error_band` among ``n`` ratios."""
+    return max(1, math.floor((n + 1) * (1 - coverage) / 2)), min(n, math.ceil((n + 1) * (1 + coverage) / 2))
+
+
 def error_band(pairs, coverage: float = 0.9) -> tuple[float, float]:
     """The factors (low, high) by which a prediction of A1.4's extra time is multiplied to give its interval:
-    order statistics of measured / predicted over ``pairs``, each one whole calibration followed by one run
-    (split conformal prediction: with ``n`` exchangeable pairs, the ``floor((n + 1)(1 - coverage) / 2)``-th
+    order statistics of measured / predicted over ``pairs``, each one whole calibration followed at once by one
+    run (split conformal prediction: with ``n`` exchangeable pairs, the ``floor((n + 1)(1 - coverage) / 2)``-th
     smallest ratio and the ``ceil((n + 1)(1 + coverage) / 2)``-th smallest hold a new pair's ratio between them
-    with probability at least ``coverage`` minus the clipping at the ends). What the ratios carry, the interval
-    carries: how far one calibration misses its machine, how the machine changes between calibration and run,
-    and how one run scatters.
+    with probability at least ``coverage``, where the ranks fall inside 1..n; for 20 pairs at 90 % they are the
+    least and the greatest, 19/21). What the ratios carry, the interval carries: how far one calibration misses
+    its machine and how one run scatters, under the conditions the pairs were recorded in; not a change of the
+    machine between a calibration and a run taken apart in time.
 
     >>> error_band([(1.0, r) for r in (0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 0.95, 1.05, 0.85, 1.15)], coverage=0.8)
     (0.8, 1.3)
@@ -119,9 +126,7 @@ def error_band(pairs, coverage: float = 0.9) -> tuple[float, float]:
     rows = _pairs(pairs)
     coverage = check_positive("coverage", coverage, high=0.99)
     ratios = np.sort(rows[:, 1] / rows[:, 0])
-    n = len(ratios)
-    lo = max(1, math.floor((n + 1) * (1 - coverage) / 2))
-    hi = min(n, math.ceil((n + 1) * (1 + coverage) / 2))
+    lo, hi = _ranks(len(ratios), coverage)
     return float(ratios[lo - 1]), float(ratios[hi - 1])
 
 
@@ -200,11 +205,89 @@ def graph_predictions(simulated: Schedule, handovers: dict) -> list[float]:
     overall = handover_costs(handovers)            # validates handovers
     out = []
     for k in range(len(handovers["released"])):
-        mean = [float(np.mean(handovers[key][k])) if len(handovers[key][k]) else fallback
-                for key, fallback in (("released", overall.released), ("queued", overall.queued),
-                                      ("stretch", overall.stretch))]
-        out.append(dispatch_simulation(simulated, *mean)[0] - simulated.makespan)
+        c = _graph_costs(handovers, k, overall)
+        out.append(dispatch_simulation(simulated, c.released, c.queued, c.stretch)[0] - simulated.makespan)
     return out
+
+
+def _graph_costs(handovers: dict, k: int, overall: Costs) -> Costs:
+    """Calibration graph ``k``'s own mean hand-overs and stretch (a kind it lacks: ``overall``'s)."""
+    mean = [float(np.mean(handovers[key][k])) if len(handovers[key][k]) else fallback
+            for key, fallback in (("released", overall.released), ("queued", overall.queued),
+                                  ("stretch", overall.stretch))]
+    return Costs(max(1e-6, mean[0]), max(1e-6, mean[1]), mean[2])
+
+
+def typical_costs(simulated: Schedule, handovers: dict) -> tuple[Costs, list[float]]:
+    """The costs A1.4 predicts with, and each calibration graph's own prediction (:func:`graph_predictions`):
+    the costs of the graph whose prediction is the median (the lower median for an even count). One graph that
+    stalled while it ran moves the mean of all graphs' hand-overs, not the median graph, so the prediction does
+    not depend on whether a calibration happened to catch a stall.
+
+    >>> from hetlab import schedulers as S
+    >>> from hetlab.devices import Device
+    >>> from hetlab.tasks import Task, TaskGraph
+    >>> chain = TaskGraph([Task("a", 2.0), Task("b", 2.0)], [("a", "b")])
+    >>> sim = S.central_queue(chain, [Device("u", "CPU", 1000.0)], ready="fifo")
+    >>> h = {"released": ((1e-3,), (9e-3,), (2e-3,)), "queued": ((),) * 3, "stretch": ((0.0,),) * 3}
+    >>> costs, each = typical_costs(sim, h)        # graph 2 stalled; the median graph is the third (2 ms)
+    >>> round(costs.released * 1e3, 6), [round(x * 1e3, 6) for x in each]
+    (2.0, [2.0, 18.0, 4.0])
+    """
+    each = graph_predictions(simulated, handovers)
+    k = int(np.argsort(each, kind="stable")[(len(each) - 1) // 2])
+    return _graph_costs(handovers, k, handover_costs(handovers)), each
+
+
+#: The conditions A1.4's reference pairs were recorded in (``dag["condition"]``), as the chapter names them.
+CONDITIONS = {"idle": "空闲", "busy": "忙碌", "one-cpu": "只用 1 个 CPU"}
+#: Fewer busy CPUs than this (other programs', sampled just before the calibration) counts as idle.
+IDLE_BELOW = 0.5
+
+
+def condition(cpus: int, busy: float | None) -> str | None:
+    """Which of :data:`CONDITIONS` a machine with ``cpus`` usable CPUs, ``busy`` of them kept busy by other
+    programs (:func:`hetlab.real.cpu_load.busy_cpus`; None where unknown), is in; None when it cannot tell.
+
+    >>> condition(1, None), condition(2, 0.1), condition(2, 2.0), condition(8, None)
+    ('one-cpu', 'idle', 'busy', None)
+    """
+    cpus = check_int("cpus", cpus, low=1, high=4096)
+    if cpus == 1:
+        return "one-cpu"
+    if busy is None:
+        return None
+    return "idle" if check_nonnegative("busy", busy, high=4096.0) < IDLE_BELOW else "busy"
+
+
+def matching_pairs(reference, cpus: int, busy: float | None, workers: int) -> tuple[list[tuple[float, float]], str]:
+    """The reference pairs whose condition and pool size match this machine's (Mondrian conformal prediction:
+    the band is calibrated within the class the run falls in, decided before the run), and the line that says
+    which; where none matches, every pair, said so (the band then has no tested coverage).
+
+    >>> from hetlab.book import reference
+    >>> refs = [reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")]
+    >>> pairs, line = matching_pairs(refs, 2, 0.0, 2)
+    >>> len(pairs), line.split("：")[1]
+    (20, '区间用参照在同样情形（空闲，P = 2）下记录的 20 对')
+    """
+    workers = check_int("workers", workers, low=1, high=4096)
+    cpus = check_int("cpus", cpus, low=1, high=4096)
+    refs = [r for r in _refs(reference) if r.dag and "pairs" in r.dag]
+    kind = condition(cpus, busy)
+    seen = "读不出其他程序占着几个 CPU" if busy is None else f"其他程序占着 {busy:.1f} 个 CPU（本机 {cpus} 个可用）"
+    if busy is not None and busy >= cpus - 0.1:
+        seen += "，CPU 都被占满，看不出还有几个线程在等核"
+    match = [r for r in refs if r.dag.get("condition") == kind and r.dag["workers"] == workers]
+    if match:
+        pairs = reference_pairs(match)
+        line = (f"运行前{seen}：区间用参照在同样情形（{CONDITIONS[kind]}，P = {workers}）下记录的 {len(pairs)} 对")
+        if kind == "busy":
+            line += "；忙碌参照是另有两个进程占满两个 CPU，比它更忙时区间多半偏窄"
+        return pairs, line
+    known = sorted({r.dag["workers"] for r in refs})
+    return reference_pairs(refs), (f"运行前{seen}，P = {workers}：参照里没有与此相仿的情形（参照的 P 都是 "
+                                   f"{'、'.join(map(str, known))}），区间借用各种情形合在一起的比值，覆盖率没有检验过")
 
 
 def reference_pairs(reference) -> list[tuple[float, float]]:
@@ -220,50 +303,40 @@ def reference_pairs(reference) -> list[tuple[float, float]]:
     return pairs
 
 
-#: Other work's busy CPUs may differ by this much between the calibration and the run before A1.4 says that the
-#: interval, drawn from a calibration under other conditions, may not apply (half a CPU: a program that started
-#: or stopped, not the flicker of a short window).
-LOAD_CHANGE = 0.5
-
-
-def split_lines(prediction: Prediction, costs: Costs, workers: int,
-                busy: tuple[float | None, float | None] | None = None, per_graph: list[float] | None = None) -> str:
+def split_lines(prediction: Prediction, costs: Costs, workers: int, per_graph: list[float] | None = None,
+                note: str | None = None) -> str:
     """A1.4's prediction, printed before the run from the simulation and the calibration alone: how many tasks
-    the simulation releases and queues with the typical ``costs`` (:func:`handover_costs`), and the predicted
-    extra time over the simulation with its interval (:func:`predict_extra`). ``busy``: the CPUs other work kept
-    busy just before the calibration and just before the run (:func:`hetlab.real.cpu_load.busy_cpus`; None where
-    unknown); the interval assumes the run meets the calibration's conditions, so a change of
-    :data:`LOAD_CHANGE` or more is said before the run. ``per_graph``: each calibration graph's own prediction
-    (:func:`graph_predictions`), printed so that an outlier calibration is seen before the run.
+    the simulation releases and queues with the typical ``costs`` (:func:`typical_costs`), the predicted extra
+    time over the simulation with its interval (:func:`predict_extra`) and how the interval's factors were
+    taken; ``per_graph``: each calibration graph's own prediction (:func:`graph_predictions`), the median of
+    which is the prediction; ``note``: which reference pairs the band comes from (:func:`matching_pairs`).
 
-    >>> p = Prediction(0.004, 0.0013, 0.0009, 0.0016, 0.9, 1, 1, 40, (0.7, 1.25))
-    >>> print(split_lines(p, Costs(1e-3, 1e-4, 1e-4), 1).splitlines()[1].split("（预测乘以")[0])
-    运行前的预测：比不计派发的模拟（4.0 毫秒）多 1.3 毫秒；90% 预测区间 0.9 到 1.6 毫秒
+    >>> p = Prediction(0.004, 0.0013, 0.0009, 0.0016, 0.9, 1, 1, 20, (0.7, 1.25))
+    >>> print(split_lines(p, Costs(1e-3, 1e-4, 1e-4), 1).splitlines()[1])
+    运行前的预测：比不计派发的模拟（4.0 毫秒）多 1.3 毫秒；90% 预测区间 0.9 到 1.6 毫秒（预测乘以 0.70 和 1.25）
     """
     check_instance("prediction", prediction, Prediction)
     check_instance("costs", costs, Costs)
     workers = check_int("workers", workers, low=1, high=4096)
     p, ms = prediction, 1e3
+    lo, hi = _ranks(p.pairs, p.coverage)
+    which = ("最小和最大的两个" if (lo, hi) == (1, p.pairs) else
+             f"第 {lo} 小和第 {hi} 小的两个（两头各去掉 {lo - 1} 和 {p.pairs - hi} 个）")
     lines = [
         f"模拟（P = {workers}）里 {p.released} 个任务被释放（就绪后晚一次释放交接才开始，平均 {_us(costs.released)}），"
         f"{p.queued} 个排队（工作进程空出来后晚一次排队交接，平均 {_us(costs.queued)}），每个任务平均拉长 "
         f"{_us(costs.stretch)}",
         f"运行前的预测：比不计派发的模拟（{p.simulated * ms:.1f} 毫秒）多 {p.extra * ms:.1f} 毫秒；"
         f"{p.coverage:.0%} 预测区间 {p.low * ms:.1f} 到 {p.high * ms:.1f} 毫秒（预测乘以 {p.factors[0]:.2f} 和 "
-        f"{p.factors[1]:.2f}：参照机器上 {p.pairs} 对“标定 + 运行”的实测 ÷ 预测，"
-        f"去掉两头各 {(1 - p.coverage) / 2:.0%}）"]
+        f"{p.factors[1]:.2f}）"]
     if per_graph is not None:
         values = [_extra_seconds("per_graph", x) for x in check_sequence("per_graph", per_graph)]
-        lines.append("各张标定图单独给出的预测：" + "、".join(f"{x * ms:.1f}" for x in values) + " 毫秒")
-    if busy is not None:
-        pair = check_sequence("busy", busy)
-        if len(pair) != 2:
-            raise ValueError(f"busy must be (before the calibration, before the run), got {len(pair)} values")
-        then, now = (None if b is None else check_nonnegative("busy", b, high=4096.0) for b in pair)
-        if then is not None and now is not None:
-            changed = abs(now - then) >= LOAD_CHANGE
-            verdict = "：负载变了，区间是在标定时的负载下量的，这次未必适用" if changed else "：负载与标定时相近"
-            lines.append(f"其他程序占着的 CPU：标定前 {then:.1f} 个，运行前 {now:.1f} 个" + verdict)
+        lines.append(f"{len(values)} 张标定图各自的预测：" + "、".join(f"{x * ms:.1f}" for x in values)
+                     + " 毫秒，取中位数")
+    if note is not None:
+        if not isinstance(note, str):
+            raise TypeError(f"note must be a string (matching_pairs' line), got {type(note).__name__}")
+        lines.append(f"{note}；它们的实测 ÷ 预测里{which}就是上面的两个倍数")
     return "\n".join(lines)
 
 
@@ -327,26 +400,25 @@ def dag_lines(measured: Schedule, prediction: Prediction, costs: Costs, referenc
              f"任务之间的空隙 {gaps.sum() * ms:.1f} 毫秒；除以 {workers}，每个工作进程平均 "
              f"{stretched / workers * ms:.1f} + {gaps.sum() / workers * ms:.1f} 毫秒：{where}",
              *dispatch_lines(gaps, queued_tasks(measured), costs)]
-    refs = [ref for ref in _refs(reference) if ref.dag and "pairs" in ref.dag]
-    pooled = reference_pairs(refs) if refs else []
-    for ref in refs:
-        lines.append(_reference_dag(ref, pooled, p.coverage))
+    for ref in _refs(reference):
+        if ref.dag and "pairs" in ref.dag:
+            lines.append(_reference_dag(ref, p.coverage))
     return "\n".join(lines)
 
 
-def _reference_dag(ref: Reference, pooled: list[tuple[float, float]], coverage: float) -> str:
-    """A stored machine's A1.4 pairs (each one whole calibration, then one run): the spread of measured /
-    predicted, and a leave-one-out check of the interval: how many of its pairs fall inside the band that the
-    other pairs of ``pooled`` give (the honest coverage of the procedure the reader runs)."""
+def _reference_dag(ref: Reference, coverage: float) -> str:
+    """A stored machine's A1.4 pairs (each one whole calibration, then at once one run) in one condition: the
+    spread of measured / predicted over the pairs the band is made of, and the check on pairs recorded after them
+    and not used for the band (``held_out``): how many fall inside the band the first ones give."""
     d = ref.dag
     rows = np.array(d["pairs"], dtype=float)
     ratios = rows[:, 1] / rows[:, 0]
-    inside = 0
-    for pair in map(tuple, rows):
-        rest = list(pooled)
-        rest.remove(pair)
-        lo, hi = error_band(rest, coverage)
-        inside += int(pair[0] * lo <= pair[1] <= pair[0] * hi)
-    return (f"参照 · {d.get('label', ref.label)}：P = {d['workers']}，{len(rows)} 对“标定 + 运行”，实测 ÷ 预测 "
-            f"{ratios.min():.2f} 到 {ratios.max():.2f}（中位数 {np.median(ratios):.2f}）；每一对用其余各对定区间，"
-            f"{inside} 对落在里面")
+    text = (f"参照 · {d.get('label', ref.label)}：P = {d['workers']}，{CONDITIONS.get(d.get('condition'), '')}；"
+            f"{len(rows)} 对“标定 + 运行”，实测 ÷ 预测 {ratios.min():.2f} 到 {ratios.max():.2f}"
+            f"（中位数 {np.median(ratios):.2f}）")
+    if d.get("held_out"):
+        lo, hi = error_band(d["pairs"], coverage)
+        test = np.array(d["held_out"], dtype=float)
+        inside = int(np.sum((test[:, 1] >= test[:, 0] * lo) & (test[:, 1] <= test[:, 0] * hi)))
+        text += f"；另测的 {len(test)} 对检验这些倍数定出的区间：{inside} 对落在里面"
+    return text

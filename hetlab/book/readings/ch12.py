@@ -88,10 +88,22 @@ def process_verdict(parallelism: float, cores: int, serial: float) -> str:
     if par > 1 + margin:
         return f"进程池 {par:.2f} > 1 + {margin:.2f}：几个进程真的同时在不同的核上计算（上限 {cores}）"
     if par > 1 + TOLERANCE:
-        return (f"进程池 {par:.2f}，比 1 个核只多 {par - 1:.2f}，不到判据 {margin:.2f}：第二个核只分到一小段时间"
-                f"（上限 {cores}）")
+        return (f"进程池 {par:.2f}，比 1 个核只多 {par - 1:.2f}，不到判据 {margin:.2f}：" + _beyond(margin, cores)
+                + f"（上限 {cores}）")
     return (f"进程池 {par:.2f}，没有超过 1 个核（上限 {cores}）：这次本机没有第二个空闲的核"
             + (f"——一个线程单独运行也只分到 {serial:.2f} 个核，别的程序正在用 CPU" if serial < 0.9 else ""))
+
+
+def _beyond(margin: float, cores: int) -> str:
+    """Why a process pool above one core is still no contrast: a short share of the second core, or, where the
+    noise pushed the margin past the cores this machine can add (review ch12-21 #8c), a criterion it cannot meet.
+
+    >>> _beyond(1.15, 2)
+    '这次的噪声太大，判据已超过本机最多能多给的 1 个核'
+    """
+    if 1 + margin >= cores:
+        return f"这次的噪声太大，判据已超过本机最多能多给的 {cores - 1} 个核"
+    return "第二个核只分到一小段时间"
 
 
 def _runs(reading: GilReading) -> tuple[float, float, float]:
@@ -161,8 +173,9 @@ def contrast_verdict(threads: float, processes: float, cores: int, serial: float
                 f"（比 1 个核多 {pro - 1:.2f}，超过判据 {margin:.2f}）")
     if pro > 1 + TOLERANCE and thr <= 1 + TOLERANCE:
         return (f"对比很弱：进程池 {pro:.2f} 只比 1 个核多 {pro - 1:.2f}，不到判据 {margin:.2f}（至少 "
-                f"{CONTRAST_MARGIN:g}，且不小于单线程读数离 1 的两倍）：第二个核这次只分到一小段时间，"
-                "要看清对比，需要一台此刻有空闲核的机器")
+                f"{CONTRAST_MARGIN:g}，且不小于单线程读数离 1 的两倍）："
+                + ("第二个核这次只分到一小段时间" if 1 + margin < cores else _beyond(margin, cores))
+                + "，要看清对比，需要一台此刻有空闲核的机器")
     if pro > 1 + TOLERANCE:
         return (f"线程池 {thr:.2f} 和进程池 {pro:.2f} 都超过 1 个核："
                 + ("这个解释器的线程能同时计算" if thr > 1 + margin else "差距在噪声以内，这次区分不了"))

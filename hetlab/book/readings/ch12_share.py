@@ -5,8 +5,9 @@ one-CPU machine gets a prediction that its run checks instead of an excuse.
 The prediction is :func:`hetlab.real.cpu_load.share_range` (from a fair share of every CPU down to the crowded
 CPU setting the span); the verdict widens it by :data:`SHARE_NOISE` on both sides. On a full machine
 (:func:`hetlab.real.cpu_load.saturated`) idle time cannot count the threads that wait beyond the CPUs, so the
-prediction says "at most" before the run and a pool below it is not blamed on a busier machine: more threads
-than CPUs before the run would give the same reading (review ch12-20 #1).
+prediction says "at most" before the run (its lower end is 0) and a pool below it is not blamed on a busier
+machine alone: more threads than CPUs before the run would give the same reading, so the verdict names both
+(review ch12-20 #1, ch12-21 #1); a pool above it is compared with that most (ch12-21 #3).
 """
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def share_verdict(parallelism: float, processes: int, cpus: int, busy: float, se
     :data:`SHARE_NOISE`: agreeing, or below it (the machine got busier during the run; ``serial``, one thread
     alone in the same run, below 0.9 of a core is the evidence printed), or above it (other work yielded CPUs).
     On a full machine only the most was predicted: a pool well below it may as well have met more threads than
-    CPUs already before the run, and the verdict names both causes.
+    CPUs already before the run, and the verdict names both causes; a pool above it is compared with that most.
 
     >>> share_verdict(1.18, 2, 2, 1.0, 1.0)
     '进程池 1.18 在预测的 1.00–1.33 个核以内（两端各放宽 0.1）：与运行前量到的空闲 CPU 相符'
@@ -67,6 +68,8 @@ def share_verdict(parallelism: float, processes: int, cpus: int, busy: float, se
     '进程池 0.50 低于预测的 1.00–1.33 个核（放宽 0.1 后 0.90）'
     >>> share_verdict(0.31, 2, 2, 2.0, 0.38).split("：")[0]
     '进程池 0.31 没有超过预测的上限 1.00 个核，比它低 0.69'
+    >>> share_verdict(1.19, 2, 2, 2.0, 0.9)
+    '进程池 1.19 高于预测的上限 1.00 个核（放宽 0.1 后 1.10）：运行中别的程序让出了 CPU'
     """
     par = check_nonnegative("parallelism", parallelism, high=1e4)
     processes = check_int("processes", processes, low=1, high=4096)
@@ -75,10 +78,11 @@ def share_verdict(parallelism: float, processes: int, cpus: int, busy: float, se
     serial = check_nonnegative("serial", serial, high=1e4)
     low, high = share_range(processes, cpus, busy)
     evidence = f"——一个线程单独运行也只分到 {serial:.2f} 个核" if serial < 0.9 else ""
-    if par > high + SHARE_NOISE:
-        return (f"进程池 {par:.2f} 高于预测的 {_span(low, high)} 个核（放宽 {SHARE_NOISE:g} 后 "
-                f"{high + SHARE_NOISE:.2f}）：运行中别的程序让出了 CPU")
-    if saturated(cpus, busy):
+    full = saturated(cpus, busy)
+    if par > high + SHARE_NOISE:      # on a full machine only the most was predicted (review ch12-21 #3)
+        return (f"进程池 {par:.2f} 高于预测的" + (f"上限 {high:.2f}" if full else f" {_span(low, high)}")
+                + f" 个核（放宽 {SHARE_NOISE:g} 后 {high + SHARE_NOISE:.2f}）：运行中别的程序让出了 CPU")
+    if full:
         if par >= high - SHARE_NOISE:
             return (f"进程池 {par:.2f} 与预测的上限 {high:.2f} 个核相差不到 {SHARE_NOISE:g}："
                     "与运行前量到的满载相符")

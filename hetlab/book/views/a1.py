@@ -285,14 +285,19 @@ def dag_gantt(predicted: Schedule, measured: Schedule, reference: Schedule | Non
         bare, low, high = (check_positive("interval", x, high=3600.0) for x in interval)
         if not bare <= high or low > high:
             raise ValueError(f"interval must be (no-dispatch makespan, low end, high end), got {interval!r}")
+        from matplotlib.lines import Line2D
+
         for k, ax in enumerate(fig.axes):
             ax.axvline(bare, color="0.4", ls=":", lw=1.2, zorder=4,
                        label=P.label("不计派发的模拟", "simulation without dispatch") if k == 0 else None)
-            ax.axvspan(low, high, color="#C44E52", alpha=0.18, lw=0, zorder=0.5,
-                       label=P.label("预测区间", "prediction interval") if k == 0 else None)
+            if k < 2:           # this machine's interval: not the stored run's, which had a calibration of its own
+                ax.axvspan(low, high, color="#C44E52", alpha=0.18, lw=0, zorder=0.5,
+                           label=P.label("本机的预测区间", "prediction interval here") if k == 0 else None)
         # below the time axis, where no bar is: the bars fill every panel from 0 to the makespan
         handles, labels = fig.axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=8, frameon=False)
+        handles.append(Line2D([], [], color="black", ls="--", lw=0.8))
+        labels.append(P.label("完工时刻", "makespan"))
+        fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=8, frameon=False)
     return fig
 
 

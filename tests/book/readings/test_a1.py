@@ -245,7 +245,7 @@ def _placed(g, workers, start_ms, end_ms, device_of=(0, 1, 0)):
                                           (4.5, "低于预测区间 0.5 毫秒")])
 def test_dag_lines_judge_the_extra_time_against_the_interval_stated_before_the_run(end_c, words):
     g, workers = _dag()
-    pred = R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 40, (0.5, 1.5))    # extra 1-3 ms over 4 ms
+    pred = R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 20, (0.5, 1.5))    # extra 1-3 ms over 4 ms
     real = _placed(g, workers, [1, 1, end_c - 2], [3, 3, end_c])
     lines = R.dag_lines(real, pred, R.Costs(1e-3, 1e-4)).splitlines()
     extra = end_c - 4
@@ -256,7 +256,7 @@ def test_dag_lines_judge_the_extra_time_against_the_interval_stated_before_the_r
 
 def test_dag_lines_read_the_cause_from_stretch_against_gaps():
     g, workers = _dag()
-    pred = R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 40, (0.5, 1.5))
+    pred = R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 20, (0.5, 1.5))
     # every task set to 2 ms ran 3 ms, no gaps: 3 ms of stretch, 0 of gaps -> the tasks themselves ran late
     late = R.dag_lines(_placed(g, workers, [0, 0, 3], [3, 3, 6]), pred, R.Costs(1e-3, 1e-4))
     assert "（2 个工作进程合计）：任务本身比设定的等待长 3.0 毫秒，任务之间的空隙 0.0 毫秒" in late
@@ -278,36 +278,75 @@ def test_the_diagnosis_describes_and_never_judges():
         R.dispatch_lines([1e-3, 1e-3], [True], costs)
 
 
-def test_the_references_pairs_make_the_band_and_check_it_one_left_out():
+def test_typical_costs_are_the_median_calibration_graph_s():
+    g, workers = _dag()
+    sim = S.central_queue(g, [Device("w", "CPU", 1000.0)], ready="fifo")   # one worker: a, then b and c queued
+    # graph 1 stalled (a released hand-over of 20 ms): the median graph's costs are graph 0's or 2's
+    h = {"released": ((1e-3,), (20e-3,), (2e-3,)), "queued": ((1e-4,), (1e-4,), (2e-4,)),
+         "stretch": ((0.0,), (0.0,), (0.0,))}
+    costs, each = R.typical_costs(sim, h)
+    # a released (1, 20, 2 ms) + b and c queued (0.1, 0.1, 0.2 ms each): 1.2, 20.2 and 2.4 ms
+    assert [round(x * 1e3, 9) for x in each] == [1.2, 20.2, 2.4]
+    assert (costs.released, costs.queued) == pytest.approx((2e-3, 2e-4))      # graph 2: the median prediction
+    assert R.dispatch_simulation(sim, costs.released, costs.queued)[0] - sim.makespan == pytest.approx(2.4e-3)
+
+
+def test_the_condition_is_read_before_the_run_and_picks_the_matching_pairs():
     refs = [reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")]
-    pooled = R.reference_pairs(refs)
-    assert len(pooled) == sum(len(r.dag["pairs"]) for r in refs if r.dag and "pairs" in r.dag) >= 40
+    assert [R.condition(1, 1.5), R.condition(2, 0.4), R.condition(2, 0.5), R.condition(4, None)] == \
+        ["one-cpu", "idle", "busy", None]
+    for cpus, busy, name in ((2, 0.0, "idle"), (2, 1.9, "busy"), (1, 0.3, "one-cpu")):
+        pairs, line = R.matching_pairs(refs, cpus, busy, 2)
+        mine = next(r for r in refs if r.dag["condition"] == name)
+        assert pairs == [tuple(p) for p in mine.dag["pairs"]] and f"（{R.CONDITIONS[name]}，P = 2）" in line
+    assert "CPU 都被占满" in R.matching_pairs(refs, 2, 2.0, 2)[1]
+    assert "比它更忙时区间多半偏窄" in R.matching_pairs(refs, 2, 1.0, 2)[1]
+    # a pool of 4 (a 4-CPU laptop): no reference condition matches, every pair is borrowed and said so
+    pairs, line = R.matching_pairs(refs, 4, 0.0, 4)
+    assert len(pairs) == sum(len(r.dag["pairs"]) for r in refs) and "参照里没有与此相仿的情形" in line
+    assert "覆盖率没有检验过" in line
+    assert "读不出其他程序占着几个 CPU" in R.matching_pairs(refs, 2, None, 2)[1]
+
+
+def test_the_references_make_the_band_from_their_pairs_and_check_it_on_others():
+    refs = [reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")]
+    assert sorted(r.dag["condition"] for r in refs) == ["busy", "idle", "one-cpu"]
     idle = refs[0]
     d = idle.dag
     sim = S.central_queue(a1.dag(), a1.dag_workers(d["workers"]), ready="fifo")
     assert sim.makespan == pytest.approx(d["queue_s"])
-    # the first pair's prediction follows from the first calibration alone (its mean hand-overs)
-    costs = R.handover_costs(idle.calibration["handovers"])
+    # the first pair's prediction follows from the first calibration alone (its median graph's hand-overs)
+    costs, _ = R.typical_costs(sim, idle.calibration["handovers"])
     assert [costs.released, costs.queued, costs.stretch] == pytest.approx(d["costs"])
     assert R.dispatch_simulation(sim, *d["costs"])[0] - sim.makespan == pytest.approx(d["pairs"][0][0])
     assert d["measured_s"] - sim.makespan == pytest.approx(d["pairs"][0][1])
     g, workers = _dag()
     text = R.dag_lines(_placed(g, workers, [1, 1, 4], [3, 3, 6]), R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3,
-                                                                               0, 40, (0.5, 1.5)),
+                                                                               0, 20, (0.5, 1.5)),
                        R.Costs(1e-3, 1e-4), reference=refs)
     lines = [x for x in text.splitlines() if x.startswith("参照 · ")]
-    assert len(lines) == len([r for r in refs if r.dag and "pairs" in r.dag])
-    # leave one out, recomputed here: each idle pair against the band of all the other pooled pairs
-    inside = 0
-    for p, m in d["pairs"]:
-        rest = [x for x in pooled if x != (p, m)]
-        lo, hi = R.error_band(rest)
-        inside += p * lo <= m <= p * hi
-    ratios = [m / p for p, m in d["pairs"]]
-    assert f"{len(ratios)} 对“标定 + 运行”，实测 ÷ 预测 {min(ratios):.2f} 到 {max(ratios):.2f}" in lines[0]
-    assert lines[0].endswith(f"每一对用其余各对定区间，{inside} 对落在里面")
+    assert len(lines) == 3
+    for ref, line in zip(refs, lines):
+        band = [m / p for p, m in ref.dag["pairs"]]
+        lo, hi = min(band), max(band)             # 20 pairs at 90%: ranks 1 and 20
+        assert R.error_band(ref.dag["pairs"]) == pytest.approx((lo, hi))
+        inside = sum(p * lo <= m <= p * hi for p, m in ref.dag["held_out"])
+        assert f"实测 ÷ 预测 {lo:.2f} 到 {hi:.2f}" in line
+        assert line.endswith(f"另测的 {len(ref.dag['held_out'])} 对检验这些倍数定出的区间：{inside} 对落在里面")
     # the stored first run is the one the figure draws: its makespan is the stored one
     assert max(d["end"]) == pytest.approx(d["measured_s"])
+
+
+def test_split_lines_say_how_the_band_was_taken():
+    p = R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 20, (0.5, 1.5))
+    text = R.split_lines(p, R.Costs(1e-3, 1e-4), 2, per_graph=[2e-3, 1.9e-3, 2.2e-3, 2.0e-3, 9e-3], note="运行前……")
+    assert "5 张标定图各自的预测：2.0、1.9、2.2、2.0、9.0 毫秒，取中位数" in text
+    assert text.endswith("运行前……；它们的实测 ÷ 预测里最小和最大的两个就是上面的两个倍数")
+    wide = R.split_lines(R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 60, (0.5, 1.5)), R.Costs(1e-3, 1e-4), 2,
+                         note="x")
+    assert wide.endswith("x；它们的实测 ÷ 预测里第 3 小和第 58 小的两个（两头各去掉 2 和 2 个）就是上面的两个倍数")
+    with pytest.raises(TypeError, match="note"):
+        R.split_lines(p, R.Costs(1e-3, 1e-4), 2, note=1)
 
 
 def test_plan_lines_explain_threads_beating_the_serial_run_in_wall_clock():
@@ -353,17 +392,3 @@ def test_the_dispatch_schedule_is_the_predicted_run_task_by_task():
         makespan, queued = R.dispatch_simulation(sim, 4e-4, 8e-5)
         assert s.makespan == makespan and (s.info["queued"] == queued).all()
         assert np.allclose(s.end - s.start, sim.end - sim.start)
-
-
-def test_split_lines_say_before_the_run_whether_the_load_changed_since_the_calibration():
-    pred = R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 40, (0.5, 1.5))
-    costs = R.Costs(1e-3, 1e-4)
-    same = R.split_lines(pred, costs, 2, busy=(0.2, 0.5)).splitlines()[-1]
-    assert same == "其他程序占着的 CPU：标定前 0.2 个，运行前 0.5 个：负载与标定时相近"
-    moved = R.split_lines(pred, costs, 2, busy=(0.2, 1.2)).splitlines()[-1]     # a program started: 1 CPU more
-    assert moved.endswith("：负载变了，区间是在标定时的负载下量的，这次未必适用")
-    assert len(R.split_lines(pred, costs, 2, busy=(None, 1.0)).splitlines()) == 2        # unknown: nothing said
-    with pytest.raises(ValueError, match="busy"):
-        R.split_lines(pred, costs, 2, busy=(0.2,))
-    with pytest.raises(ValueError, match="busy"):
-        R.split_lines(pred, costs, 2, busy=(-1.0, 0.2))

@@ -279,3 +279,11 @@ def test_the_calibration_is_printed_beside_the_dispatch_columns_own_figure():
     # review ch12-11 #1: O_s is checked in one clause against dispatch / N at the most pieces (3 ms / 600 = 5 us)
     t = SplitTiming(600, 2, 1, (1, 600), (1.0, 0.5), (1.0, 1.0), (0.0, 3e-3), w0=1.0, os0=6e-6)
     assert "空任务派发 O_s = 6.0 µs（对照：派发一栏 N = 600 时每个任务 5.0 µs）；线程池 P = 2" in R.split_lines(t)
+
+
+def test_a_margin_beyond_the_cores_is_called_unattainable_not_a_short_share():
+    # review ch12-21 #8c: one thread alone at 0.425 -> margin 1.15; on 2 CPUs a pool would need 2.15 cores
+    weak = R.contrast_verdict(0.4, 1.12, 2, serial=0.425)
+    assert weak.startswith("对比很弱") and "判据已超过本机最多能多给的 1 个核" in weak and "一小段时间" not in weak
+    assert "判据已超过本机最多能多给的 1 个核" in R.process_verdict(1.12, 2, 0.425)
+    assert "一小段时间" in R.contrast_verdict(0.96, 1.08, 2) and "一小段时间" in R.process_verdict(1.1, 2, 1.0)

@@ -74,3 +74,11 @@ def test_gil_lines_predict_from_the_busy_cpus_or_say_they_could_not():
     assert "没有 /proc/stat" in plain.splitlines()[0] and "在预测的" not in plain
     with pytest.raises(ValueError, match="busy"):
         R.gil_lines(gil(), busy=3.0)
+
+
+def test_a_pool_above_the_bound_of_a_full_machine_is_compared_with_that_bound_only():
+    # review ch12-21 #3: the prediction said "至多 1.00"; the verdict must not quote share_range's internal 0.00
+    text = share_verdict(1.19, 2, 2, 2.0, 0.9)
+    assert text == "进程池 1.19 高于预测的上限 1.00 个核（放宽 0.1 后 1.10）：运行中别的程序让出了 CPU"
+    assert "0.00" not in text
+    assert "高于预测的 1.00–1.33 个核" in share_verdict(1.5, 2, 2, 1.0, 1.0)
