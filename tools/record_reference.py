@@ -25,6 +25,7 @@ from hetlab.book.readings.a1 import CONDITIONS, dispatch_simulation, typical_cos
 from hetlab.book.views import a1
 from hetlab.real import experiments as X
 from hetlab.real import measure
+from hetlab.real.cpu_load import busy_cpus
 from hetlab.real.execute import queued_tasks, run_graph, task_gaps
 from hetlab.real.split_timing import blas_spin, nested_pair, split_matmul_timing
 
@@ -41,21 +42,24 @@ def record_a1_4(condition: str) -> tuple[dict, dict]:
     siblings, the prediction from the median calibration graph (readings.a1.typical_costs), then at once the run.
     Returns (calibration fields, ``dag`` fields). The first pair's calibration is stored whole (A1.1's reference
     line) and its run task by task (figure A1-4's reference panel); every pair as (predicted, measured) extra
-    seconds over the simulation, the first :data:`PAIRS` as ``pairs``, the rest as ``held_out``."""
+    seconds over the simulation and the CPUs other programs kept busy just before its calibration, the first
+    :data:`PAIRS` as ``pairs``, the rest as ``held_out``."""
     workers, graph = a1.pool_size(), a1.dag()
     simulated = S.central_queue(graph, a1.dag_workers(workers), ready="fifo")
     pairs, first = [], None
     for _ in range(2 * PAIRS):
+        busy = busy_cpus()              # the reader's cell reads it too: both sides classed by one function
         hand = measure.handovers(a1.calibration_dags(), workers=workers)
         costs, _ = typical_costs(simulated, hand)
         predicted = dispatch_simulation(simulated, costs.released, costs.queued, costs.stretch)[0]
         run = run_graph(graph, a1.sleep_bodies(graph), executor="process", workers=workers).schedule
-        pairs.append([predicted - simulated.makespan, run.makespan - simulated.makespan])
+        pairs.append([predicted - simulated.makespan, run.makespan - simulated.makespan, busy])
         first = first or (hand, costs, predicted, run)
     hand, costs, predicted, run = first
     calibration = {"handovers": {k: [list(b) for b in v] for k, v in hand.items()},
                    "handovers_graphs": list(a1.CALIBRATION_SEEDS)}
-    dag = {"workers": workers, "tasks": len(graph.tasks), "queue_s": simulated.makespan, "condition": condition,
+    dag = {"workers": workers, "cpus": measure.cpu_count(), "tasks": len(graph.tasks), "queue_s": simulated.makespan,
+           "condition": condition,
            "costs": [costs.released, costs.queued, costs.stretch], "predicted_s": predicted,
            "measured_s": run.makespan, "pairs": pairs[:PAIRS], "held_out": pairs[PAIRS:],
            "start": run.start.tolist(), "end": run.end.tolist(), "device_of": run.device_of.tolist(),

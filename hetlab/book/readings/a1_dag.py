@@ -88,12 +88,12 @@ def dispatch_simulation(simulated: Schedule, released, queued, stretch=0.0) -> t
 
 def _pairs(pairs) -> np.ndarray:
     """``pairs`` checked: (predicted, measured) extra seconds per (calibration, run) pair, at least 9 of them, the
-    predictions positive."""
+    predictions positive (a stored pair may carry a third number, the busy CPUs read before it: ignored here)."""
     rows = [check_sequence("pairs", p) for p in check_sequence("pairs", pairs)]
-    if len(rows) < 9 or any(len(r) != 2 for r in rows):
+    if len(rows) < 9 or any(len(r) not in (2, 3) for r in rows):
         raise ValueError(f"pairs must hold at least 9 (predicted, measured) pairs of seconds, got {len(rows)} rows "
                          f"of lengths {sorted({len(r) for r in rows})}")
-    return np.array([(check_positive("pairs", p, high=60.0), _extra_seconds("pairs", m)) for p, m in rows])
+    return np.array([(check_positive("pairs", r[0], high=60.0), _extra_seconds("pairs", r[1])) for r in rows])
 
 
 def _extra_seconds(name: str, value) -> float:
@@ -247,47 +247,64 @@ IDLE_BELOW = 0.5
 
 def condition(cpus: int, busy: float | None) -> str | None:
     """Which of :data:`CONDITIONS` a machine with ``cpus`` usable CPUs, ``busy`` of them kept busy by other
-    programs (:func:`hetlab.real.cpu_load.busy_cpus`; None where unknown), is in; None when it cannot tell.
+    programs (:func:`hetlab.real.cpu_load.busy_cpus`; None where unknown), is in; None when it cannot tell or
+    when it is a case no reference was recorded in (one CPU that other programs also use). The same function
+    classes the stored pairs (each with the busy CPUs read before its calibration) and the reader's run.
 
-    >>> condition(1, None), condition(2, 0.1), condition(2, 2.0), condition(8, None)
-    ('one-cpu', 'idle', 'busy', None)
+    >>> condition(1, 0.1), condition(1, 0.8), condition(2, 0.1), condition(2, 2.0), condition(8, None)
+    ('one-cpu', None, 'idle', 'busy', None)
     """
     cpus = check_int("cpus", cpus, low=1, high=4096)
-    if cpus == 1:
-        return "one-cpu"
     if busy is None:
         return None
-    return "idle" if check_nonnegative("busy", busy, high=4096.0) < IDLE_BELOW else "busy"
+    quiet = check_nonnegative("busy", busy, high=4096.0) < IDLE_BELOW
+    if cpus == 1:
+        return "one-cpu" if quiet else None
+    return "idle" if quiet else "busy"
+
+
+def _stored_pairs(ref: Reference) -> list[tuple[str | None, tuple[float, float]]]:
+    """A reference's band pairs, each with its condition: classed by :func:`condition` from the busy CPUs read
+    before its calibration (stored as a third number), else by the reference's recorded condition."""
+    d = ref.dag
+    cpus = d.get("cpus", ref.cpus)
+    return [(condition(cpus, row[2]) if len(row) > 2 else d.get("condition"), (float(row[0]), float(row[1])))
+            for row in d["pairs"]]
 
 
 def matching_pairs(reference, cpus: int, busy: float | None, workers: int) -> tuple[list[tuple[float, float]], str]:
-    """The reference pairs whose condition and pool size match this machine's (Mondrian conformal prediction:
-    the band is calibrated within the class the run falls in, decided before the run), and the line that says
-    which; where none matches, every pair, said so (the band then has no tested coverage).
+    """The reference pairs in the condition of this machine, with the same pool size (Mondrian conformal
+    prediction: the band is calibrated within the class the run falls in, decided before the run by the same
+    :func:`condition` that classed the pairs), and the line that says which; where fewer than 10 match, every pair,
+    said so (the band then has no tested coverage). The references are one machine (the book's build VM): on
+    another machine the band is the build VM's, which the line cannot know.
 
     >>> from hetlab.book import reference
     >>> refs = [reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")]
     >>> pairs, line = matching_pairs(refs, 2, 0.0, 2)
-    >>> len(pairs), line.split("：")[1]
-    (20, '区间用参照在同样情形（空闲，P = 2）下记录的 20 对')
+    >>> len(pairs) >= 10, line.split("：")[1].split("下记录")[0]
+    (True, '区间用参照在同样情形（空闲，P = 2）')
     """
     workers = check_int("workers", workers, low=1, high=4096)
     cpus = check_int("cpus", cpus, low=1, high=4096)
     refs = [r for r in _refs(reference) if r.dag and "pairs" in r.dag]
+    if not refs:
+        raise ValueError("reference holds no A1.4 (calibration, run) pairs: record them with "
+                         "tools/record_reference.py --a1-4")
     kind = condition(cpus, busy)
     seen = "读不出其他程序占着几个 CPU" if busy is None else f"其他程序占着 {busy:.1f} 个 CPU（本机 {cpus} 个可用）"
     if busy is not None and busy >= cpus - 0.1:
         seen += "，CPU 都被占满，看不出还有几个线程在等核"
-    match = [r for r in refs if r.dag.get("condition") == kind and r.dag["workers"] == workers]
-    if match:
-        pairs = reference_pairs(match)
-        line = (f"运行前{seen}：区间用参照在同样情形（{CONDITIONS[kind]}，P = {workers}）下记录的 {len(pairs)} 对")
+    pairs = [pair for r in refs if r.dag["workers"] == workers for k, pair in _stored_pairs(r) if k == kind]
+    if kind is not None and len(pairs) >= 10:
         if kind == "busy":
-            line += "；忙碌参照是另有两个进程占满两个 CPU，比它更忙时区间多半偏窄"
-        return pairs, line
-    known = sorted({r.dag["workers"] for r in refs})
-    return reference_pairs(refs), (f"运行前{seen}，P = {workers}：参照里没有与此相仿的情形（参照的 P 都是 "
-                                   f"{'、'.join(map(str, known))}），区间借用各种情形合在一起的比值，覆盖率没有检验过")
+            return pairs, (f"运行前{seen}：区间用参照在最接近的情形（忙碌：另有两个进程占满两个 CPU，P = {workers}）"
+                           f"下记录的 {len(pairs)} 对；忙碌时一次运行本来就时快时慢，区间宽到这次比较说明不了什么，"
+                           "要检验模型，请在空闲时运行，或看下面的空闲参照")
+        return pairs, f"运行前{seen}：区间用参照在同样情形（{CONDITIONS[kind]}，P = {workers}）下记录的 {len(pairs)} 对"
+    every = [pair for r in refs for _, pair in _stored_pairs(r)]
+    return every, (f"运行前{seen}，P = {workers}：参照里没有与此相仿的情形（参照都是本书构建机、P = 2，"
+                   "单个 CPU 时只录了它空着的情形），区间借用各种情形合在一起的比值，覆盖率没有检验过")
 
 
 def reference_pairs(reference) -> list[tuple[float, float]]:
@@ -296,7 +313,8 @@ def reference_pairs(reference) -> list[tuple[float, float]]:
     records them with ``--a1-4``), pooled: the machines' conditions (idle, busy, one CPU) all inform the band."""
     if reference is None:
         raise TypeError("reference must be a Reference or several, got None")
-    pairs = [tuple(p) for ref in _refs(reference) if ref.dag and "pairs" in ref.dag for p in ref.dag["pairs"]]
+    pairs = [(float(p[0]), float(p[1])) for ref in _refs(reference) if ref.dag and "pairs" in ref.dag
+             for p in ref.dag["pairs"]]
     if not pairs:
         raise ValueError("reference holds no A1.4 (calibration, run) pairs: record them with "
                          "tools/record_reference.py --a1-4")

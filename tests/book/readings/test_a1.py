@@ -293,18 +293,25 @@ def test_typical_costs_are_the_median_calibration_graph_s():
 
 def test_the_condition_is_read_before_the_run_and_picks_the_matching_pairs():
     refs = [reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")]
-    assert [R.condition(1, 1.5), R.condition(2, 0.4), R.condition(2, 0.5), R.condition(4, None)] == \
-        ["one-cpu", "idle", "busy", None]
+    # review A1-19 #1: one CPU counts as the one-CPU reference's condition only when other programs leave it quiet
+    assert [R.condition(1, 0.3), R.condition(1, 1.5), R.condition(2, 0.4), R.condition(2, 0.5),
+            R.condition(4, None)] == ["one-cpu", None, "idle", "busy", None]
+    # every stored pair carries the busy CPUs read before its calibration, classed by the same function
+    for ref in refs:
+        assert all(len(row) == 3 for row in ref.dag["pairs"]) and ref.dag["cpus"] in (1, 2)
     for cpus, busy, name in ((2, 0.0, "idle"), (2, 1.9, "busy"), (1, 0.3, "one-cpu")):
         pairs, line = R.matching_pairs(refs, cpus, busy, 2)
-        mine = next(r for r in refs if r.dag["condition"] == name)
-        assert pairs == [tuple(p) for p in mine.dag["pairs"]] and f"（{R.CONDITIONS[name]}，P = 2）" in line
-    assert "CPU 都被占满" in R.matching_pairs(refs, 2, 2.0, 2)[1]
-    assert "比它更忙时区间多半偏窄" in R.matching_pairs(refs, 2, 1.0, 2)[1]
-    # a pool of 4 (a 4-CPU laptop): no reference condition matches, every pair is borrowed and said so
-    pairs, line = R.matching_pairs(refs, 4, 0.0, 4)
-    assert len(pairs) == sum(len(r.dag["pairs"]) for r in refs) and "参照里没有与此相仿的情形" in line
-    assert "覆盖率没有检验过" in line
+        mine = [(row[0], row[1]) for r in refs for row in r.dag["pairs"]
+                if R.condition(r.dag["cpus"], row[2]) == name]
+        assert pairs == mine and len(pairs) >= 10
+        assert f"（{R.CONDITIONS[name]}" in line
+    busy_line = R.matching_pairs(refs, 2, 2.0, 2)[1]
+    assert "CPU 都被占满" in busy_line and "最接近的情形" in busy_line and "说明不了什么" in busy_line
+    # a pool of 4 (a 4-CPU laptop), or one CPU shared with other programs: no reference matches, said so
+    for cpus, busy, workers in ((4, 0.0, 4), (1, 0.9, 2)):
+        pairs, line = R.matching_pairs(refs, cpus, busy, workers)
+        assert len(pairs) == sum(len(r.dag["pairs"]) for r in refs) and "参照里没有与此相仿的情形" in line
+        assert "覆盖率没有检验过" in line
     assert "读不出其他程序占着几个 CPU" in R.matching_pairs(refs, 2, None, 2)[1]
 
 
@@ -327,10 +334,10 @@ def test_the_references_make_the_band_from_their_pairs_and_check_it_on_others():
     lines = [x for x in text.splitlines() if x.startswith("参照 · ")]
     assert len(lines) == 3
     for ref, line in zip(refs, lines):
-        band = [m / p for p, m in ref.dag["pairs"]]
+        band = [m / p for p, m, _ in ref.dag["pairs"]]
         lo, hi = min(band), max(band)             # 20 pairs at 90%: ranks 1 and 20
         assert R.error_band(ref.dag["pairs"]) == pytest.approx((lo, hi))
-        inside = sum(p * lo <= m <= p * hi for p, m in ref.dag["held_out"])
+        inside = sum(p * lo <= m <= p * hi for p, m, _ in ref.dag["held_out"])
         assert f"实测 ÷ 预测 {lo:.2f} 到 {hi:.2f}" in line
         assert line.endswith(f"另测的 {len(ref.dag['held_out'])} 对检验这些倍数定出的区间：{inside} 对落在里面")
     # the stored first run is the one the figure draws: its makespan is the stored one
