@@ -19,6 +19,7 @@ from hetlab.book.readings.a1_dag import (
     dispatch_lines,
     dispatch_schedule,
     dispatch_simulation,
+    enough_pairs,
     error_band,
     graph_predictions,
     matching_pairs,
@@ -35,7 +36,7 @@ from hetlab.schedule import Schedule
 __all__ = ["Costs", "handover_costs", "calibration_lines", "plan_prediction", "plan_lines",
            "sweep_prediction", "sweep_lines", "dispatch_schedule", "dispatch_simulation", "Prediction",
            "error_band", "predict_extra", "graph_predictions", "typical_costs", "reference_pairs", "CONDITIONS",
-           "condition", "matching_pairs", "split_lines", "dispatch_lines", "dag_lines", "FINE"]
+           "condition", "matching_pairs", "enough_pairs", "split_lines", "dispatch_lines", "dag_lines", "FINE"]
 
 #: A1.3's finest split is "as predicted" when its measured cost lies within this factor of (N - P) O_s either
 #: way: O_s is an average over one calibration, and two equal calibrations of an idle machine differ by a

@@ -21,6 +21,7 @@ from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["dispatch_schedule", "dispatch_simulation", "Prediction", "error_band", "predict_extra",
            "graph_predictions", "typical_costs", "reference_pairs", "CONDITIONS", "condition", "matching_pairs",
+           "enough_pairs",
            "split_lines", "dispatch_lines", "dag_lines"]
 
 
@@ -125,9 +126,24 @@ def error_band(pairs, coverage: float = 0.9) -> tuple[float, float]:
     """
     rows = _pairs(pairs)
     coverage = check_positive("coverage", coverage, high=0.99)
+    least = enough_pairs(coverage)
+    if len(rows) < least:      # the ranks would be clamped to 1..n and the band would hold less than it says
+        raise ValueError(f"pairs must hold at least {least} pairs for a {coverage:.0%} band "
+                         f"(ceil(2 / (1 - coverage)) - 1), got {len(rows)}")
     ratios = np.sort(rows[:, 1] / rows[:, 0])
     lo, hi = _ranks(len(ratios), coverage)
     return float(ratios[lo - 1]), float(ratios[hi - 1])
+
+
+def enough_pairs(coverage: float = 0.9) -> int:
+    """The fewest pairs whose :func:`error_band` at ``coverage`` needs no clamping of its ranks (below it, even the
+    least and greatest ratio hold a new pair with probability less than ``coverage``).
+
+    >>> enough_pairs(0.9), enough_pairs(0.8), enough_pairs(0.5)
+    (19, 9, 3)
+    """
+    coverage = check_positive("coverage", coverage, high=0.99)
+    return math.ceil(2 / (1 - coverage) - 1 - 1e-9)
 
 
 @dataclass(frozen=True)
@@ -241,26 +257,31 @@ def typical_costs(simulated: Schedule, handovers: dict) -> tuple[Costs, list[flo
 
 #: The conditions A1.4's reference pairs were recorded in (``dag["condition"]``), as the chapter names them.
 CONDITIONS = {"idle": "空闲", "busy": "忙碌", "one-cpu": "只用 1 个 CPU"}
-#: Fewer busy CPUs than this (other programs', sampled just before the calibration) counts as idle.
-IDLE_BELOW = 0.5
+#: Fewer busy CPUs than this (other programs', sampled just before the calibration) counts as idle: the idle and
+#: one-CPU references read at most 0.05 before every pair, so a reading up to 0.2 is still their condition.
+IDLE_BELOW = 0.2
+#: Busy means other programs fill the CPUs but this many: the busy reference's two spinning processes read 1.95 or
+#: more of 2 CPUs before every pair. Between idle and busy no reference was recorded.
+FULL_WITHIN = 0.5
 
 
 def condition(cpus: int, busy: float | None) -> str | None:
     """Which of :data:`CONDITIONS` a machine with ``cpus`` usable CPUs, ``busy`` of them kept busy by other
-    programs (:func:`hetlab.real.cpu_load.busy_cpus`; None where unknown), is in; None when it cannot tell or
-    when it is a case no reference was recorded in (one CPU that other programs also use). The same function
-    classes the stored pairs (each with the busy CPUs read before its calibration) and the reader's run.
+    programs (:func:`hetlab.real.cpu_load.busy_cpus`; None where unknown), is in; None when it cannot tell or when
+    it is a case no reference was recorded in (partly busy; one CPU that other programs also use). The same
+    function classes the stored pairs (each with the busy CPUs read before its calibration) and the reader's run.
 
-    >>> condition(1, 0.1), condition(1, 0.8), condition(2, 0.1), condition(2, 2.0), condition(8, None)
-    ('one-cpu', None, 'idle', 'busy', None)
+    >>> condition(1, 0.1), condition(1, 0.8), condition(2, 0.1), condition(2, 1.0), condition(2, 1.9)
+    ('one-cpu', None, 'idle', None, 'busy')
+    >>> condition(8, None)
     """
     cpus = check_int("cpus", cpus, low=1, high=4096)
     if busy is None:
         return None
-    quiet = check_nonnegative("busy", busy, high=4096.0) < IDLE_BELOW
-    if cpus == 1:
-        return "one-cpu" if quiet else None
-    return "idle" if quiet else "busy"
+    busy = check_nonnegative("busy", busy, high=4096.0)
+    if busy < IDLE_BELOW:
+        return "one-cpu" if cpus == 1 else "idle"
+    return "busy" if cpus > 1 and busy >= cpus - FULL_WITHIN else None
 
 
 def _stored_pairs(ref: Reference) -> list[tuple[str | None, tuple[float, float]]]:
@@ -283,7 +304,7 @@ def matching_pairs(reference, cpus: int, busy: float | None, workers: int) -> tu
     >>> refs = [reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")]
     >>> pairs, line = matching_pairs(refs, 2, 0.0, 2)
     >>> len(pairs) >= 10, line.split("：")[1].split("下记录")[0]
-    (True, '区间用参照在同样情形（空闲，P = 2）')
+    (True, '区间用本书构建机在同样情形（空闲，P = 2）')
     """
     workers = check_int("workers", workers, low=1, high=4096)
     cpus = check_int("cpus", cpus, low=1, high=4096)
@@ -296,15 +317,16 @@ def matching_pairs(reference, cpus: int, busy: float | None, workers: int) -> tu
     if busy is not None and busy >= cpus - 0.1:
         seen += "，CPU 都被占满，看不出还有几个线程在等核"
     pairs = [pair for r in refs if r.dag["workers"] == workers for k, pair in _stored_pairs(r) if k == kind]
-    if kind is not None and len(pairs) >= 10:
+    if kind is not None and len(pairs) >= enough_pairs():
         if kind == "busy":
-            return pairs, (f"运行前{seen}：区间用参照在最接近的情形（忙碌：另有两个进程占满两个 CPU，P = {workers}）"
-                           f"下记录的 {len(pairs)} 对；忙碌时一次运行本来就时快时慢，区间宽到这次比较说明不了什么，"
-                           "要检验模型，请在空闲时运行，或看下面的空闲参照")
-        return pairs, f"运行前{seen}：区间用参照在同样情形（{CONDITIONS[kind]}，P = {workers}）下记录的 {len(pairs)} 对"
+            return pairs, (f"运行前{seen}：区间用本书构建机在最接近的情形（忙碌：另有两个进程占满两个 CPU，"
+                           f"P = {workers}）下记录的 {len(pairs)} 对（忙碌时一次运行本来就时快时慢，区间宽到这次比较"
+                           "说明不了什么；要检验模型，请在空闲时运行）")
+        return pairs, (f"运行前{seen}：区间用本书构建机在同样情形（{CONDITIONS[kind]}，P = {workers}）下记录的 "
+                       f"{len(pairs)} 对（别的机器上没有检验过）")
     every = [pair for r in refs for _, pair in _stored_pairs(r)]
-    return every, (f"运行前{seen}，P = {workers}：参照里没有与此相仿的情形（参照都是本书构建机、P = 2，"
-                   "单个 CPU 时只录了它空着的情形），区间借用各种情形合在一起的比值，覆盖率没有检验过")
+    return every, (f"运行前{seen}，P = {workers}：参照里没有与此相仿的情形（参照都是本书构建机、P = 2，只录了"
+                   "空闲、两个核都被占满和单个空闲 CPU 三种情形），区间借用它们合在一起的比值，覆盖率没有检验过")
 
 
 def reference_pairs(reference) -> list[tuple[float, float]]:
@@ -354,7 +376,7 @@ def split_lines(prediction: Prediction, costs: Costs, workers: int, per_graph: l
     if note is not None:
         if not isinstance(note, str):
             raise TypeError(f"note must be a string (matching_pairs' line), got {type(note).__name__}")
-        lines.append(f"{note}；它们的实测 ÷ 预测里{which}就是上面的两个倍数")
+        lines.append(f"{note}；这 {p.pairs} 对的实测 ÷ 预测里{which}就是上面的两个倍数")
     return "\n".join(lines)
 
 

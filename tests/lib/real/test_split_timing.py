@@ -108,7 +108,9 @@ def test_the_calibration_reads_like_the_dispatch_column_in_a_big_heap():
     heap = [[i] for i in range(300_000)]         # >= 300k live small containers, as in a long notebook session
     t = split_matmul_timing(n=600, pieces=(1, 600), workers=2, repeat=3)
     ratio = t.os0 / (t.dispatch[-1] / 600)
-    assert len(heap) == 300_000 and 0.5 < ratio < 1.6, ratio
+    # the upper end is the finding (a collection inflates the calibration up to 3x); the lower end only catches a
+    # broken calibration, and read 0.496 on a machine running three test jobs at once (2026-12-05)
+    assert len(heap) == 300_000 and 1 / 3 < ratio < 1.6, ratio
     assert gc.isenabled()
 
 
