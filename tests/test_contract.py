@@ -421,6 +421,7 @@ OVERRIDES.update({
                                             "cpus": 2, "busy": 0.0, "workers": 2},
     "book.readings.a1_dag.condition": {"cpus": 2, "busy": 0.0},
     "book.readings.a1_dag.enough_pairs": {"coverage": 0.9},
+    "book.readings.a1_dag.interval_name": {"prediction": lambda: _prediction()},
     "book.readings.a1_dag.graph_predictions": {"simulated": lambda: _pool_simulation(),
                                                "handovers": lambda: _handovers()},
     "book.readings.a1_dag.reference_pairs": {"reference": lambda: _mod("book.reference").load("build-vm-idle")},

@@ -42,18 +42,20 @@ def record_a1_4(condition: str) -> tuple[dict, dict]:
     siblings, the prediction from the median calibration graph (readings.a1.typical_costs), then at once the run.
     Returns (calibration fields, ``dag`` fields). The first pair's calibration is stored whole (A1.1's reference
     line) and its run task by task (figure A1-4's reference panel); every pair as (predicted, measured) extra
-    seconds over the simulation and the CPUs other programs kept busy just before its calibration, the first
-    :data:`PAIRS` as ``pairs``, the rest as ``held_out``."""
+    seconds over the simulation and the CPUs other programs kept busy just before its calibration (those this
+    process may use, then the whole machine's), the first :data:`PAIRS` as ``pairs``, the rest as ``held_out``."""
     workers, graph = a1.pool_size(), a1.dag()
     simulated = S.central_queue(graph, a1.dag_workers(workers), ready="fifo")
     pairs, first = [], None
     for _ in range(2 * PAIRS):
-        busy = busy_cpus()              # the reader's cell reads it too: both sides classed by one function
+        # the reader's cell reads both too: both sides classed by one function (readings.a1.condition)
+        busy = busy_cpus()
+        machine = busy_cpus(machine=True) if measure.cpu_count() == 1 else busy   # as A1.4's cell reads it
         hand = measure.handovers(a1.calibration_dags(), workers=workers)
         costs, _ = typical_costs(simulated, hand)
         predicted = dispatch_simulation(simulated, costs.released, costs.queued, costs.stretch)[0]
         run = run_graph(graph, a1.sleep_bodies(graph), executor="process", workers=workers).schedule
-        pairs.append([predicted - simulated.makespan, run.makespan - simulated.makespan, busy])
+        pairs.append([predicted - simulated.makespan, run.makespan - simulated.makespan, busy, machine])
         first = first or (hand, costs, predicted, run)
     hand, costs, predicted, run = first
     calibration = {"handovers": {k: [list(b) for b in v] for k, v in hand.items()},

@@ -111,21 +111,28 @@ def _times(cpus: set[int]) -> tuple[int, int] | None:
     return (busy, total) if total else None
 
 
-def busy_cpus(interval: float = 0.2) -> float | None:
+def busy_cpus(interval: float = 0.2, *, machine: bool = False) -> float | None:
     """How many of the CPUs this process may run on (``os.sched_getaffinity``) were busy during the next
     ``interval`` seconds (at most 1), summed busy fractions from ``/proc/stat``, capped by
     :func:`hetlab.real.measure.cpu_count` (a container's quota); None where ``/proc/stat`` is missing (not Linux)
-    or did not advance. The caller sleeps meanwhile, so what it counts is other work.
+    or did not advance. The caller sleeps meanwhile, so what it counts is other work. With ``machine``, every CPU
+    of the machine instead (no cap): a process pinned to one CPU cannot see a program on another one, which can
+    still move onto its CPU during a run.
 
     >>> busy = busy_cpus(0.05)
     >>> busy is None or 0 <= busy <= len(os.sched_getaffinity(0))
+    True
+    >>> whole = busy_cpus(0.05, machine=True)
+    >>> whole is None or 0 <= whole <= (os.cpu_count() or 1)
     True
     """
     from hetlab.real.measure import cpu_count
 
     interval = check_positive("interval", interval, high=1.0)
+    if not isinstance(machine, bool):
+        raise TypeError(f"machine must be True or False, got {type(machine).__name__} {machine!r}")
     try:
-        cpus = set(os.sched_getaffinity(0))
+        cpus = set(range(os.cpu_count() or 1)) if machine else set(os.sched_getaffinity(0))
     except AttributeError:                          # not Linux: no /proc/stat either
         return None
     first = _times(cpus)
@@ -136,4 +143,6 @@ def busy_cpus(interval: float = 0.2) -> float | None:
     if second is None or second[1] <= first[1]:
         return None
     fraction = (second[0] - first[0]) / (second[1] - first[1])
+    if machine:
+        return max(0.0, fraction * len(cpus))
     return min(float(cpu_count()), max(0.0, fraction * len(cpus)))

@@ -21,7 +21,7 @@ from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["dispatch_schedule", "dispatch_simulation", "Prediction", "error_band", "predict_extra",
            "graph_predictions", "typical_costs", "reference_pairs", "CONDITIONS", "condition", "matching_pairs",
-           "enough_pairs",
+           "enough_pairs", "interval_name",
            "split_lines", "dispatch_lines", "dag_lines"]
 
 
@@ -89,9 +89,10 @@ def dispatch_simulation(simulated: Schedule, released, queued, stretch=0.0) -> t
 
 def _pairs(pairs) -> np.ndarray:
     """``pairs`` checked: (predicted, measured) extra seconds per (calibration, run) pair, at least 9 of them, the
-    predictions positive (a stored pair may carry a third number, the busy CPUs read before it: ignored here)."""
+    predictions positive (a stored pair may carry the busy CPUs read before it, one or two more numbers: ignored
+    here)."""
     rows = [check_sequence("pairs", p) for p in check_sequence("pairs", pairs)]
-    if len(rows) < 9 or any(len(r) not in (2, 3) for r in rows):
+    if len(rows) < 9 or any(len(r) not in (2, 3, 4) for r in rows):
         raise ValueError(f"pairs must hold at least 9 (predicted, measured) pairs of seconds, got {len(rows)} rows "
                          f"of lengths {sorted({len(r) for r in rows})}")
     return np.array([(check_positive("pairs", r[0], high=60.0), _extra_seconds("pairs", r[1])) for r in rows])
@@ -108,7 +109,9 @@ def _extra_seconds(name: str, value) -> float:
 
 def _ranks(n: int, coverage: float) -> tuple[int, int]:
     """The 1-based ranks of the low and high order statistics of :func:`error_band` among ``n`` ratios."""
-    return max(1, math.floor((n + 1) * (1 - coverage) / 2)), min(n, math.ceil((n + 1) * (1 + coverage) / 2))
+    # 1e-9: (n + 1)(1 - 0.9) / 2 is 0.999... in floating point where it is 1 exactly (n = 19, 39, ...)
+    return (max(1, math.floor((n + 1) * (1 - coverage) / 2 + 1e-9)),
+            min(n, math.ceil((n + 1) * (1 + coverage) / 2 - 1e-9)))
 
 
 def error_band(pairs, coverage: float = 0.9) -> tuple[float, float]:
@@ -152,7 +155,9 @@ class Prediction:
     (``simulated``), the predicted extra time over it (``extra``: the simulation with A1.1's mean hand-overs and
     stretch, the run the figure draws on top) and its interval (``low``, ``high`` = ``extra`` times
     :func:`error_band`'s ``factors``, from ``pairs`` stored (calibration, run) pairs, ``coverage``);
-    ``released`` and ``queued``: how many tasks that simulation releases and queues."""
+    ``released`` and ``queued``: how many tasks that simulation releases and queues; ``tested``: False where the
+    pairs are borrowed from conditions other than the run's (:func:`matching_pairs`), so the band is only a
+    reference whose coverage nobody checked, and is printed so."""
 
     simulated: float
     extra: float
@@ -163,6 +168,7 @@ class Prediction:
     queued: int
     pairs: int
     factors: tuple[float, float] = (1.0, 1.0)
+    tested: bool = True
 
     def __post_init__(self) -> None:
         check_positive("simulated", self.simulated, high=3600.0)
@@ -174,15 +180,26 @@ class Prediction:
         check_int("released", self.released, low=0)
         check_int("queued", self.queued, low=0)
         check_int("pairs", self.pairs, low=1)
+        if not isinstance(self.tested, bool):
+            raise TypeError(f"tested must be True or False, got {type(self.tested).__name__} {self.tested!r}")
         factors = check_sequence("factors", self.factors)
         if len(factors) != 2 or not all(isinstance(f, (int, float)) and f > 0 for f in factors):
             raise ValueError(f"factors must be two positive multiples (low, high), got {self.factors!r}")
 
 
-def predict_extra(simulated: Schedule, costs: Costs, pairs, *, coverage: float = 0.9) -> Prediction:
+def interval_name(prediction: Prediction) -> str:
+    """What the printed lines call the band: "90% 预测区间" where its pairs match the run's condition, else a
+    reference band whose coverage is untested."""
+    check_instance("prediction", prediction, Prediction)
+    return f"{prediction.coverage:.0%} 预测区间" if prediction.tested else "参考区间（覆盖率没有检验过）"
+
+
+def predict_extra(simulated: Schedule, costs: Costs, pairs, *, coverage: float = 0.9,
+                  tested: bool = True) -> Prediction:
     """A1.4's prediction from A1.1's calibration alone: the extra time over ``simulated``'s makespan when every
     task pays A1.1's mean hand-overs and stretch (``costs``, :func:`handover_costs`; :func:`dispatch_schedule`),
-    and its interval from stored (calibration, run) ``pairs`` (:func:`error_band`, :func:`reference_pairs`).
+    and its interval from stored (calibration, run) ``pairs`` (:func:`error_band`, :func:`matching_pairs`;
+    ``tested``: False where those pairs were borrowed from other conditions).
 
     >>> from hetlab import schedulers as S
     >>> from hetlab.devices import Device
@@ -199,8 +216,10 @@ def predict_extra(simulated: Schedule, costs: Costs, pairs, *, coverage: float =
     lo, hi = error_band(pairs, coverage)
     end, flags = dispatch_simulation(simulated, costs.released, costs.queued, costs.stretch)
     extra = end - simulated.makespan
+    if not isinstance(tested, bool):
+        raise TypeError(f"tested must be True or False, got {type(tested).__name__} {tested!r}")
     return Prediction(simulated.makespan, extra, extra * lo, extra * hi, coverage, int(len(flags) - flags.sum()),
-                      int(flags.sum()), len(pairs), (lo, hi))
+                      int(flags.sum()), len(pairs), (lo, hi), tested)
 
 
 def graph_predictions(simulated: Schedule, handovers: dict) -> list[float]:
@@ -265,46 +284,55 @@ IDLE_BELOW = 0.2
 FULL_WITHIN = 0.5
 
 
-def condition(cpus: int, busy: float | None) -> str | None:
+def condition(cpus: int, busy: float | None, machine: float | None = None) -> str | None:
     """Which of :data:`CONDITIONS` a machine with ``cpus`` usable CPUs, ``busy`` of them kept busy by other
     programs (:func:`hetlab.real.cpu_load.busy_cpus`; None where unknown), is in; None when it cannot tell or when
-    it is a case no reference was recorded in (partly busy; one CPU that other programs also use). The same
-    function classes the stored pairs (each with the busy CPUs read before its calibration) and the reader's run.
+    it is a case no reference was recorded in (partly busy; one CPU while other programs run on the machine).
+    ``machine``: the busy CPUs of the whole machine (``busy_cpus(machine=True)``), needed for one CPU: a program on
+    another CPU is invisible to the pinned process's own reading and can move onto its CPU during the run. The same
+    function classes the stored pairs (each with the readings taken before its calibration) and the reader's run.
 
-    >>> condition(1, 0.1), condition(1, 0.8), condition(2, 0.1), condition(2, 1.0), condition(2, 1.9)
-    ('one-cpu', None, 'idle', None, 'busy')
-    >>> condition(8, None)
+    >>> condition(1, 0.1, 0.1), condition(1, 0.1, 1.0), condition(1, 0.1), condition(2, 0.1), condition(2, 1.0)
+    ('one-cpu', None, None, 'idle', None)
+    >>> condition(2, 1.9), condition(8, None)
+    ('busy', None)
     """
     cpus = check_int("cpus", cpus, low=1, high=4096)
+    machine = None if machine is None else check_nonnegative("machine", machine, high=4096.0)
     if busy is None:
         return None
     busy = check_nonnegative("busy", busy, high=4096.0)
     if busy < IDLE_BELOW:
-        return "one-cpu" if cpus == 1 else "idle"
+        if cpus > 1:
+            return "idle"
+        quiet = machine is not None and machine < IDLE_BELOW
+        return "one-cpu" if quiet else None
     return "busy" if cpus > 1 and busy >= cpus - FULL_WITHIN else None
 
 
 def _stored_pairs(ref: Reference) -> list[tuple[str | None, tuple[float, float]]]:
     """A reference's band pairs, each with its condition: classed by :func:`condition` from the busy CPUs read
-    before its calibration (stored as a third number), else by the reference's recorded condition."""
+    before its calibration (a third number; a fourth: the whole machine's), else by the recorded condition."""
     d = ref.dag
     cpus = d.get("cpus", ref.cpus)
-    return [(condition(cpus, row[2]) if len(row) > 2 else d.get("condition"), (float(row[0]), float(row[1])))
-            for row in d["pairs"]]
+    return [(condition(cpus, row[2], row[3] if len(row) > 3 else None) if len(row) > 2 else d.get("condition"),
+             (float(row[0]), float(row[1]))) for row in d["pairs"]]
 
 
-def matching_pairs(reference, cpus: int, busy: float | None, workers: int) -> tuple[list[tuple[float, float]], str]:
+def matching_pairs(reference, cpus: int, busy: float | None, workers: int,
+                   machine: float | None = None) -> tuple[list[tuple[float, float]], str, bool]:
     """The reference pairs in the condition of this machine, with the same pool size (Mondrian conformal
     prediction: the band is calibrated within the class the run falls in, decided before the run by the same
-    :func:`condition` that classed the pairs), and the line that says which; where fewer than 10 match, every pair,
-    said so (the band then has no tested coverage). The references are one machine (the book's build VM): on
+    :func:`condition` that classed the pairs; ``machine``: the whole machine's busy CPUs), the line that says which,
+    and whether they match; where fewer than :func:`enough_pairs` match, every pair, said so (the band then has no
+    tested coverage, and the lines call it a reference band). The references are one machine (the book's build VM): on
     another machine the band is the build VM's, which the line cannot know.
 
     >>> from hetlab.book import reference
     >>> refs = [reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")]
-    >>> pairs, line = matching_pairs(refs, 2, 0.0, 2)
-    >>> len(pairs) >= 10, line.split("：")[1].split("下记录")[0]
-    (True, '区间用本书构建机在同样情形（空闲，P = 2）')
+    >>> pairs, line, matched = matching_pairs(refs, 2, 0.0, 2)
+    >>> len(pairs) >= 19, matched, line.split("：")[1].split("下记录")[0]
+    (True, True, '区间用本书构建机在同样情形（空闲，P = 2）')
     """
     workers = check_int("workers", workers, low=1, high=4096)
     cpus = check_int("cpus", cpus, low=1, high=4096)
@@ -312,21 +340,24 @@ def matching_pairs(reference, cpus: int, busy: float | None, workers: int) -> tu
     if not refs:
         raise ValueError("reference holds no A1.4 (calibration, run) pairs: record them with "
                          "tools/record_reference.py --a1-4")
-    kind = condition(cpus, busy)
+    kind = condition(cpus, busy, machine)
     seen = "读不出其他程序占着几个 CPU" if busy is None else f"其他程序占着 {busy:.1f} 个 CPU（本机 {cpus} 个可用）"
     if busy is not None and busy >= cpus - 0.1:
         seen += "，CPU 都被占满，看不出还有几个线程在等核"
+    if cpus == 1 and machine is not None and machine >= IDLE_BELOW:
+        seen += f"，整台机器上其他程序占着 {machine:.1f} 个 CPU（运行中可能挪到这个 CPU 上）"
     pairs = [pair for r in refs if r.dag["workers"] == workers for k, pair in _stored_pairs(r) if k == kind]
     if kind is not None and len(pairs) >= enough_pairs():
         if kind == "busy":
             return pairs, (f"运行前{seen}：区间用本书构建机在最接近的情形（忙碌：另有两个进程占满两个 CPU，"
                            f"P = {workers}）下记录的 {len(pairs)} 对（忙碌时一次运行本来就时快时慢，区间宽到这次比较"
-                           "说明不了什么；要检验模型，请在空闲时运行）")
+                           "说明不了什么；要检验模型，请在空闲时运行）"), True
         return pairs, (f"运行前{seen}：区间用本书构建机在同样情形（{CONDITIONS[kind]}，P = {workers}）下记录的 "
-                       f"{len(pairs)} 对（别的机器上没有检验过）")
+                       f"{len(pairs)} 对（别的机器上没有检验过）"), True
     every = [pair for r in refs for _, pair in _stored_pairs(r)]
     return every, (f"运行前{seen}，P = {workers}：参照里没有与此相仿的情形（参照都是本书构建机、P = 2，只录了"
-                   "空闲、两个核都被占满和单个空闲 CPU 三种情形），区间借用它们合在一起的比值，覆盖率没有检验过")
+                   "空闲、两个核都被占满和单个空闲 CPU 三种情形），只能借用它们合在一起的比值给一个参考区间，"
+                   "覆盖率没有检验过"), False
 
 
 def reference_pairs(reference) -> list[tuple[float, float]]:
@@ -367,7 +398,7 @@ def split_lines(prediction: Prediction, costs: Costs, workers: int, per_graph: l
         f"{p.queued} 个排队（工作进程空出来后晚一次排队交接，平均 {_us(costs.queued)}），每个任务平均拉长 "
         f"{_us(costs.stretch)}",
         f"运行前的预测：比不计派发的模拟（{p.simulated * ms:.1f} 毫秒）多 {p.extra * ms:.1f} 毫秒；"
-        f"{p.coverage:.0%} 预测区间 {p.low * ms:.1f} 到 {p.high * ms:.1f} 毫秒（预测乘以 {p.factors[0]:.2f} 和 "
+        f"{interval_name(p)} {p.low * ms:.1f} 到 {p.high * ms:.1f} 毫秒（预测乘以 {p.factors[0]:.2f} 和 "
         f"{p.factors[1]:.2f}）"]
     if per_graph is not None:
         values = [_extra_seconds("per_graph", x) for x in check_sequence("per_graph", per_graph)]
@@ -380,14 +411,15 @@ def split_lines(prediction: Prediction, costs: Costs, workers: int, per_graph: l
     return "\n".join(lines)
 
 
-def _extra_verdict(extra: float, low: float, high: float) -> str:
-    """The measured extra time over the simulation against the interval stated before the run."""
+def _extra_verdict(extra: float, low: float, high: float, name: str = "预测区间") -> str:
+    """The measured extra time over the simulation against the interval stated before the run (``name``: what
+    the interval is called, "预测区间" or "参考区间")."""
     ms = 1e3
     if extra > high:
-        return f"高于预测区间 {(extra - high) * ms:.1f} 毫秒"
+        return f"高于{name} {(extra - high) * ms:.1f} 毫秒"
     if extra < low:
-        return f"低于预测区间 {(low - extra) * ms:.1f} 毫秒"
-    return "在预测区间之内"
+        return f"低于{name} {(low - extra) * ms:.1f} 毫秒"
+    return f"在{name}之内"
 
 
 def dispatch_lines(gaps, queued, costs: Costs) -> list[str]:
@@ -434,8 +466,8 @@ def dag_lines(measured: Schedule, prediction: Prediction, costs: Costs, referenc
     gaps = task_gaps(measured)
     where = "多出的时间主要是任务本身被拉长" if stretched > gaps.sum() else "多出的时间主要在任务之间的空隙"
     lines = [f"实测 {measured.makespan * ms:.1f} 毫秒，比模拟多 {extra * ms:.1f} 毫秒（预测多 {p.extra * ms:.1f}，"
-             f"{p.coverage:.0%} 预测区间 {p.low * ms:.1f} 到 {p.high * ms:.1f} 毫秒）："
-             + _extra_verdict(extra, p.low, p.high),
+             f"{interval_name(p)} {p.low * ms:.1f} 到 {p.high * ms:.1f} 毫秒）："
+             + _extra_verdict(extra, p.low, p.high, "预测区间" if p.tested else "参考区间"),
              f"逐个任务对账（{workers} 个工作进程合计）：任务本身比设定的等待长 {stretched * ms:.1f} 毫秒，"
              f"任务之间的空隙 {gaps.sum() * ms:.1f} 毫秒；除以 {workers}，每个工作进程平均 "
              f"{stretched / workers * ms:.1f} + {gaps.sum() / workers * ms:.1f} 毫秒：{where}",

@@ -297,27 +297,43 @@ def test_typical_costs_are_the_median_calibration_graph_s():
 
 def test_the_condition_is_read_before_the_run_and_picks_the_matching_pairs():
     refs = [reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")]
-    # review A1-19 #1: one CPU counts as the one-CPU reference's condition only when other programs leave it quiet
-    assert [R.condition(1, 0.1), R.condition(1, 1.5), R.condition(2, 0.1), R.condition(2, 0.5), R.condition(2, 1.6),
-            R.condition(4, None)] == ["one-cpu", None, "idle", None, "busy", None]
+    # review A1-21 #1: one CPU is the one-CPU reference's condition only when the whole machine is quiet too
+    assert [R.condition(1, 0.1, 0.1), R.condition(1, 0.1, 1.0), R.condition(1, 0.1), R.condition(1, 1.5, 0.1),
+            R.condition(2, 0.1), R.condition(2, 0.5), R.condition(2, 1.6), R.condition(4, None)] == \
+        ["one-cpu", None, None, None, "idle", None, "busy", None]
     # every stored pair carries the busy CPUs read before its calibration, classed by the same function
     for ref in refs:
-        assert all(len(row) == 3 for row in ref.dag["pairs"]) and ref.dag["cpus"] in (1, 2)
-    for cpus, busy, name in ((2, 0.0, "idle"), (2, 1.9, "busy"), (1, 0.1, "one-cpu")):
-        pairs, line = R.matching_pairs(refs, cpus, busy, 2)
+        assert all(len(row) >= 3 for row in ref.dag["pairs"]) and ref.dag["cpus"] in (1, 2)
+    for cpus, busy, machine, name in ((2, 0.0, None, "idle"), (2, 1.9, None, "busy"), (1, 0.1, 0.1, "one-cpu")):
+        pairs, line, matched = R.matching_pairs(refs, cpus, busy, 2, machine=machine)
         mine = [(row[0], row[1]) for r in refs for row in r.dag["pairs"]
-                if R.condition(r.dag["cpus"], row[2]) == name]
-        assert pairs == mine and len(pairs) >= R.enough_pairs()
+                if R.condition(r.dag["cpus"], row[2], row[3] if len(row) > 3 else None) == name]
+        assert matched and pairs == mine and len(pairs) >= R.enough_pairs()
         assert f"（{R.CONDITIONS[name]}" in line
     busy_line = R.matching_pairs(refs, 2, 2.0, 2)[1]
     assert "CPU 都被占满" in busy_line and "最接近的情形" in busy_line and "说明不了什么" in busy_line
-    # a pool of 4 (a 4-CPU laptop), or one CPU shared with other programs: no reference matches, said so
-    # and a machine partly busy (one CPU of two): between the recorded conditions
-    for cpus, busy, workers in ((4, 0.0, 4), (1, 0.9, 2), (2, 1.0, 2)):
-        pairs, line = R.matching_pairs(refs, cpus, busy, workers)
-        assert len(pairs) == sum(len(r.dag["pairs"]) for r in refs) and "参照里没有与此相仿的情形" in line
-        assert "覆盖率没有检验过" in line
+    # a pool of 4 (a 4-CPU laptop), one CPU beside programs elsewhere on the machine, a partly busy machine:
+    # no reference matches, said so, and the band is only a reference (printed as such)
+    for cpus, busy, machine, workers in ((4, 0.0, None, 4), (1, 0.0, 0.9, 2), (2, 1.0, None, 2)):
+        pairs, line, matched = R.matching_pairs(refs, cpus, busy, workers, machine=machine)
+        assert not matched and len(pairs) == sum(len(r.dag["pairs"]) for r in refs)
+        assert "参照里没有与此相仿的情形" in line and "参考区间" in line and "覆盖率没有检验过" in line
+    assert "整台机器上其他程序占着 0.9 个 CPU" in R.matching_pairs(refs, 1, 0.0, 2, machine=0.9)[1]
     assert "读不出其他程序占着几个 CPU" in R.matching_pairs(refs, 2, None, 2)[1]
+
+
+def test_an_untested_band_is_printed_as_a_reference_band():
+    g, workers = _dag()
+    sim = S.central_queue(g, workers, ready="fifo")
+    pairs = [(1e-3, 1e-3 * (0.8 + 0.025 * k)) for k in range(19)]
+    tested, borrowed = (R.predict_extra(sim, R.Costs(1e-3, 1e-4), pairs, tested=t) for t in (True, False))
+    assert "90% 预测区间" in R.split_lines(tested, R.Costs(1e-3, 1e-4), 2)
+    text = R.split_lines(borrowed, R.Costs(1e-3, 1e-4), 2)
+    assert "参考区间（覆盖率没有检验过）" in text and "90%" not in text
+    after = R.dag_lines(_placed(g, workers, [1, 1, 4], [3, 3, 6]), borrowed, R.Costs(1e-3, 1e-4))
+    assert "参考区间" in after.splitlines()[0] and "预测区间" not in after.splitlines()[0]
+    with pytest.raises(TypeError, match="tested"):
+        R.predict_extra(sim, R.Costs(1e-3, 1e-4), pairs, tested="yes")
 
 
 def test_the_references_make_the_band_from_their_pairs_and_check_it_on_others():
@@ -339,10 +355,10 @@ def test_the_references_make_the_band_from_their_pairs_and_check_it_on_others():
     lines = [x for x in text.splitlines() if x.startswith("参照 · ")]
     assert len(lines) == 3
     for ref, line in zip(refs, lines):
-        band = [m / p for p, m, _ in ref.dag["pairs"]]
+        band = [row[1] / row[0] for row in ref.dag["pairs"]]
         lo, hi = min(band), max(band)             # 20 pairs at 90%: ranks 1 and 20
         assert R.error_band(ref.dag["pairs"]) == pytest.approx((lo, hi))
-        inside = sum(p * lo <= m <= p * hi for p, m, _ in ref.dag["held_out"])
+        inside = sum(row[0] * lo <= row[1] <= row[0] * hi for row in ref.dag["held_out"])
         assert f"实测 ÷ 预测 {lo:.2f} 到 {hi:.2f}" in line
         assert line.endswith(f"另测的 {len(ref.dag['held_out'])} 对检验这些倍数定出的区间：{inside} 对落在里面")
     # the stored first run is the one the figure draws: its makespan is the stored one
