@@ -21,7 +21,7 @@ from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["dispatch_schedule", "dispatch_simulation", "Prediction", "error_band", "predict_extra",
            "graph_predictions", "typical_costs", "reference_pairs", "CONDITIONS", "condition", "matching_pairs",
-           "enough_pairs", "interval_name",
+           "enough_pairs", "interval_name", "SPREAD",
            "split_lines", "dispatch_lines", "dag_lines"]
 
 
@@ -274,6 +274,10 @@ def typical_costs(simulated: Schedule, handovers: dict) -> tuple[Costs, list[flo
     return _graph_costs(handovers, k, handover_costs(handovers)), each
 
 
+#: The five calibration graphs' own predictions may differ by this factor before A1.4 says, before the run, that the
+#: calibration was disturbed (in the idle reference's stored calibration they stay within 1.3x of each other).
+SPREAD = 2.0
+
 #: The conditions A1.4's reference pairs were recorded in (``dag["condition"]``), as the chapter names them.
 CONDITIONS = {"idle": "空闲", "busy": "忙碌", "one-cpu": "只用 1 个 CPU"}
 #: Fewer busy CPUs than this (other programs', sampled just before the calibration) counts as idle: the idle and
@@ -402,8 +406,13 @@ def split_lines(prediction: Prediction, costs: Costs, workers: int, per_graph: l
         f"{p.factors[1]:.2f}）"]
     if per_graph is not None:
         values = [_extra_seconds("per_graph", x) for x in check_sequence("per_graph", per_graph)]
-        lines.append(f"{len(values)} 张标定图各自的预测：" + "、".join(f"{x * ms:.1f}" for x in values)
-                     + " 毫秒，取中位数")
+        line = f"{len(values)} 张标定图各自的预测：" + "、".join(f"{x * ms:.1f}" for x in values) + " 毫秒，取中位数"
+        positive = [x for x in values if x > 0]
+        if positive and max(positive) > SPREAD * min(positive):
+            # a calibration disturbed while it ran (a stall, another program starting): said before the run
+            line += (f"；最大的是最小的 {max(positive) / min(positive):.1f} 倍，超过 {SPREAD:g} 倍：标定时机器不稳，"
+                     "这次的预测和区间都靠不住，等机器安静后重跑这个单元格")
+        lines.append(line)
     if note is not None:
         if not isinstance(note, str):
             raise TypeError(f"note must be a string (matching_pairs' line), got {type(note).__name__}")

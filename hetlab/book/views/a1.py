@@ -255,7 +255,7 @@ def plan_gantt(plan: Schedule, runs: dict, seconds_per_unit: float = SCALE, refe
 
 
 def dag_gantt(predicted: Schedule, measured: Schedule, reference: Schedule | None = None,
-              interval: tuple[float, float, float] | None = None):
+              interval: tuple[float, float, float] | None = None, tested: bool = True):
     """A1.4's figure: the predicted run (the central-queue simulation with each task's dispatch,
     :func:`hetlab.book.readings.a1.dispatch_schedule`) above the measured pool run and, where given, a stored
     machine's measured run of the same graph (``reference``), on one time axis (seconds), one row per worker
@@ -263,8 +263,9 @@ def dag_gantt(predicted: Schedule, measured: Schedule, reference: Schedule | Non
     hatched (in the prediction as it classed them, ``info["queued"]``; in a run as
     :func:`hetlab.real.execute.queued_tasks` classes them). ``interval`` = (the simulation's makespan without
     dispatch, the interval's low and high ends as makespans), seconds: a grey dotted line at the first and a
-    shaded band between the other two in every panel, so the verdict (the run's end inside the band or not)
-    can be seen."""
+    shaded band between the other two in this machine's panels, so the verdict (the run's end inside the band or
+    not) can be seen; ``tested`` False labels the band as a reference band with untested coverage
+    (:class:`hetlab.book.readings.a1.Prediction`'s ``tested``). The time axis reaches past the band's high end."""
     if not isinstance(predicted, Schedule) or not isinstance(measured, Schedule) or "queued" not in predicted.info:
         raise TypeError("predicted must be the Schedule of readings.a1.dispatch_schedule and measured a Schedule")
     if reference is not None and not isinstance(reference, Schedule):
@@ -282,6 +283,8 @@ def dag_gantt(predicted: Schedule, measured: Schedule, reference: Schedule | Non
     fig = _stacked(panels, height=1.2 + 0.5 * sum(len(s.devices) for s, _ in panels), lanes=lanes,
                    by_task=True, hatched=released)
     if interval is not None:
+        if not isinstance(tested, bool):
+            raise TypeError(f"tested must be True or False, got {type(tested).__name__} {tested!r}")
         bare, low, high = (check_positive("interval", x, high=3600.0) for x in interval)
         if not bare <= high or low > high:
             raise ValueError(f"interval must be (no-dispatch makespan, low end, high end), got {interval!r}")
@@ -291,8 +294,10 @@ def dag_gantt(predicted: Schedule, measured: Schedule, reference: Schedule | Non
             ax.axvline(bare, color="0.4", ls=":", lw=1.2, zorder=4,
                        label=P.label("不计派发的模拟", "simulation without dispatch") if k == 0 else None)
             if k < 2:           # this machine's interval: not the stored run's, which had a calibration of its own
-                ax.axvspan(low, high, color="#C44E52", alpha=0.18, lw=0, zorder=0.5,
-                           label=P.label("本机的预测区间", "prediction interval here") if k == 0 else None)
+                name = (P.label("本机的预测区间", "prediction interval here") if tested else
+                        P.label("本机的参考区间（覆盖率没有检验过）", "reference band here (coverage untested)"))
+                ax.axvspan(low, high, color="#C44E52", alpha=0.18, lw=0, zorder=0.5, label=name if k == 0 else None)
+            ax.set_xlim(right=max(ax.get_xlim()[1], high * 1.01))
         # below the time axis, where no bar is: the bars fill every panel from 0 to the makespan
         handles, labels = fig.axes[0].get_legend_handles_labels()
         handles.append(Line2D([], [], color="black", ls="--", lw=0.8))

@@ -420,3 +420,12 @@ def test_the_dispatch_schedule_is_the_predicted_run_task_by_task():
         makespan, queued = R.dispatch_simulation(sim, 4e-4, 8e-5)
         assert s.makespan == makespan and (s.info["queued"] == queued).all()
         assert np.allclose(s.end - s.start, sim.end - sim.start)
+
+
+def test_a_disturbed_calibration_is_said_before_the_run():
+    p = R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 20, (0.5, 1.5))
+    calm = R.split_lines(p, R.Costs(1e-3, 1e-4), 2, per_graph=[6.2e-3, 6.3e-3, 6.1e-3, 6.2e-3, 5.1e-3])
+    assert "标定时机器不稳" not in calm
+    # 19.8 / 6.2 = 3.2 > 2: one calibration graph caught a stall or another program
+    shaky = R.split_lines(p, R.Costs(1e-3, 1e-4), 2, per_graph=[6.2e-3, 9.6e-3, 19.8e-3, 19.7e-3, 7.1e-3])
+    assert "最大的是最小的 3.2 倍，超过 2 倍：标定时机器不稳" in shaky

@@ -77,6 +77,13 @@ def test_figures_draw_one_panel_per_run():
         assert len(spans) == (1 if k < 2 else 0)        # the stored run had its own calibration: no band there
         for span in spans:              # a Rectangle (matplotlib >= 3.9) from low to high
             assert (span.get_x(), span.get_x() + span.get_width()) == pytest.approx((ends[1], ends[2]))
+    # an untested band is labelled so, and the time axis reaches past the band's high end
+    far = (sim.makespan, sim.makespan + 2e-3, sim.makespan * 1.5)
+    fig = a1.dag_gantt(predicted, sim, interval=far, tested=False)
+    assert any("参考区间" in t.get_text() or "reference band" in t.get_text() for t in fig.legends[0].get_texts())
+    assert all(ax.get_xlim()[1] >= far[2] for ax in fig.axes)
+    with pytest.raises(TypeError, match="tested"):
+        a1.dag_gantt(predicted, sim, interval=far, tested="no")
     with pytest.raises(ValueError, match="interval"):
         a1.dag_gantt(predicted, sim, interval=(0.2, 0.1, 0.05))
     with pytest.raises(TypeError, match="dispatch_schedule"):
