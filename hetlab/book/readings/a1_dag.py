@@ -340,10 +340,8 @@ def matching_pairs(reference, cpus: int, busy: float | None, workers: int,
     """
     workers = check_int("workers", workers, low=1, high=4096)
     cpus = check_int("cpus", cpus, low=1, high=4096)
+    every = reference_pairs(reference)          # refuses references with no pairs
     refs = [r for r in _refs(reference) if r.dag and "pairs" in r.dag]
-    if not refs:
-        raise ValueError("reference holds no A1.4 (calibration, run) pairs: record them with "
-                         "tools/record_reference.py --a1-4")
     kind = condition(cpus, busy, machine)
     seen = "读不出其他程序占着几个 CPU" if busy is None else f"其他程序占着 {busy:.1f} 个 CPU（本机 {cpus} 个可用）"
     if busy is not None and busy >= cpus - 0.1:
@@ -358,7 +356,6 @@ def matching_pairs(reference, cpus: int, busy: float | None, workers: int,
                            "说明不了什么；要检验模型，请在空闲时运行）"), True
         return pairs, (f"运行前{seen}：区间用本书构建机在同样情形（{CONDITIONS[kind]}，P = {workers}）下记录的 "
                        f"{len(pairs)} 对（别的机器上没有检验过）"), True
-    every = [pair for r in refs for _, pair in _stored_pairs(r)]
     return every, (f"运行前{seen}，P = {workers}：参照里没有与此相仿的情形（参照都是本书构建机、P = 2，只录了"
                    "空闲、两个核都被占满和单个空闲 CPU 三种情形），只能借用它们合在一起的比值给一个参考区间，"
                    "覆盖率没有检验过"), False
@@ -370,8 +367,7 @@ def reference_pairs(reference) -> list[tuple[float, float]]:
     records them with ``--a1-4``), pooled: the machines' conditions (idle, busy, one CPU) all inform the band."""
     if reference is None:
         raise TypeError("reference must be a Reference or several, got None")
-    pairs = [(float(p[0]), float(p[1])) for ref in _refs(reference) if ref.dag and "pairs" in ref.dag
-             for p in ref.dag["pairs"]]
+    pairs = [pair for ref in _refs(reference) if ref.dag and "pairs" in ref.dag for _, pair in _stored_pairs(ref)]
     if not pairs:
         raise ValueError("reference holds no A1.4 (calibration, run) pairs: record them with "
                          "tools/record_reference.py --a1-4")
@@ -420,14 +416,13 @@ def split_lines(prediction: Prediction, costs: Costs, workers: int, per_graph: l
     return "\n".join(lines)
 
 
-def _extra_verdict(extra: float, low: float, high: float, name: str = "预测区间") -> str:
-    """The measured extra time over the simulation against the interval stated before the run (``name``: what
-    the interval is called, "预测区间" or "参考区间")."""
-    ms = 1e3
-    if extra > high:
-        return f"高于{name} {(extra - high) * ms:.1f} 毫秒"
-    if extra < low:
-        return f"低于{name} {(low - extra) * ms:.1f} 毫秒"
+def _extra_verdict(extra: float, p: Prediction) -> str:
+    """The measured extra time over the simulation against ``p``'s interval, named as :func:`interval_name` does."""
+    name, ms = "预测区间" if p.tested else "参考区间", 1e3
+    if extra > p.high:
+        return f"高于{name} {(extra - p.high) * ms:.1f} 毫秒"
+    if extra < p.low:
+        return f"低于{name} {(p.low - extra) * ms:.1f} 毫秒"
     return f"在{name}之内"
 
 
@@ -476,7 +471,7 @@ def dag_lines(measured: Schedule, prediction: Prediction, costs: Costs, referenc
     where = "多出的时间主要是任务本身被拉长" if stretched > gaps.sum() else "多出的时间主要在任务之间的空隙"
     lines = [f"实测 {measured.makespan * ms:.1f} 毫秒，比模拟多 {extra * ms:.1f} 毫秒（预测多 {p.extra * ms:.1f}，"
              f"{interval_name(p)} {p.low * ms:.1f} 到 {p.high * ms:.1f} 毫秒）："
-             + _extra_verdict(extra, p.low, p.high, "预测区间" if p.tested else "参考区间"),
+             + _extra_verdict(extra, p),
              f"逐个任务对账（{workers} 个工作进程合计）：任务本身比设定的等待长 {stretched * ms:.1f} 毫秒，"
              f"任务之间的空隙 {gaps.sum() * ms:.1f} 毫秒；除以 {workers}，每个工作进程平均 "
              f"{stretched / workers * ms:.1f} + {gaps.sum() / workers * ms:.1f} 毫秒：{where}",
