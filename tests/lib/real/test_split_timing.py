@@ -38,9 +38,11 @@ def test_the_blocks_really_compute_the_product():
 
 def test_the_pool_cpu_seconds_cover_the_computation():
     # one block on one pool thread: the process's CPU seconds during the pool run include that block's CPU
-    # seconds (timed alone in the kernel column), give or take the clocks' noise
+    # seconds (timed alone in the kernel column). A reading of the calling thread alone (the bug this catches)
+    # is about 0.06 of the kernel on the build VM; the process's reading ran 0.94-1.9 of it there, and 0.67 once
+    # in CI on a loaded VM (a thread's CPU time counts cycles the hypervisor took away): the bound sits between
     t = split_matmul_timing(n=300, pieces=(1,), workers=1, repeat=3)
-    assert t.pool_cpu[0] > 0.7 * t.kernel[0]
+    assert t.pool_cpu[0] > t.kernel[0] / 3
 
 
 def test_a_record_built_by_hand_is_checked():
