@@ -10,22 +10,27 @@ Appendix A1 is recorded as it measures: the pipelined O_s on the appendix's pool
 demo plan's runs task by task (figure A1-1), and A1.4 as (calibration, run) pairs (:func:`record_a1_4`).
 ``--a1-4`` records only A1.4 (its calibrations and runs) into the existing file NAME.json, with a label of its
 own, leaving the other fields (and the moment they were recorded at) as they are; ``--condition
-idle|busy|one-cpu`` names the condition its pairs stand for (readings.a1.CONDITIONS; default idle).
+idle|busy|one-cpu`` names the condition its pairs stand for (readings.a1.CONDITIONS; default idle). Each pair
+also stores the CPUs other programs kept busy over the whole pair (:func:`others_during`); a pair during which
+they put the machine in another condition than the reading before it is recorded again (at most 40 times), and
+A1.4's label quotes that range instead of a load average.
 """
 from __future__ import annotations
 
 import dataclasses
 import datetime
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 from hetlab import schedulers as S
-from hetlab.book.readings.a1 import CONDITIONS, dispatch_simulation, typical_costs
+from hetlab.book.readings.a1 import CONDITIONS, condition, dispatch_simulation, typical_costs
 from hetlab.book.views import a1
 from hetlab.real import experiments as X
 from hetlab.real import measure
-from hetlab.real.cpu_load import busy_cpus
+from hetlab.real.cpu_load import _times, busy_cpus
 from hetlab.real.execute import queued_tasks, run_graph, task_gaps
 from hetlab.real.split_timing import blas_spin, nested_pair, split_matmul_timing
 
@@ -37,7 +42,7 @@ OUT = Path(__file__).resolve().parents[1] / "hetlab" / "book" / "data" / "readin
 PAIRS = 20
 
 
-def record_a1_4(condition: str) -> tuple[dict, dict]:
+def record_a1_4(kind: str) -> tuple[dict, dict]:
     """A1.4 as the appendix's cell runs it, :data:`PAIRS` x 2 times: the hand-over calibration on A1.4's
     siblings, the prediction from the median calibration graph (readings.a1.typical_costs), then at once the run.
     Returns (calibration fields, ``dag`` fields). The first pair's calibration is stored whole (A1.1's reference
@@ -46,27 +51,63 @@ def record_a1_4(condition: str) -> tuple[dict, dict]:
     process may use, then the whole machine's), the first :data:`PAIRS` as ``pairs``, the rest as ``held_out``."""
     workers, graph = a1.pool_size(), a1.dag()
     simulated = S.central_queue(graph, a1.dag_workers(workers), ready="fifo")
-    pairs, first = [], None
-    for _ in range(2 * PAIRS):
+    pairs, first, discarded = [], None, 0
+    while len(pairs) < 2 * PAIRS and discarded < 2 * PAIRS:
         # the reader's cell reads both too: both sides classed by one function (readings.a1.condition)
         busy = busy_cpus()
         machine = busy_cpus(machine=True) if measure.cpu_count() == 1 else busy   # as A1.4's cell reads it
-        hand = measure.handovers(a1.calibration_dags(), workers=workers)
-        costs, _ = typical_costs(simulated, hand)
-        predicted = dispatch_simulation(simulated, costs.released, costs.queued, costs.stretch)[0]
-        run = run_graph(graph, a1.sleep_bodies(graph), executor="process", workers=workers).schedule
-        pairs.append([predicted - simulated.makespan, run.makespan - simulated.makespan, busy, machine])
+        (hand, costs, predicted, run), during = others_during(lambda: _pair(graph, simulated, workers))
+        # a reference stands for its condition only if the whole pair ran in it, not just the 0.2 s read before
+        # it: a pair during which other programs' CPU use put the machine in another class is recorded again
+        if condition(measure.cpu_count(), min(during, measure.cpu_count()), during) != condition(
+                measure.cpu_count(), busy, machine):
+            discarded += 1
+            print(f"pair {len(pairs) + 1}: other programs kept {during:.2f} CPUs busy during it; recorded again")
+            continue
+        pairs.append([predicted - simulated.makespan, run.makespan - simulated.makespan, busy, machine, during])
         first = first or (hand, costs, predicted, run)
+    if len(pairs) < 2 * PAIRS:
+        raise SystemExit(f"only {len(pairs)} of {2 * PAIRS} pairs ran in one condition ({discarded} disturbed): "
+                         "record on a quieter machine")
     hand, costs, predicted, run = first
     calibration = {"handovers": {k: [list(b) for b in v] for k, v in hand.items()},
                    "handovers_graphs": list(a1.CALIBRATION_SEEDS)}
     dag = {"workers": workers, "cpus": measure.cpu_count(), "tasks": len(graph.tasks), "queue_s": simulated.makespan,
-           "condition": condition,
+           "condition": kind, "discarded": discarded,
            "costs": [costs.released, costs.queued, costs.stretch], "predicted_s": predicted,
            "measured_s": run.makespan, "pairs": pairs[:PAIRS], "held_out": pairs[PAIRS:],
            "start": run.start.tolist(), "end": run.end.tolist(), "device_of": run.device_of.tolist(),
            "gaps": task_gaps(run).tolist(), "queued": [bool(q) for q in queued_tasks(run)]}
     return calibration, dag
+
+
+def _pair(graph, simulated, workers):
+    """One (calibration, run) pair as A1.4's cell runs it: the calibration, the prediction, then at once the run."""
+    hand = measure.handovers(a1.calibration_dags(), workers=workers)
+    costs, _ = typical_costs(simulated, hand)
+    predicted = dispatch_simulation(simulated, costs.released, costs.queued, costs.stretch)[0]
+    run = run_graph(graph, a1.sleep_bodies(graph), executor="process", workers=workers).schedule
+    return hand, costs, predicted, run
+
+
+def others_during(work):
+    """(``work()``, the CPUs other programs kept busy on the whole machine while it ran): the machine's busy
+    jiffies (/proc/stat, steal included) less this process's own CPU time and its reaped children's (os.times;
+    the pools of ``work`` are closed, so their workers are reaped, before it returns), per second of wall time."""
+    cpus = set(range(os.cpu_count() or 1))
+    hz = os.sysconf("SC_CLK_TCK")
+    first, own, wall = _times(cpus), sum(os.times()[:4]), time.perf_counter()
+    result = work()
+    second, own, wall = _times(cpus), sum(os.times()[:4]) - own, time.perf_counter() - wall
+    if first is None or second is None:
+        raise SystemExit("/proc/stat is unreadable: the reference's condition cannot be checked")
+    return result, max(0.0, ((second[0] - first[0]) / hz - own) / wall)
+
+
+def during_range(dag: dict) -> str:
+    """The label's note on a recorded A1.4: the least and the most CPUs other programs kept busy during a pair."""
+    during = [row[4] for row in dag["pairs"] + dag["held_out"]]
+    return f"每对运行期间别的程序占用 {min(during):.2f}–{max(during):.2f} 个 CPU"
 
 
 def record() -> dict:
@@ -136,12 +177,15 @@ def main(argv: list[str]) -> int:
     label = f"{who}（{what}；{when}{load}）"
     if only_a1_4:
         calibration, dag = recorded
+        # what the pairs' condition rests on: the other programs' CPU use measured over each pair (a load average
+        # is a minute's mean, still falling from whatever ran before)
+        label = f"{who}（{what}；{when}，{during_range(dag)}）"
         data = json.loads((OUT / f"{name}.json").read_text(encoding="utf-8"))
         data.setdefault("calibration", {"cpus": data.get("cpus")})
         for key in ("handovers", "handovers_note", "handovers_graphs", "round_trip_median_s", "paused_trip_s",
                     "pause_s"):     # earlier ways of calibrating A1.4, replaced
             data["calibration"].pop(key, None)
-        data["calibration"].update(calibration, handovers_note=f"{now:%H:%M} UTC 与 A1.4 一起另测{load}")
+        data["calibration"].update(calibration, handovers_note=f"{now:%H:%M} UTC 与 A1.4 一起另测，{during_range(dag)}")
         data["dag"] = {**dag, "label": label, "load_per_cpu": [before, after]}
         data["note"] = (f"A1.4 and its hand-over calibration (calibration.handovers, dag) recorded apart at "
                         f"{now:%Y-%m-%d %H:%M} UTC by tools/record_reference.py --a1-4; everything else as the "

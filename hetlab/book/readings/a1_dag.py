@@ -89,10 +89,10 @@ def dispatch_simulation(simulated: Schedule, released, queued, stretch=0.0) -> t
 
 def _pairs(pairs) -> np.ndarray:
     """``pairs`` checked: (predicted, measured) extra seconds per (calibration, run) pair, at least 9 of them, the
-    predictions positive (a stored pair may carry the busy CPUs read before it, one or two more numbers: ignored
-    here)."""
+    predictions positive (a stored pair may carry up to three more numbers, ignored here: the busy CPUs read before
+    it, the whole machine's, those other programs kept busy during it)."""
     rows = [check_sequence("pairs", p) for p in check_sequence("pairs", pairs)]
-    if len(rows) < 9 or any(len(r) not in (2, 3, 4) for r in rows):
+    if len(rows) < 9 or any(len(r) not in (2, 3, 4, 5) for r in rows):
         raise ValueError(f"pairs must hold at least 9 (predicted, measured) pairs of seconds, got {len(rows)} rows "
                          f"of lengths {sorted({len(r) for r in rows})}")
     return np.array([(check_positive("pairs", r[0], high=60.0), _extra_seconds("pairs", r[1])) for r in rows])

@@ -365,6 +365,19 @@ def test_the_references_make_the_band_from_their_pairs_and_check_it_on_others():
     assert max(d["end"]) == pytest.approx(d["measured_s"])
 
 
+def test_a_reference_recorded_with_the_whole_pair_measured_stayed_in_its_condition_throughout():
+    # review A1-22: the 0.2 s reading before a pair cannot see a program that starts during it; a pair storing a
+    # fifth number (other programs' busy CPUs over the whole pair, tools/record_reference.py's others_during) must
+    # have run in the condition it stands for, and the label quotes that range, not a load average
+    one = reference.load("build-vm-one-cpu").dag
+    rows = one["pairs"] + one["held_out"]
+    assert all(len(row) == 5 for row in rows) and len(rows) == 40
+    for row in rows:
+        assert R.condition(one["cpus"], min(row[4], one["cpus"]), row[4]) == one["condition"] == "one-cpu"
+    during = [row[4] for row in rows]
+    assert f"每对运行期间别的程序占用 {min(during):.2f}–{max(during):.2f} 个 CPU" in one["label"]
+
+
 def test_split_lines_say_how_the_band_was_taken():
     p = R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 20, (0.5, 1.5))
     text = R.split_lines(p, R.Costs(1e-3, 1e-4), 2, per_graph=[2e-3, 1.9e-3, 2.2e-3, 2.0e-3, 9e-3], note="运行前……")
