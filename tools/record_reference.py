@@ -105,9 +105,12 @@ def others_during(work):
 
 
 def during_range(dag: dict) -> str:
-    """The label's note on a recorded A1.4: the least and the most CPUs other programs kept busy during a pair."""
-    during = [row[4] for row in dag["pairs"] + dag["held_out"]]
-    return f"每对运行期间别的程序占用 {min(during):.2f}–{max(during):.2f} 个 CPU"
+    """The label's note on a recorded A1.4: the least and the most CPUs other programs kept busy during a pair
+    (pairs recorded before :func:`others_during` existed: read just before each pair's calibration)."""
+    rows = dag["pairs"] + dag["held_out"]
+    when, column = ("运行期间", 4) if all(len(row) > 4 for row in rows) else ("标定前", 2)
+    busy = [row[column] for row in rows]
+    return f"每对{when}别的程序占用 {min(busy):.2f}–{max(busy):.2f} 个 CPU"
 
 
 def record() -> dict:
