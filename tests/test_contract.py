@@ -70,7 +70,7 @@ def _pool_simulation():
     return central_queue(_fixtures()["graph"], identical(2), ready="fifo")
 
 
-def _pairs() -> list:      # 19 pairs: the fewest a 90% band takes (readings.a1_dag.enough_pairs)
+def _pairs() -> list:      # 19 pairs: the fewest a 90% band takes (readings.a1_band.enough_pairs)
     return [(1e-3, 1e-3 * (0.8 + 0.025 * k)) for k in range(19)]
 
 
@@ -415,16 +415,19 @@ OVERRIDES.update({
                                              "queued": 1e-5},
     "book.readings.a1_dag.predict_extra": {"simulated": lambda: _pool_simulation(), "costs": lambda: _costs(1e-3),
                                        "pairs": lambda: _pairs()},
-    "book.readings.a1_dag.error_band": {"pairs": lambda: _pairs()},
+    "book.readings.a1_band.error_band": {"pairs": lambda: _pairs()},
     "book.readings.a1_dag.typical_costs": {"simulated": lambda: _pool_simulation(), "handovers": lambda: _handovers()},
-    "book.readings.a1_dag.matching_pairs": {"reference": lambda: _mod("book.reference").load("build-vm-idle"),
+    "book.readings.a1_band.matching_pairs": {"reference": lambda: _mod("book.reference").load("build-vm-idle"),
                                             "cpus": 2, "busy": 0.0, "workers": 2},
-    "book.readings.a1_dag.condition": {"cpus": 2, "busy": 0.0},
-    "book.readings.a1_dag.enough_pairs": {"coverage": 0.9},
+    "book.readings.a1_band.condition": {"cpus": 2, "busy": 0.0},
+    "book.readings.a1_band.enough_pairs": {"coverage": 0.9},
+    "book.readings.a1_band.left_condition": {"cpus": 2, "busy": 0.0, "machine": 0.0, "during": 0.9},
+    "real.cpu_load.others_since": {"start": lambda: _mod("real.cpu_load").mark()},
+    "real.cpu_load.CpuMark": {"cpus": frozenset({0}), "busy": 10, "total": 20, "own": 0.5},
     "book.readings.a1_dag.interval_name": {"prediction": lambda: _prediction()},
     "book.readings.a1_dag.graph_predictions": {"simulated": lambda: _pool_simulation(),
                                                "handovers": lambda: _handovers()},
-    "book.readings.a1_dag.reference_pairs": {"reference": lambda: _mod("book.reference").load("build-vm-idle")},
+    "book.readings.a1_band.reference_pairs": {"reference": lambda: _mod("book.reference").load("build-vm-idle")},
     "book.readings.a1_dag.Prediction": {"simulated": 0.004, "extra": 0.002, "low": 0.001, "high": 0.003,
                                     "coverage": 0.9, "released": 3, "queued": 0, "pairs": 40,
                                     "factors": (0.5, 1.5)},

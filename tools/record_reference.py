@@ -20,9 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
-import os
 import sys
-import time
 from pathlib import Path
 
 from hetlab import schedulers as S
@@ -30,7 +28,7 @@ from hetlab.book.readings.a1 import CONDITIONS, condition, dispatch_simulation, 
 from hetlab.book.views import a1
 from hetlab.real import experiments as X
 from hetlab.real import measure
-from hetlab.real.cpu_load import _times, busy_cpus
+from hetlab.real.cpu_load import busy_cpus, mark, others_since
 from hetlab.real.execute import queued_tasks, run_graph, task_gaps
 from hetlab.real.split_timing import blas_spin, nested_pair, split_matmul_timing
 
@@ -91,17 +89,14 @@ def _pair(graph, simulated, workers):
 
 
 def others_during(work):
-    """(``work()``, the CPUs other programs kept busy on the whole machine while it ran): the machine's busy
-    jiffies (/proc/stat, steal included) less this process's own CPU time and its reaped children's (os.times;
-    the pools of ``work`` are closed, so their workers are reaped, before it returns), per second of wall time."""
-    cpus = set(range(os.cpu_count() or 1))
-    hz = os.sysconf("SC_CLK_TCK")
-    first, own, wall = _times(cpus), sum(os.times()[:4]), time.perf_counter()
+    """(``work()``, the CPUs other programs kept busy on the whole machine while it ran: cpu_load.others_since;
+    the pools of ``work`` are closed, so their workers are reaped, before it returns)."""
+    start = mark(machine=True)
     result = work()
-    second, own, wall = _times(cpus), sum(os.times()[:4]) - own, time.perf_counter() - wall
-    if first is None or second is None:
+    during = others_since(start)
+    if during is None:
         raise SystemExit("/proc/stat is unreadable: the reference's condition cannot be checked")
-    return result, max(0.0, ((second[0] - first[0]) / hz - own) / wall)
+    return result, during
 
 
 def during_range(dag: dict) -> str:

@@ -11,7 +11,8 @@ one-minute average, so a program started ten seconds ago shows as about 0.15 of 
 minute ago still counts; the runnable count (``procs_running``) is a single instant, counts this process too,
 and misses programs that run in bursts. The CPUs' idle time over a short window measures the capacity that was
 free just before the run. What it still assumes: the other work keeps the CPUs as busy during the run as in
-that window, and each busy CPU's worth of it is one CPU-bound thread that competes for a fair share.
+that window, and each busy CPU's worth of it is one CPU-bound thread that competes for a fair share. Where that
+assumption matters, :func:`mark` and :func:`others_since` read the other work over the whole measurement afterwards.
 
 What it cannot see: idle time reads at most C busy CPUs, so on a full machine (:func:`saturated`: every CPU busy
 in the window, up to :data:`SATURATED`) it cannot tell C competing threads from ten; the fair share for ``busy``
@@ -23,11 +24,12 @@ from __future__ import annotations
 import math
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from hetlab._validate import check_int, check_nonnegative, check_positive
 
-__all__ = ["SATURATED", "busy_cpus", "fair_share", "saturated", "share_range"]
+__all__ = ["SATURATED", "busy_cpus", "fair_share", "saturated", "share_range", "CpuMark", "mark", "others_since"]
 
 STAT = Path("/proc/stat")
 
@@ -146,3 +148,66 @@ def busy_cpus(interval: float = 0.2, *, machine: bool = False) -> float | None:
     if machine:
         return max(0.0, fraction * len(cpus))
     return min(float(cpu_count()), max(0.0, fraction * len(cpus)))
+
+
+@dataclass(frozen=True)
+class CpuMark:
+    """Where a measurement starts (:func:`mark`): the CPUs watched, their busy and total jiffies, and this
+    process's CPU seconds with its reaped children's (``os.times``)."""
+    cpus: frozenset[int]
+    busy: int
+    total: int
+    own: float
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.cpus, frozenset) or not self.cpus:
+            raise TypeError(f"cpus must be a non-empty frozenset of CPU numbers, got {self.cpus!r}")
+        for cpu in self.cpus:
+            check_int("cpus", cpu, low=0, high=65535)
+        total = check_int("total", self.total, low=0, high=2 ** 62)
+        if check_int("busy", self.busy, low=0, high=2 ** 62) > total:
+            raise ValueError(f"busy must be at most total ({total}) jiffies, got busy={self.busy}, total={total}")
+        check_nonnegative("own", self.own, high=1e12)
+
+
+def mark(*, machine: bool = False) -> CpuMark | None:
+    """A :class:`CpuMark` now, for :func:`others_since`: the CPUs this process may run on, or with ``machine``
+    every CPU of the machine; None where ``/proc/stat`` is missing (not Linux)."""
+    if not isinstance(machine, bool):
+        raise TypeError(f"machine must be True or False, got {type(machine).__name__} {machine!r}")
+    try:
+        cpus = frozenset(range(os.cpu_count() or 1)) if machine else frozenset(os.sched_getaffinity(0))
+    except AttributeError:                          # not Linux: no /proc/stat either
+        return None
+    ticks = _times(set(cpus))
+    return None if ticks is None else CpuMark(cpus, ticks[0], ticks[1], _own_seconds())
+
+
+def others_since(start: CpuMark | None) -> float | None:
+    """How many CPUs other programs kept busy, on average, since ``start`` (:func:`mark`): the watched CPUs' busy
+    jiffies less this process's own CPU time and that of its children it has reaped (so every process pool used
+    in between must be closed first: a live worker's CPU would count as another program's). What it reads beside
+    other programs: the hypervisor's steal, and about 0.05-0.15 of a CPU of accounting noise on the build VM over a
+    one-second measurement. None where ``start`` is None or the clock did not advance.
+
+    >>> start = mark()
+    >>> _ = sum(range(10 ** 5))
+    >>> busy = others_since(start)
+    >>> busy is None or busy >= 0
+    True
+    """
+    if start is None:
+        return None
+    if not isinstance(start, CpuMark):
+        raise TypeError(f"start must be a CpuMark from mark(), got {type(start).__name__} {start!r}")
+    ticks = _times(set(start.cpus))
+    if ticks is None or ticks[1] <= start.total:
+        return None
+    own = (_own_seconds() - start.own) * os.sysconf("SC_CLK_TCK")
+    return max(0.0, (ticks[0] - start.busy - own) / (ticks[1] - start.total) * len(start.cpus))
+
+
+def _own_seconds() -> float:
+    """CPU seconds of this process and of its children it has waited for."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system

@@ -4,27 +4,30 @@ Every reading states the prediction first, made before the run from calibration 
 plan, the known work), then the measurement, then a verdict that follows from the printed numbers, and last
 the same experiment on a named machine (:mod:`hetlab.book.reference`). The verdicts use no threshold that the
 printed numbers do not show, so a reader can check each one by eye. A1.1's calibration lives in
-:mod:`~hetlab.book.readings.a1_calibration`, A1.4's task graph in :mod:`~hetlab.book.readings.a1_dag`; both are
-re-exported here, the one module the appendix imports.
+:mod:`~hetlab.book.readings.a1_calibration`, A1.4's task graph in :mod:`~hetlab.book.readings.a1_dag` and its
+interval in :mod:`~hetlab.book.readings.a1_band`; all are re-exported here, the one module the appendix imports.
 """
 from __future__ import annotations
 
 from hetlab._validate import check_instance, check_int, check_positive
+from hetlab.book.readings.a1_band import (
+    CONDITIONS,
+    condition,
+    enough_pairs,
+    error_band,
+    left_condition,
+    matching_pairs,
+    reference_pairs,
+)
 from hetlab.book.readings.a1_calibration import Costs, _refs, _us, calibration_lines, handover_costs
 from hetlab.book.readings.a1_dag import (
-    CONDITIONS,
     Prediction,
-    condition,
     dag_lines,
     dispatch_lines,
     dispatch_schedule,
     dispatch_simulation,
-    enough_pairs,
-    error_band,
     graph_predictions,
-    matching_pairs,
     predict_extra,
-    reference_pairs,
     split_lines,
     typical_costs,
 )
@@ -36,7 +39,8 @@ from hetlab.schedule import Schedule
 __all__ = ["Costs", "handover_costs", "calibration_lines", "plan_prediction", "plan_lines",
            "sweep_prediction", "sweep_lines", "dispatch_schedule", "dispatch_simulation", "Prediction",
            "error_band", "predict_extra", "graph_predictions", "typical_costs", "reference_pairs", "CONDITIONS",
-           "condition", "matching_pairs", "enough_pairs", "split_lines", "dispatch_lines", "dag_lines", "FINE"]
+           "condition", "matching_pairs", "enough_pairs", "left_condition", "split_lines", "dispatch_lines",
+           "dag_lines", "FINE"]
 
 #: A1.3's finest split is "as predicted" when its measured cost lies within this factor of (N - P) O_s either
 #: way: O_s is an average over one calibration, and two equal calibrations of an idle machine differ by a

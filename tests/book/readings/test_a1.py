@@ -442,3 +442,22 @@ def test_a_disturbed_calibration_is_said_before_the_run():
     # 19.8 / 6.2 = 3.2 > 2: one calibration graph caught a stall or another program
     shaky = R.split_lines(p, R.Costs(1e-3, 1e-4), 2, per_graph=[6.2e-3, 9.6e-3, 19.8e-3, 19.7e-3, 7.1e-3])
     assert "最大的是最小的 3.2 倍，超过 2 倍：标定时机器不稳" in shaky
+
+
+def test_a_pair_that_left_its_condition_during_the_run_is_said_not_to_test_the_model():
+    # review A1-22 #1: the reference pairs were kept only where the whole pair stayed in its condition; the
+    # reader's pair is held to the same rule, read after the run (other programs' CPUs over calibration and run)
+    assert R.left_condition(2, 0.0, 0.0, 0.1) == "" and R.left_condition(2, 2.0, 2.0, 1.8) == ""
+    assert "（空闲）里" in R.left_condition(2, 0.0, 0.0, 0.6)
+    assert "（忙碌）里" in R.left_condition(2, 2.0, 2.0, 0.3)          # the spinners stopped mid-pair
+    assert "（只用 1 个 CPU）里" in R.left_condition(1, 0.0, 0.0, 0.5)   # a program started on the other CPU
+    # no class before the run (partly busy): nothing to leave; nothing read: nothing said
+    assert R.left_condition(2, 1.0, 1.0, 0.0) == "" and R.left_condition(2, None, None, 1.0) == ""
+    with pytest.raises(ValueError, match="during"):
+        R.left_condition(2, 0.0, 0.0, -1.0)
+    g, workers = _dag()
+    args = (_placed(g, workers, [1, 1, 4], [3, 3, 6]), R.Prediction(0.004, 0.002, 0.001, 0.003, 0.9, 3, 0, 20,
+                                                                     (0.5, 1.5)), R.Costs(1e-3, 1e-4))
+    left = R.left_condition(2, 0.0, 0.0, 0.6)
+    plain, said = R.dag_lines(*args).splitlines(), R.dag_lines(*args, left=left).splitlines()
+    assert said == [plain[0], left, *plain[1:]]         # right under the comparison it qualifies

@@ -108,3 +108,44 @@ def test_busy_cpus_is_none_without_proc_stat(tmp_path, monkeypatch):
 def test_busy_cpus_reads_this_machine():
     busy = L.busy_cpus(0.05)
     assert busy is None or 0 <= busy <= L.os.cpu_count()
+
+
+def test_others_since_counts_the_machines_busy_jiffies_less_this_process_and_its_reaped_children(tmp_path,
+                                                                                                monkeypatch):
+    # review A1-22: what other programs did over a whole measurement, not in a sample before it
+    stat = tmp_path / "stat"
+    stat.write_text(_stat((0, 0, 0, 100, 0, 0, 0, 0), (0, 0, 0, 100, 0, 0, 0, 0)))
+    monkeypatch.setattr(L, "STAT", stat)
+    monkeypatch.setattr(L.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(L.os, "sysconf", lambda name: 100)
+    own = iter([2.0, 3.0])                  # this process (and its reaped pool workers) used 1 s = 100 jiffies
+    monkeypatch.setattr(L, "_own_seconds", lambda: next(own))
+    start = L.mark()
+    assert start == L.CpuMark(frozenset({0, 1}), 0, 200, 2.0)
+    # 200 jiffies of each CPU later: 150 busy on the two, 100 of them this process's: 50 of 400 others', 0.25 CPU
+    stat.write_text(_stat((90, 0, 10, 200, 0, 0, 0, 0), (50, 0, 0, 250, 0, 0, 0, 0)))
+    assert L.others_since(start) == pytest.approx(0.25)
+    assert L.others_since(None) is None
+    with pytest.raises(TypeError, match="start"):
+        L.others_since((0, 200))
+    with pytest.raises(ValueError, match="busy"):
+        L.CpuMark(frozenset({0}), 30, 20, 0.0)
+
+
+def test_others_since_sees_a_program_that_starts_after_the_mark():
+    # a spinning process started after the mark (the case the 0.2 s sample before a pair cannot see) reads as
+    # another program; other load on the machine only adds to it, hence a lower bound
+    import subprocess
+    import sys
+    import time
+
+    start = L.mark(machine=True)
+    if start is None:
+        pytest.skip("no /proc/stat: not Linux")
+    spinner = subprocess.Popen([sys.executable, "-c", "import time\nt = time.time()\nwhile time.time() - t < 5: pass"])
+    try:
+        time.sleep(1.0)
+        assert L.others_since(start) > 0.3
+    finally:
+        spinner.kill()
+        spinner.wait()

@@ -1,0 +1,199 @@
+"""Appendix A1.4's prediction interval: a split-conformal band from stored (calibration, run) pairs
+(:func:`error_band`), calibrated within the condition the reader's run is in (Mondrian conformal prediction:
+:func:`condition` classes the stored pairs and the reader's run by one rule, :func:`matching_pairs` picks the pairs),
+and the check after the run that the pair stayed in that condition (:func:`left_condition`). Re-exported by
+:mod:`hetlab.book.readings.a1`.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from hetlab._validate import check_int, check_nonnegative, check_positive, check_sequence
+from hetlab.book.readings.a1_calibration import _refs
+from hetlab.book.reference import Reference
+
+__all__ = ["error_band", "enough_pairs", "CONDITIONS", "condition", "matching_pairs", "reference_pairs",
+           "left_condition"]
+
+
+def _pairs(pairs) -> np.ndarray:
+    """``pairs`` checked: (predicted, measured) extra seconds per (calibration, run) pair, at least 9 of them, the
+    predictions positive (a stored pair may carry up to three more numbers, ignored here: the busy CPUs read before
+    it, the whole machine's, those other programs kept busy during it)."""
+    rows = [check_sequence("pairs", p) for p in check_sequence("pairs", pairs)]
+    if len(rows) < 9 or any(len(r) not in (2, 3, 4, 5) for r in rows):
+        raise ValueError(f"pairs must hold at least 9 (predicted, measured) pairs of seconds, got {len(rows)} rows "
+                         f"of lengths {sorted({len(r) for r in rows})}")
+    return np.array([(check_positive("pairs", r[0], high=60.0), _extra_seconds("pairs", r[1])) for r in rows])
+
+
+def _extra_seconds(name: str, value) -> float:
+    """A measured extra time in seconds: a run may even beat the simulation a little (Graham's anomaly)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must hold numbers (seconds), got {type(value).__name__} {value!r}")
+    if not -1.0 <= float(value) <= 60.0:
+        raise ValueError(f"{name} must hold seconds of extra time in [-1, 60], got {value!r}")
+    return float(value)
+
+
+def _ranks(n: int, coverage: float) -> tuple[int, int]:
+    """The 1-based ranks of the low and high order statistics of :func:`error_band` among ``n`` ratios."""
+    # 1e-9: (n + 1)(1 - 0.9) / 2 is 0.999... in floating point where it is 1 exactly (n = 19, 39, ...)
+    return (max(1, math.floor((n + 1) * (1 - coverage) / 2 + 1e-9)),
+            min(n, math.ceil((n + 1) * (1 + coverage) / 2 - 1e-9)))
+
+
+def error_band(pairs, coverage: float = 0.9) -> tuple[float, float]:
+    """The factors (low, high) by which a prediction of A1.4's extra time is multiplied to give its interval:
+    order statistics of measured / predicted over ``pairs``, each one whole calibration followed at once by one
+    run (split conformal prediction: with ``n`` exchangeable pairs, the ``floor((n + 1)(1 - coverage) / 2)``-th
+    smallest ratio and the ``ceil((n + 1)(1 + coverage) / 2)``-th smallest hold a new pair's ratio between them
+    with probability at least ``coverage``, where the ranks fall inside 1..n; for 20 pairs at 90 % they are the
+    least and the greatest, 19/21). What the ratios carry, the interval carries: how far one calibration misses
+    its machine and how one run scatters, under the conditions the pairs were recorded in; not a change of the
+    machine between a calibration and a run taken apart in time.
+
+    >>> error_band([(1.0, r) for r in (0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 0.95, 1.05, 0.85, 1.15)], coverage=0.8)
+    (0.8, 1.3)
+    """
+    rows = _pairs(pairs)
+    coverage = check_positive("coverage", coverage, high=0.99)
+    least = enough_pairs(coverage)
+    if len(rows) < least:      # the ranks would be clamped to 1..n and the band would hold less than it says
+        raise ValueError(f"pairs must hold at least {least} pairs for a {coverage:.0%} band "
+                         f"(ceil(2 / (1 - coverage)) - 1), got {len(rows)}")
+    ratios = np.sort(rows[:, 1] / rows[:, 0])
+    lo, hi = _ranks(len(ratios), coverage)
+    return float(ratios[lo - 1]), float(ratios[hi - 1])
+
+
+def enough_pairs(coverage: float = 0.9) -> int:
+    """The fewest pairs whose :func:`error_band` at ``coverage`` needs no clamping of its ranks (below it, even the
+    least and greatest ratio hold a new pair with probability less than ``coverage``).
+
+    >>> enough_pairs(0.9), enough_pairs(0.8), enough_pairs(0.5)
+    (19, 9, 3)
+    """
+    coverage = check_positive("coverage", coverage, high=0.99)
+    return math.ceil(2 / (1 - coverage) - 1 - 1e-9)
+
+
+#: The conditions A1.4's reference pairs were recorded in (``dag["condition"]``), as the chapter names them.
+CONDITIONS = {"idle": "空闲", "busy": "忙碌", "one-cpu": "只用 1 个 CPU"}
+#: Fewer busy CPUs than this (other programs', sampled just before the calibration) counts as idle: the idle and
+#: one-CPU references read at most 0.05 before every pair, so a reading up to 0.2 is still their condition.
+IDLE_BELOW = 0.2
+#: Busy means other programs fill the CPUs but this many: the busy reference's two spinning processes read 1.95 or
+#: more of 2 CPUs before every pair. Between idle and busy no reference was recorded.
+FULL_WITHIN = 0.5
+
+
+def condition(cpus: int, busy: float | None, machine: float | None = None) -> str | None:
+    """Which of :data:`CONDITIONS` a machine with ``cpus`` usable CPUs, ``busy`` of them kept busy by other
+    programs (:func:`hetlab.real.cpu_load.busy_cpus`; None where unknown), is in; None when it cannot tell or when
+    it is a case no reference was recorded in (partly busy; one CPU while other programs run on the machine).
+    ``machine``: the busy CPUs of the whole machine (``busy_cpus(machine=True)``), needed for one CPU: a program on
+    another CPU is invisible to the pinned process's own reading and can move onto its CPU during the run. The same
+    function classes the stored pairs (each with the readings taken before its calibration) and the reader's run.
+
+    >>> condition(1, 0.1, 0.1), condition(1, 0.1, 1.0), condition(1, 0.1), condition(2, 0.1), condition(2, 1.0)
+    ('one-cpu', None, None, 'idle', None)
+    >>> condition(2, 1.9), condition(8, None)
+    ('busy', None)
+    """
+    cpus = check_int("cpus", cpus, low=1, high=4096)
+    machine = None if machine is None else check_nonnegative("machine", machine, high=4096.0)
+    if busy is None:
+        return None
+    busy = check_nonnegative("busy", busy, high=4096.0)
+    if busy < IDLE_BELOW:
+        if cpus > 1:
+            return "idle"
+        quiet = machine is not None and machine < IDLE_BELOW
+        return "one-cpu" if quiet else None
+    return "busy" if cpus > 1 and busy >= cpus - FULL_WITHIN else None
+
+
+def _stored_pairs(ref: Reference) -> list[tuple[str | None, tuple[float, float]]]:
+    """A reference's band pairs, each with its condition: classed by :func:`condition` from the busy CPUs read
+    before its calibration (a third number; a fourth: the whole machine's), else by the recorded condition."""
+    d = ref.dag
+    cpus = d.get("cpus", ref.cpus)
+    return [(condition(cpus, row[2], row[3] if len(row) > 3 else None) if len(row) > 2 else d.get("condition"),
+             (float(row[0]), float(row[1]))) for row in d["pairs"]]
+
+
+def matching_pairs(reference, cpus: int, busy: float | None, workers: int,
+                   machine: float | None = None) -> tuple[list[tuple[float, float]], str, bool]:
+    """The reference pairs in the condition of this machine, with the same pool size (Mondrian conformal
+    prediction: the band is calibrated within the class the run falls in, decided before the run by the same
+    :func:`condition` that classed the pairs; ``machine``: the whole machine's busy CPUs), the line that says which,
+    and whether they match; where fewer than :func:`enough_pairs` match, every pair, said so (the band then has no
+    tested coverage, and the lines call it a reference band). The references are one machine (the book's build VM): on
+    another machine the band is the build VM's, which the line cannot know.
+
+    >>> from hetlab.book import reference
+    >>> refs = [reference.load(n) for n in ("build-vm-idle", "build-vm", "build-vm-one-cpu")]
+    >>> pairs, line, matched = matching_pairs(refs, 2, 0.0, 2)
+    >>> len(pairs) >= 19, matched, line.split("：")[1].split("下记录")[0]
+    (True, True, '区间用本书构建机在同样情形（空闲，P = 2）')
+    """
+    workers = check_int("workers", workers, low=1, high=4096)
+    cpus = check_int("cpus", cpus, low=1, high=4096)
+    every = reference_pairs(reference)          # refuses references with no pairs
+    refs = [r for r in _refs(reference) if r.dag and "pairs" in r.dag]
+    kind = condition(cpus, busy, machine)
+    seen = "读不出其他程序占着几个 CPU" if busy is None else f"其他程序占着 {busy:.1f} 个 CPU（本机 {cpus} 个可用）"
+    if busy is not None and busy >= cpus - 0.1:
+        seen += "，CPU 都被占满，看不出还有几个线程在等核"
+    if cpus == 1 and machine is not None and machine >= IDLE_BELOW:
+        seen += f"，整台机器上其他程序占着 {machine:.1f} 个 CPU（运行中可能挪到这个 CPU 上）"
+    pairs = [pair for r in refs if r.dag["workers"] == workers for k, pair in _stored_pairs(r) if k == kind]
+    if kind is not None and len(pairs) >= enough_pairs():
+        if kind == "busy":
+            return pairs, (f"运行前{seen}：区间用本书构建机在最接近的情形（忙碌：另有两个进程占满两个 CPU，"
+                           f"P = {workers}）下记录的 {len(pairs)} 对（忙碌时一次运行本来就时快时慢，区间宽到这次比较"
+                           "说明不了什么；要检验模型，请在空闲时运行）"), True
+        return pairs, (f"运行前{seen}：区间用本书构建机在同样情形（{CONDITIONS[kind]}，P = {workers}）下记录的 "
+                       f"{len(pairs)} 对（别的机器上没有检验过）"), True
+    return every, (f"运行前{seen}，P = {workers}：参照里没有与此相仿的情形（参照都是本书构建机、P = 2，只录了"
+                   "空闲、两个核都被占满和单个空闲 CPU 三种情形），只能借用它们合在一起的比值给一个参考区间，"
+                   "覆盖率没有检验过"), False
+
+
+def reference_pairs(reference) -> list[tuple[float, float]]:
+    """The (predicted, measured) extra seconds of every (calibration, run) pair the stored machines keep
+    (``reference``: one :class:`~hetlab.book.reference.Reference` or several; ``tools/record_reference.py``
+    records them with ``--a1-4``), pooled: the machines' conditions (idle, busy, one CPU) all inform the band."""
+    if reference is None:
+        raise TypeError("reference must be a Reference or several, got None")
+    pairs = [pair for ref in _refs(reference) if ref.dag and "pairs" in ref.dag for _, pair in _stored_pairs(ref)]
+    if not pairs:
+        raise ValueError("reference holds no A1.4 (calibration, run) pairs: record them with "
+                         "tools/record_reference.py --a1-4")
+    return pairs
+
+
+def left_condition(cpus: int, busy: float | None, machine: float | None, during: float | None) -> str:
+    """After the run: the line that says the pair left the condition it was classed in before the calibration,
+    or "" where it stayed (or where that cannot be told). ``during``: the CPUs other programs kept busy on the whole
+    machine over calibration and run (:func:`hetlab.real.cpu_load.others_since`). The stored pairs were kept only
+    where this reading left their condition unchanged (``tools/record_reference.py``), so a reader's pair that
+    changed class is not one the band was calibrated on: its comparison tests nothing, and the line says so.
+
+    >>> left_condition(2, 0.0, 0.0, 0.05), left_condition(2, 0.0, 0.0, None)
+    ('', '')
+    >>> left_condition(2, 0.0, 0.0, 0.9)
+    '运行期间别的程序占用 0.9 个 CPU（运行前 0.0 个）：这一对已不在运行前的情形（空闲）里，这次比较检验不了模型'
+    """
+    cpus = check_int("cpus", cpus, low=1, high=4096)
+    if during is None or busy is None:
+        return ""
+    during = check_nonnegative("during", during, high=4096.0)
+    before = condition(cpus, busy, machine)
+    if before is None or condition(cpus, min(during, cpus), during) == before:
+        return ""
+    return (f"运行期间别的程序占用 {during:.1f} 个 CPU（运行前 {busy:.1f} 个）：这一对已不在运行前的情形"
+            f"（{CONDITIONS[before]}）里，这次比较检验不了模型")
