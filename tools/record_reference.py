@@ -11,8 +11,8 @@ demo plan's runs task by task (figure A1-1), and A1.4 as (calibration, run) pair
 ``--a1-4`` records only A1.4 (its calibrations and runs) into the existing file NAME.json, with a label of its
 own, leaving the other fields (and the moment they were recorded at) as they are; ``--condition
 idle|busy|one-cpu`` names the condition its pairs stand for (readings.a1.CONDITIONS; default idle). Each pair
-also stores the CPUs other programs kept busy over the whole pair (:func:`others_during`); a pair during which
-they put the machine in another condition than the reading before it is recorded again (at most 40 times), and
+also stores the CPUs other programs kept busy over the whole pair (:func:`others_during`); a pair that was not in
+the condition named, by the reading before it or by that one, is recorded again (at most 40 times), and
 A1.4's label quotes that range instead of a load average.
 """
 from __future__ import annotations
@@ -56,11 +56,13 @@ def record_a1_4(kind: str) -> tuple[dict, dict]:
         machine = busy_cpus(machine=True) if measure.cpu_count() == 1 else busy   # as A1.4's cell reads it
         (hand, costs, predicted, run), during = others_during(lambda: _pair(graph, simulated, workers))
         # a reference stands for its condition only if the whole pair ran in it, not just the 0.2 s read before
-        # it: a pair during which other programs' CPU use put the machine in another class is recorded again
-        if condition(measure.cpu_count(), min(during, measure.cpu_count()), during) != condition(
-                measure.cpu_count(), busy, machine):
+        # it: a pair read in another class before it, or put in another class by other programs' CPU use during
+        # it, is recorded again
+        cpus = measure.cpu_count()
+        if not condition(cpus, busy, machine) == condition(cpus, min(during, cpus), during) == kind:
             discarded += 1
-            print(f"pair {len(pairs) + 1}: other programs kept {during:.2f} CPUs busy during it; recorded again")
+            print(f"pair {len(pairs) + 1}: other programs kept {busy:.2f} CPUs busy before it and {during:.2f} "
+                  "during it; recorded again")
             continue
         pairs.append([predicted - simulated.makespan, run.makespan - simulated.makespan, busy, machine, during])
         first = first or (hand, costs, predicted, run)

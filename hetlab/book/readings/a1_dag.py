@@ -127,7 +127,17 @@ def interval_name(prediction: Prediction) -> str:
     """What the printed lines call the band: "90% 预测区间" where its pairs match the run's condition, else a
     reference band whose coverage is untested."""
     check_instance("prediction", prediction, Prediction)
-    return f"{prediction.coverage:.0%} 预测区间" if prediction.tested else "参考区间（覆盖率没有检验过）"
+    return f"{prediction.coverage:.0%} 预测区间" if prediction.tested else "参考区间"
+
+
+def _band_text(p: Prediction, factors: bool = False) -> str:
+    """The band as the lines print it: its name, its ends in milliseconds (with ``factors``, the factors too), and
+    for an untested band the caveat after the numbers (review A1-22 #6: not nested inside the name)."""
+    ms = 1e3
+    text = f"{interval_name(p)} {p.low * ms:.1f} 到 {p.high * ms:.1f} 毫秒"
+    if factors:
+        text += f"（预测乘以 {p.factors[0]:.2f} 和 {p.factors[1]:.2f}）"
+    return text if p.tested else text + "，覆盖率没有检验过"
 
 
 def predict_extra(simulated: Schedule, costs: Costs, pairs, *, coverage: float = 0.9,
@@ -238,8 +248,7 @@ def split_lines(prediction: Prediction, costs: Costs, workers: int, per_graph: l
         f"{p.queued} 个排队（工作进程空出来后晚一次排队交接，平均 {_us(costs.queued)}），每个任务平均拉长 "
         f"{_us(costs.stretch)}",
         f"运行前的预测：比不计派发的模拟（{p.simulated * ms:.1f} 毫秒）多 {p.extra * ms:.1f} 毫秒；"
-        f"{interval_name(p)} {p.low * ms:.1f} 到 {p.high * ms:.1f} 毫秒（预测乘以 {p.factors[0]:.2f} 和 "
-        f"{p.factors[1]:.2f}）"]
+        + _band_text(p, factors=True)]
     if per_graph is not None:
         values = [_extra_seconds("per_graph", x) for x in check_sequence("per_graph", per_graph)]
         line = f"{len(values)} 张标定图各自的预测：" + "、".join(f"{x * ms:.1f}" for x in values) + " 毫秒，取中位数"
@@ -311,9 +320,8 @@ def dag_lines(measured: Schedule, prediction: Prediction, costs: Costs, referenc
     stretched = float(np.sum((measured.end - measured.start) - waits))
     gaps = task_gaps(measured)
     where = "多出的时间主要是任务本身被拉长" if stretched > gaps.sum() else "多出的时间主要在任务之间的空隙"
-    lines = [f"实测 {measured.makespan * ms:.1f} 毫秒，比模拟多 {extra * ms:.1f} 毫秒（预测多 {p.extra * ms:.1f}，"
-             f"{interval_name(p)} {p.low * ms:.1f} 到 {p.high * ms:.1f} 毫秒）："
-             + _extra_verdict(extra, p),
+    lines = [f"实测 {measured.makespan * ms:.1f} 毫秒，比模拟多 {extra * ms:.1f} 毫秒（预测多 {p.extra * ms:.1f} 毫秒；"
+             f"{_band_text(p)}）：" + _extra_verdict(extra, p),
              f"逐个任务对账（{workers} 个工作进程合计）：任务本身比设定的等待长 {stretched * ms:.1f} 毫秒，"
              f"任务之间的空隙 {gaps.sum() * ms:.1f} 毫秒；除以 {workers}，每个工作进程平均 "
              f"{stretched / workers * ms:.1f} + {gaps.sum() / workers * ms:.1f} 毫秒：{where}",

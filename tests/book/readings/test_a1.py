@@ -254,7 +254,7 @@ def test_dag_lines_judge_the_extra_time_against_the_interval_stated_before_the_r
     lines = R.dag_lines(real, pred, R.Costs(1e-3, 1e-4)).splitlines()
     extra = end_c - 4
     assert lines[0] == (f"实测 {end_c:.1f} 毫秒，比模拟多 {extra:.1f} 毫秒"
-                        f"（预测多 2.0，90% 预测区间 1.0 到 3.0 毫秒）：{words}")
+                        f"（预测多 2.0 毫秒；90% 预测区间 1.0 到 3.0 毫秒）：{words}")
     assert "偏差" not in "\n".join(lines) and lines[2].startswith("诊断（不作判断）：")
 
 
@@ -329,7 +329,7 @@ def test_an_untested_band_is_printed_as_a_reference_band():
     tested, borrowed = (R.predict_extra(sim, R.Costs(1e-3, 1e-4), pairs, tested=t) for t in (True, False))
     assert "90% 预测区间" in R.split_lines(tested, R.Costs(1e-3, 1e-4), 2)
     text = R.split_lines(borrowed, R.Costs(1e-3, 1e-4), 2)
-    assert "参考区间（覆盖率没有检验过）" in text and "90%" not in text
+    assert "参考区间 " in text and text.endswith("），覆盖率没有检验过") and "90%" not in text and "（覆盖率" not in text
     after = R.dag_lines(_placed(g, workers, [1, 1, 4], [3, 3, 6]), borrowed, R.Costs(1e-3, 1e-4))
     assert "参考区间" in after.splitlines()[0] and "预测区间" not in after.splitlines()[0]
     with pytest.raises(TypeError, match="tested"):
