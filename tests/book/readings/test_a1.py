@@ -329,7 +329,8 @@ def test_an_untested_band_is_printed_as_a_reference_band():
     tested, borrowed = (R.predict_extra(sim, R.Costs(1e-3, 1e-4), pairs, tested=t) for t in (True, False))
     assert "90% 预测区间" in R.split_lines(tested, R.Costs(1e-3, 1e-4), 2)
     text = R.split_lines(borrowed, R.Costs(1e-3, 1e-4), 2)
-    assert "参考区间 " in text and text.endswith("），覆盖率没有检验过") and "90%" not in text and "（覆盖率" not in text
+    assert "参考区间 " in text and text.endswith("），覆盖率没有检验过")
+    assert "90%" not in text and "（覆盖率" not in text
     after = R.dag_lines(_placed(g, workers, [1, 1, 4], [3, 3, 6]), borrowed, R.Costs(1e-3, 1e-4))
     assert "参考区间" in after.splitlines()[0] and "预测区间" not in after.splitlines()[0]
     with pytest.raises(TypeError, match="tested"):
