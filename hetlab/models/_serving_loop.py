@@ -1,17 +1,30 @@
 """The event loop of :func:`hetlab.models.serving.simulate` (private: read the model in that module's docstring).
 
-:func:`preprocess` is the CPU pool (a FIFO multi-server queue); :class:`Simulator` runs the GPUs' queues and
-batches, request-level or iteration-level, and records each request's times.
+:func:`preprocess` is the CPU pool (a FIFO multi-server queue); :func:`serve` runs the GPUs' queues and
+batches, request-level or iteration-level, and returns each request's times as a :class:`Trace`.
+
+The loop is the hot path of the chapter-10 widget (one run per slider value), so it is written for CPython's
+speed rather than brevity: one function whose state lives in local lists read by closures (no attribute look-ups),
+requests that become ready read in order from a sorted list instead of passing through the event heap, and a
+count of all queued requests so that a GPU with nothing to steal does not scan the other queues.
 """
 from __future__ import annotations
 
 import heapq
 import math
 from collections import deque
+from dataclasses import dataclass
+from itertools import count
 
 import numpy as np
 
-__all__ = ["preprocess", "Simulator"]
+__all__ = ["preprocess", "serve", "Trace"]
+
+# Event kinds, in their order at equal times. A request becoming ready (kind 0) always comes first: those are
+# not in the heap but merged in from a list sorted by (time, request); then the end of a planned run of
+# iterations, then an expired batching timer, then the start of an idle GPU (after every arrival and every
+# boundary at this instant, so that it sees all of them).
+_BOUNDARY, _TIMER, _KICK = 1, 2, 3
 
 
 def preprocess(arrivals: np.ndarray, cost: np.ndarray, workers: int) -> np.ndarray:
@@ -34,228 +47,247 @@ def preprocess(arrivals: np.ndarray, cost: np.ndarray, workers: int) -> np.ndarr
     return ready
 
 
-class Simulator:
-    """The event loop. Events: a request becomes ready, a GPU reaches a planned iteration boundary,
-    a GPU's batching timer (request-level batching) expires. A GPU's planned boundary is cancelled
-    (by a version number) when a new request could join earlier."""
+@dataclass(frozen=True)
+class Trace:
+    """What :func:`serve` records: per request (lists indexed by request) and per GPU."""
 
-    READY, BOUNDARY, TIMER, KICK = 0, 1, 2, 3   # at equal times: arrivals first, then boundaries, then starts
+    admitted: list[float]
+    prefilled: list[float]
+    finish: list[float]
+    gpu_of: list[int]
+    served: list[int]
+    busy: list[float]
+    slots: list[float]
+    stolen: int
 
-    def __init__(self, ready, prompt, output, n_gpu, max_batch, wait, kv_cap, base, per_seq, per_tok, dispatch,
-                 steal, continuous, roofline=False):
-        self.roofline = roofline
-        # plain lists, not arrays: the loop reads and writes single entries, which lists do several times faster
-        self.ready_t, self.prompt, self.output = ready.tolist(), prompt.tolist(), output.tolist()
-        self.need = (prompt + output).tolist()
-        self.G, self.B, self.wait, self.kv_cap = n_gpu, max_batch, wait, kv_cap
-        self.base, self.per_seq, self.per_tok = base, per_seq, per_tok
-        self.least_loaded, self.steal, self.continuous = dispatch == "least_loaded", steal, continuous
-        n = ready.size
-        self.admitted = [0.0] * n
-        self.prefilled = [0.0] * n
-        self.finish = [0.0] * n
-        self.gpu_of = [0] * n
-        self.served = [0] * n
-        self.busy = [0.0] * n_gpu
-        self.slots = [0.0] * n_gpu
-        self.stolen = 0
-        self.queues = [deque() for _ in range(n_gpu)]
-        self.load = [0] * n_gpu            # queued + running requests, for least-loaded dispatch
-        self.running = [[] for _ in range(n_gpu)]   # heap of (finishing iteration, request)
-        self.kv = [0] * n_gpu
-        self.iters = [0] * n_gpu           # iterations completed
-        self.active = [False] * n_gpu      # an iteration run is planned
-        self.plan = [(0.0, 0.0, 0, 0)] * n_gpu   # (start, step duration, iterations, slots) of the planned run
-        self.version = [0] * n_gpu
-        self.joiners: list[list[int]] = [[] for _ in range(n_gpu)]
-        self.timer = [math.inf] * n_gpu
-        self.kicked = [False] * n_gpu
-        self.events: list = []
-        self.seq = 0
-        self.rr = 0
 
-    def push(self, t, kind, x, version=0):
-        self.seq += 1
-        heapq.heappush(self.events, (t, kind, self.seq, x, version))
+def serve(ready: np.ndarray, prompt: np.ndarray, output: np.ndarray, *, gpus: int, max_batch: int, wait: float,
+          kv_cap: int, base: float, per_seq: float, per_tok: float, least_loaded: bool, steal: bool,
+          continuous: bool, roofline: bool) -> Trace:
+    """Run the GPUs on requests that leave the CPU pool at ``ready`` (validated inputs, see ``simulate``).
 
-    def run(self, ready_order):
-        for i in ready_order.tolist():
-            self.events.append((self.ready_t[i], self.READY, i, i, 0))
-        self.seq = len(self.events) + 1
-        heapq.heapify(self.events)
-        pop = heapq.heappop
-        events = self.events
-        while events:
-            t, kind, _, x, version = pop(events)
-            if kind == self.READY:
-                self.arrive(t, x)
-            elif kind == self.BOUNDARY:
-                if version == self.version[x]:
-                    self.boundary(t, x)
-            elif kind == self.KICK:
-                self.kicked[x] = False
-                if not self.active[x]:
-                    self.start(t, x)
-            elif self.timer[x] == t and not self.active[x]:
-                self.timer[x] = math.inf
-                self.start(t, x)
+    Events: a request becomes ready, a GPU reaches a planned iteration boundary, a GPU's batching timer
+    (request-level batching) expires, an idle GPU starts. A planned boundary is cancelled (by a version
+    number) when a new request could join earlier.
+    """
+    # Plain lists, not arrays: the loop reads and writes single entries, which lists do several times faster.
+    n, n_gpu, cap = ready.size, gpus, kv_cap
+    ready_t, prompt_t, output_t = ready.tolist(), prompt.tolist(), output.tolist()
+    need = (prompt + output).tolist()
+    arrival_order = np.lexsort((np.arange(n), ready)).tolist()    # by time, then request (the heap's order)
+    arrival_times = [ready_t[i] for i in arrival_order]
+    admitted, prefilled, finish = [0.0] * n, [0.0] * n, [0.0] * n
+    gpu_of, served = [0] * n, [0] * n
+    busy, slots = [0.0] * n_gpu, [0.0] * n_gpu
+    queues: list[deque[int]] = [deque() for _ in range(n_gpu)]
+    load = [0] * n_gpu                 # queued + running requests, for least-loaded dispatch
+    # continuous: heap of (finishing iteration, request); request-level: the batch
+    running: list[list] = [[] for _ in range(n_gpu)]
+    kv = [0] * n_gpu
+    iters = [0] * n_gpu                # iterations completed
+    active = [False] * n_gpu           # an iteration run (or a request-level batch) is under way
+    plan = [(0.0, 0.0, 0, 0)] * n_gpu  # (start, step duration, iterations, slots) of the planned run
+    version = [0] * n_gpu
+    joiners: list[list[int]] = [[] for _ in range(n_gpu)]
+    timer = [math.inf] * n_gpu
+    kicked = [False] * n_gpu
+    events: list[tuple[float, int, int, int, int]] = []     # (time, kind, sequence number, GPU, version)
+    ticket = count().__next__          # ties at equal time and kind go in the order of pushing
+    push, pop, ceil = heapq.heappush, heapq.heappop, math.ceil
+    queued = 0                         # requests in all queues together: stealing needs one
+    stolen = 0
 
-    # -- dispatch ---------------------------------------------------------------------------------
-    def arrive(self, t, i):
-        if self.least_loaded:
-            g = min(range(self.G), key=self.load.__getitem__)
+    def iteration(size: int, prompt_tokens: int) -> float:
+        """Time of one iteration with ``size`` running sequences and ``prompt_tokens`` to prefill."""
+        memory = base + per_seq * size
+        compute = per_tok * prompt_tokens
+        return max(memory, compute) if roofline else memory + compute
+
+    def take(g: int, used: int) -> int | None:
+        """Oldest request of ``g``'s queue, or with stealing (``g``'s queue empty) of the first of the longest
+        other queues, if its KV cache fits beside ``used`` tokens; it leaves its queue."""
+        nonlocal queued, stolen
+        q = queues[g]
+        if q:
+            i = q[0]
+            if used + need[i] > cap:
+                return None
+            q.popleft()
+        elif steal and queued:
+            lengths = [len(other) for other in queues]
+            victim = lengths.index(max(lengths))
+            q = queues[victim]
+            i = q[0]
+            if used + need[i] > cap:
+                return None
+            q.popleft()
+            stolen += 1
+            load[victim] -= 1
+            load[g] += 1
         else:
-            g = self.rr
-            self.rr = (g + 1) % self.G
-        self.queues[g].append(i)
-        self.load[g] += 1
-        self.poke(t, g)
-        if self.steal:
-            for h in range(self.G):
-                if h != g and not self.queues[h]:
-                    self.poke(t, h)
+            return None
+        queued -= 1
+        return i
 
-    def poke(self, t, g):
+    def poke(t: float, g: int) -> None:
         """A request is waiting that ``g`` could take: start ``g`` if idle (after every arrival at this
         instant has been queued), or cut its planned run short."""
-        if not self.active[g]:
-            if not self.kicked[g]:
-                self.kicked[g] = True
-                self.push(t, self.KICK, g)
+        if not active[g]:
+            if not kicked[g]:
+                kicked[g] = True
+                push(events, (t, _KICK, ticket(), g, 0))
             return
-        if not self.continuous or len(self.running[g]) >= self.B:
+        if not continuous or len(running[g]) >= max_batch:
             return
-        start, step, k, _ = self.plan[g]
-        j = max(1, math.ceil((t - start) / step - 1e-12))
+        start, step, k, width = plan[g]
+        j = ceil((t - start) / step - 1e-12)     # the first boundary at or after t
+        if j < 1:                                # (the iteration under way runs to its end)
+            j = 1
         if j < k:
-            self.version[g] += 1
-            self.plan[g] = (start, step, j, self.plan[g][3])
-            self.push(start + j * step, self.BOUNDARY, g, self.version[g])
-
-    def take(self, g, fits):
-        """Oldest request of ``g``'s queue, or with stealing of the longest other queue, if ``fits`` it."""
-        q = self.queues[g]
-        if not q and self.steal:
-            lengths = [len(other) for other in self.queues]
-            victim = lengths.index(max(lengths))          # the first of the longest queues
-            if lengths[victim]:
-                q = self.queues[victim]
-                if fits(q[0]):
-                    self.stolen += 1
-                    self.load[victim] -= 1
-                    self.load[g] += 1
-                    return q.popleft()
-                return None
-        if q and fits(q[0]):
-            return q.popleft()
-        return None
-
-    def iteration(self, size, prompt_tokens):
-        """Time of one iteration with ``size`` running sequences and ``prompt_tokens`` to prefill."""
-        memory = self.base + self.per_seq * size
-        compute = self.per_tok * prompt_tokens
-        return max(memory, compute) if self.roofline else memory + compute
+            v = version[g] + 1
+            version[g] = v
+            plan[g] = (start, step, j, width)
+            push(events, (start + j * step, _BOUNDARY, ticket(), g, v))
 
     # -- request-level batching -----------------------------------------------------------------
-    def start(self, t, g):
-        if self.continuous:
-            self.boundary(t, g, idle=True)
+    def start_batch(t: float, g: int) -> None:
+        q = queues[g]
+        if not q and not (steal and queued):
             return
-        q = self.queues[g]
-        if not q and not (self.steal and any(self.queues)):
+        if q and len(q) < max_batch and wait > 0 and t < ready_t[q[0]] + wait:
+            due = ready_t[q[0]] + wait
+            if due < timer[g]:
+                timer[g] = due
+                push(events, (due, _TIMER, ticket(), g, 0))
             return
-        if q and len(q) < self.B and self.wait > 0 and t < self.ready_t[q[0]] + self.wait:
-            due = self.ready_t[q[0]] + self.wait
-            if due < self.timer[g]:
-                self.timer[g] = due
-                self.push(due, self.TIMER, g)
-            return
-        batch, kv = [], 0
-        while len(batch) < self.B:
-            i = self.take(g, lambda r, kv=kv: kv + self.need[r] <= self.kv_cap)
+        batch: list[int] = []
+        used = 0
+        while len(batch) < max_batch:
+            i = take(g, used)
             if i is None:
                 break
             batch.append(i)
-            kv += self.need[i]
+            used += need[i]
         if not batch:
             return
         size = len(batch)
-        outs = [self.output[i] for i in batch]
-        longest = max(outs)
-        prefill = self.iteration(size, sum(self.prompt[i] for i in batch))
-        step = self.base + self.per_seq * size
+        longest = max(output_t[i] for i in batch)
+        prefill = iteration(size, sum(prompt_t[i] for i in batch))
+        step = base + per_seq * size
         end = t + prefill + (longest - 1) * step
+        first = t + prefill
         for i in batch:
-            self.admitted[i] = t
-            self.prefilled[i] = t + prefill
-            self.finish[i] = end      # request-level batching returns the batch together
-            self.served[i] += 1
-            self.gpu_of[i] = g
-        busy = prefill + (longest - 1) * step
-        self.busy[g] += busy
-        self.slots[g] += size * busy
-        self.active[g] = True
-        self.timer[g] = math.inf
-        self.version[g] += 1
-        self.running[g] = batch
-        self.push(end, self.BOUNDARY, g, self.version[g])
+            admitted[i] = t
+            prefilled[i] = first
+            finish[i] = end      # request-level batching returns the batch together
+            served[i] += 1
+            gpu_of[i] = g
+        seconds = prefill + (longest - 1) * step
+        busy[g] += seconds
+        slots[g] += size * seconds
+        active[g] = True
+        timer[g] = math.inf
+        v = version[g] + 1
+        version[g] = v
+        running[g] = batch
+        push(events, (end, _BOUNDARY, ticket(), g, v))
 
-    # -- iteration-level (continuous) batching and the end of a static batch ------------------------
-    def boundary(self, t, g, idle=False):
-        if not self.continuous:
-            self.active[g] = False
-            self.load[g] -= len(self.running[g])
-            self.running[g] = []
-            self.start(t, g)
-            return
-        run = self.running[g]
-        if not idle and self.active[g]:
-            start, step, k, size = self.plan[g]
-            self.iters[g] += k
-            self.busy[g] += k * step
-            self.slots[g] += k * step * size
-            for i in self.joiners[g]:
-                self.admitted[i] = max(start, self.ready_t[i])   # a boundary computed within rounding of it
-                self.prefilled[i] = start + step    # a joiner's prefill iteration yields its first token
-            self.joiners[g] = []
-            now = self.iters[g]
+    def end_batch(t: float, g: int) -> None:
+        active[g] = False
+        load[g] -= len(running[g])
+        running[g] = []
+        start_batch(t, g)
+
+    # -- iteration-level (continuous) batching ---------------------------------------------------------------
+    def boundary(t: float, g: int, idle: bool = False) -> None:
+        run = running[g]
+        if not idle and active[g]:
+            start, step, k, width = plan[g]
+            now = iters[g] + k
+            iters[g] = now
+            busy[g] += k * step
+            slots[g] += k * step * width
+            for i in joiners[g]:
+                admitted[i] = max(start, ready_t[i])   # a boundary computed within rounding of it
+                prefilled[i] = start + step    # a joiner's prefill iteration yields its first token
+            joiners[g] = []
             while run and run[0][0] <= now:
-                _, i = heapq.heappop(run)
-                self.finish[i] = t
-                self.served[i] += 1
-                self.kv[g] -= self.need[i]
-                self.load[g] -= 1
-        elif self.active[g]:
+                i = pop(run)[1]
+                finish[i] = t
+                served[i] += 1
+                kv[g] -= need[i]
+                load[g] -= 1
+        elif active[g]:
             return                              # mid-run: poke() handles early joins
-        joined = []
-        kv, need, cap = self.kv, self.need, self.kv_cap
-
-        def fits(r):
-            return kv[g] + need[r] <= cap
-
-        while len(run) + len(joined) < self.B:
-            i = self.take(g, fits)
-            if i is None:
-                break
-            kv[g] += need[i]
-            joined.append(i)
-        now = self.iters[g]
-        for i in joined:
-            self.gpu_of[i] = g
-            # it yields token 1 in the next iteration (now + 1) and its last in iteration now + output
-            heapq.heappush(run, (now + self.output[i], i))
-        if not run:
-            self.active[g] = False
-            return
+        joined: list[int] = []
         size = len(run)
+        now = iters[g]
+        if size < max_batch and (queues[g] or (steal and queued)):     # someone may join
+            used = kv[g]
+            while size < max_batch:
+                i = take(g, used)
+                if i is None:
+                    break
+                used += need[i]
+                joined.append(i)
+                gpu_of[i] = g
+                # it yields token 1 in the next iteration (now + 1) and its last in iteration now + output
+                push(run, (now + output_t[i], i))
+                size += 1
+            kv[g] = used
+        if not size:
+            active[g] = False
+            return
         if joined:
-            step = self.iteration(size, sum(self.prompt[i] for i in joined))
+            step = iteration(size, sum(prompt_t[i] for i in joined))
             k = 1
         else:
-            step = self.base + self.per_seq * size
+            step = base + per_seq * size
             k = run[0][0] - now
-        self.joiners[g] = joined
-        self.active[g] = True
-        self.plan[g] = (t, step, k, size)
-        self.version[g] += 1
-        self.push(t + k * step, self.BOUNDARY, g, self.version[g])
+        joiners[g] = joined
+        active[g] = True
+        plan[g] = (t, step, k, size)
+        v = version[g] + 1
+        version[g] = v
+        push(events, (t + k * step, _BOUNDARY, ticket(), g, v))
+
+    def start_gpu(t: float, g: int) -> None:
+        if continuous:
+            boundary(t, g, idle=True)
+        else:
+            start_batch(t, g)
+
+    end_run = boundary if continuous else end_batch
+    arrival_times.append(math.inf)     # after the last request: the heap's events alone
+    p, rr = 0, 0
+    while p < n or events:
+        if events and events[0][0] < arrival_times[p]:
+            t, kind, _, g, v = pop(events)
+            if kind == _BOUNDARY:
+                if v == version[g]:
+                    end_run(t, g)
+            elif kind == _KICK:
+                kicked[g] = False
+                if not active[g]:
+                    start_gpu(t, g)
+            elif timer[g] == t and not active[g]:
+                timer[g] = math.inf
+                start_gpu(t, g)
+            continue
+        # a request becomes ready: dispatch it (ties with a heap event: the request first)
+        t, i = arrival_times[p], arrival_order[p]
+        p += 1
+        if least_loaded:
+            g = load.index(min(load))                 # the first of the least loaded
+        else:
+            g = rr
+            rr = (g + 1) % n_gpu
+        queues[g].append(i)
+        load[g] += 1
+        queued += 1
+        poke(t, g)
+        if steal:
+            for h in range(n_gpu):
+                if h != g and not queues[h]:
+                    poke(t, h)
+    return Trace(admitted, prefilled, finish, gpu_of, served, busy, slots, stolen)

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hetlab._validate import as_float_array, check_bool, check_choice, check_int, check_nonnegative, check_positive
-from hetlab.models._serving_loop import Simulator, preprocess
+from hetlab.models._serving_loop import preprocess, serve
 
 __all__ = ["simulate", "ServingResult", "POLICIES", "DISPATCH", "ITERATION_COSTS", "kv_cache_bytes",
            "throughput_bound"]
@@ -268,15 +268,12 @@ def simulate(arrivals, prompt, output, *, policy: str = "continuous", gpus: int 
                          f"got {kv_cap}")
 
     order = np.argsort(arr, kind="stable")
-    ready_sorted = preprocess(arr[order], np.full(n, cpu), workers)
     ready = np.empty(n)
-    ready[order] = ready_sorted
-    ready_order = order[np.argsort(ready_sorted, kind="stable")]   # requests in the order they reach a GPU
-
-    sim = Simulator(ready, p_tok, o_tok, n_gpu, max_batch, wait, kv_cap, base, per_seq, per_tok,
-                     dispatch, steal, policy == "continuous", cost == "max")
-    sim.run(ready_order)
-    admitted, prefilled, finish = np.array(sim.admitted), np.array(sim.prefilled), np.array(sim.finish)
+    ready[order] = preprocess(arr[order], np.full(n, cpu), workers)
+    trace = serve(ready, p_tok, o_tok, gpus=n_gpu, max_batch=max_batch, wait=wait, kv_cap=kv_cap, base=base,
+                  per_seq=per_seq, per_tok=per_tok, least_loaded=dispatch == "least_loaded", steal=steal,
+                  continuous=policy == "continuous", roofline=cost == "max")
+    admitted, prefilled, finish = np.array(trace.admitted), np.array(trace.prefilled), np.array(trace.finish)
     first = finish.copy() if policy == "static" else prefilled      # request-level: results return together
-    return ServingResult(policy, arr, ready, admitted, prefilled, first, finish, np.array(sim.gpu_of), p_tok,
-                         o_tok, np.array(sim.busy), np.array(sim.slots), sim.stolen, np.array(sim.served))
+    return ServingResult(policy, arr, ready, admitted, prefilled, first, finish, np.array(trace.gpu_of), p_tok,
+                         o_tok, np.array(trace.busy), np.array(trace.slots), trace.stolen, np.array(trace.served))

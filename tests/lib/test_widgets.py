@@ -42,6 +42,43 @@ def test_fast_png_keeps_the_first_layout_and_draws_once_per_image():
     assert slow.figure.get_layout_engine() is not None
 
 
+def _blitting_explorer(animated: bool):
+    """A line that moves and changes colour over fixed axes; with ``animated`` it is blitted. The title (static)
+    changes only with the check box."""
+    line = []
+
+    def draw(ax, n: int, on: bool) -> str:
+        if not line:
+            line.extend(ax.plot([0, 1], [0, 1]))
+            ax.set_xlim(-1, 10)                    # the line stays off the frame, which is painted over it
+            ax.set_ylim(-1, 2)
+            line[0].set_animated(animated)
+        line[0].set_data([0, n], [0, 1])
+        line[0].set_color("crimson" if n % 2 else "teal")
+        ax.title.set_text(f"on = {on}")           # marks the figure stale when the text changes
+        return f"n = {n}"
+
+    return Explorer(draw, {"n": int_slider("n", 1, 9, 3), "on": checkbox("on")}, clear=False)
+
+
+def test_animated_artists_are_blitted_over_a_kept_background_equal_to_a_full_render():
+    blitted, full = _blitting_explorer(True), _blitting_explorer(False)
+    assert blitted.png() == full.png() and blitted._background is not None and full._background is None
+    draws = []
+    blitted.figure.canvas.mpl_connect("draw_event", lambda event: draws.append(event))
+    for n in (4, 5, 9):
+        assert blitted.update(n=n) == full.update(n=n) == f"n = {n}"
+        assert blitted.png() == full.png()
+    assert draws == []                              # only the line was drawn, over the kept background
+    # a static artist that changes (the title) makes the figure stale: the background is rendered again
+    blitted.update(on=True)
+    full.update(on=True)
+    assert blitted.png() == full.png() and len(draws) == 1
+    blitted.update(n=2)
+    full.update(n=2)
+    assert blitted.png() == full.png() and len(draws) == 1
+
+
 def test_controls_refuse_bad_ranges_by_name():
     with pytest.raises(ValueError, match="hi must be above lo"):
         slider("x", 1.0, 1.0, 0.1, 1.0)

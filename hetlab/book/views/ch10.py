@@ -134,8 +134,9 @@ _SHARE = np.linspace(0, 1, 300)
 @lru_cache(maxsize=512)
 def _serving_curves(rate: int, policy: str, max_batch: int, steal: bool) -> tuple[int, np.ndarray, np.ndarray, str]:
     """``(requests, TTFT quantiles in ms, latency quantiles in ms, readout)`` of one setting of the serving
-    scenario. The simulation of ten minutes of traffic takes 20-120 ms; cached, a slider moved back to a
-    setting seen before redraws at the cost of the figure alone (benchmarks/bench_widget_latency.py)."""
+    scenario. The simulation of ten minutes of traffic takes 5-60 ms (benchmarks/bench_serving.py); cached, a
+    slider moved back to a setting seen before redraws at the cost of the figure alone
+    (benchmarks/bench_widget_latency.py)."""
     w = serving_workload(rate)
     r = SV.simulate(w.arrivals, w.prompt, w.output, policy=policy, **dict(SERVING, max_batch=max_batch, steal=steal))
     ttft, latency = np.quantile(r.ttft, _SHARE) * 1e3, np.quantile(r.latency, _SHARE) * 1e3
@@ -176,12 +177,21 @@ def serving_explorer() -> Explorer:
                                   label=P.label("整个请求的延迟（虚线）", "request latency (dashed)"))
             _latency_cdf_axes(ax, longest_ms=3e5)
             art["legend"] = ax.get_legend().legend_handles[:2]      # the two curves' entries, recoloured below
+            ax.set_title("")            # the title's font and place, once: each frame sets its text alone
+            # Blitting (Explorer, clear=False): ticks and labels, two thirds of a render, are drawn once. Animated
+            # are the artists that change and those painted over them (the 200 ms and 0.99 lines, the frame);
+            # the ticks point outwards, off the curves, so a frame equals a full render pixel for pixel. A static
+            # artist that changes makes the figure stale, which renders the background again: hence the legend's
+            # recoloured entries are animated too, and ax.set_title (it also resets the side titles) is not
+            # called per frame.
+            for artist in (*ax.lines, *ax.spines.values(), ax.title, ax.get_legend(), *art["legend"]):
+                artist.set_animated(True)
         art["ttft"].set_data(ttft, _SHARE)
         art["lat"].set_data(lat, _SHARE)
         for line in (art["ttft"], art["lat"], *art["legend"]):
             line.set_color(colour)
-        ax.set_title(P.label(f"{requests} 个请求，4 张 GPU，{policy}，最大批 {max_batch}",
-                             f"{requests} requests, 4 GPUs, {names[policy]}, max batch {max_batch}"))
+        ax.title.set_text(P.label(f"{requests} 个请求，4 张 GPU，{policy}，最大批 {max_batch}",
+                                  f"{requests} requests, 4 GPUs, {names[policy]}, max batch {max_batch}"))
         return readout
 
     return Explorer(draw, {"rate": int_slider("平时每秒请求数（突发时 10 倍）", 1, 6, 3),

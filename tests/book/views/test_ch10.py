@@ -50,3 +50,24 @@ def test_serving_widget_draws_the_simulated_quantiles_and_caches_them():
     assert f"窃取 {r.stolen} 次" in text
     hits = ch10._serving_curves.cache_info().hits
     assert explorer.update(rate=2) == text and ch10._serving_curves.cache_info().hits == hits + 1
+
+
+def test_serving_widget_blits_frames_equal_to_a_full_render():
+    # the widget draws only its curves, lines, frame, title and legend over kept ticks (Explorer blitting): each
+    # frame must be the PNG a full render of the figure gives, without rendering the background again
+    import io
+
+    explorer = ch10.serving_explorer()
+    explorer.png()
+    draws = []
+    explorer.figure.canvas.mpl_connect("draw_event", lambda event: draws.append(event))
+    settings = [dict(rate=1, policy="连续批处理", max_batch=32, steal=True),
+                dict(rate=5, policy="请求级批处理", max_batch=64, steal=True),
+                dict(rate=3, policy="请求级批处理", max_batch=4, steal=False)]
+    frames = [(explorer.update(**values), explorer.png())[1] for values in settings]
+    assert not draws and explorer._background is not None
+    for values, frame in zip(settings, frames):
+        explorer.update(**values)
+        buffer = io.BytesIO()
+        explorer.figure.savefig(buffer, format="png", dpi=explorer.dpi, pil_kwargs={"compress_level": 1})
+        assert frame == buffer.getvalue()
