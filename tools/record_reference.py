@@ -12,7 +12,8 @@ demo plan's runs task by task (figure A1-1), and A1.4 as (calibration, run) pair
 own, leaving the other fields (and the moment they were recorded at) as they are; ``--condition
 idle|busy|one-cpu`` names the condition its pairs stand for (readings.a1.CONDITIONS; default idle). Each pair
 also stores the CPUs other programs kept busy over the whole pair (:func:`others_during`); a pair that was not in
-the condition named, by the reading before it or by that one, is recorded again (at most 40 times), and
+the condition named by the reading before it, or left it by that one (readings.a1.stayed), is recorded again (at
+most 40 times), and
 A1.4's label quotes that range instead of a load average.
 """
 from __future__ import annotations
@@ -24,7 +25,7 @@ import sys
 from pathlib import Path
 
 from hetlab import schedulers as S
-from hetlab.book.readings.a1 import CONDITIONS, condition, dispatch_simulation, typical_costs
+from hetlab.book.readings.a1 import CONDITIONS, condition, dispatch_simulation, stayed, typical_costs
 from hetlab.book.views import a1
 from hetlab.real import experiments as X
 from hetlab.real import measure
@@ -59,7 +60,7 @@ def record_a1_4(kind: str) -> tuple[dict, dict]:
         # it: a pair read in another class before it, or put in another class by other programs' CPU use during
         # it, is recorded again
         cpus = measure.cpu_count()
-        if not condition(cpus, busy, machine) == condition(cpus, min(during, cpus), during) == kind:
+        if condition(cpus, busy, machine) != kind or not stayed(kind, cpus, during):
             discarded += 1
             print(f"pair {len(pairs) + 1}: other programs kept {busy:.2f} CPUs busy before it and {during:.2f} "
                   "during it; recorded again")
