@@ -423,6 +423,7 @@ OVERRIDES.update({
     "book.readings.a1_band.enough_pairs": {"coverage": 0.9},
     "book.readings.a1_band.left_condition": {"cpus": 2, "busy": 0.0, "machine": 0.0, "during": 0.9},
     "book.readings.a1_band.stayed": {"kind": "idle", "cpus": 2, "during": 0.1},
+    "book.readings.a1_dag.calibration_disturbed": {"per_graph": (6e-3, 7e-3, 2e-2, 2.2e-2, 2.5e-2)},
     "real.cpu_load.others_since": {"start": lambda: _mod("real.cpu_load").mark()},
     "real.cpu_load.CpuMark": {"cpus": frozenset({0}), "busy": 10, "total": 20, "own": 0.5},
     "book.readings.a1_dag.interval_name": {"prediction": lambda: _prediction()},

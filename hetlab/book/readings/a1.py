@@ -23,6 +23,7 @@ from hetlab.book.readings.a1_band import (
 from hetlab.book.readings.a1_calibration import Costs, _refs, _us, calibration_lines, handover_costs
 from hetlab.book.readings.a1_dag import (
     Prediction,
+    calibration_disturbed,
     dag_lines,
     dispatch_lines,
     dispatch_schedule,
@@ -40,9 +41,8 @@ from hetlab.schedule import Schedule
 __all__ = ["Costs", "handover_costs", "calibration_lines", "plan_prediction", "plan_lines",
            "sweep_prediction", "sweep_lines", "dispatch_schedule", "dispatch_simulation", "Prediction",
            "error_band", "predict_extra", "graph_predictions", "typical_costs", "reference_pairs", "CONDITIONS",
-           "condition", "matching_pairs", "enough_pairs", "left_condition", "stayed", "split_lines",
-           "dispatch_lines",
-           "dag_lines", "FINE"]
+           "condition", "matching_pairs", "enough_pairs", "left_condition", "stayed", "calibration_disturbed",
+           "split_lines", "dispatch_lines", "dag_lines", "FINE"]
 
 #: A1.3's finest split is "as predicted" when its measured cost lies within this factor of (N - P) O_s either
 #: way: O_s is an average over one calibration, and two equal calibrations of an idle machine differ by a

@@ -86,8 +86,9 @@ CONDITIONS = {"idle": "空闲", "busy": "忙碌", "one-cpu": "只用 1 个 CPU"}
 #: one-CPU references read at most 0.05 before every pair, so a reading up to 0.2 is still their condition.
 IDLE_BELOW = 0.2
 #: Busy means other programs fill the CPUs but this many: the busy reference's two spinning processes read 1.95 or
-#: more of 2 CPUs before every pair. Between idle and busy no reference was recorded.
-FULL_WITHIN = 0.5
+#: more of 2 CPUs before every pair (review A1-23 #4: 0.5 let a machine at 1.65 borrow the busy band as "90%").
+#: Between idle and busy no reference was recorded.
+FULL_WITHIN = 0.1
 
 
 def condition(cpus: int, busy: float | None, machine: float | None = None) -> str | None:
@@ -159,8 +160,8 @@ def matching_pairs(reference, cpus: int, busy: float | None, workers: int,
         return pairs, (f"运行前{seen}：区间用本书构建机在同样情形（{CONDITIONS[kind]}，P = {workers}）下记录的 "
                        f"{len(pairs)} 对（别的机器上没有检验过）"), True
     return every, (f"运行前{seen}，P = {workers}：参照里没有与此相仿的情形（参照都是本书构建机、P = 2，只录了"
-                   "空闲、两个核都被占满和单个空闲 CPU 三种情形），只能借用它们合在一起的比值给一个参考区间，"
-                   "覆盖率没有检验过"), False
+                   "空闲、两个核都被占满和只用 1 个 CPU 且整台机器空闲三种情形），只能借用它们合在一起的比值给一个"
+                   "参考区间，覆盖率没有检验过"), False
 
 
 def reference_pairs(reference) -> list[tuple[float, float]]:
@@ -187,7 +188,10 @@ def stayed(kind: str, cpus: int, during: float) -> bool:
     the whole pair, read as ``during`` busy CPUs of other programs (:func:`hetlab.real.cpu_load.others_since`),
     allowing :data:`DURING_NOISE` for what that reading counts on a quiet machine: a quiet condition is left when
     other programs used at least ``IDLE_BELOW + DURING_NOISE`` CPUs, a busy one when they fell below
-    ``cpus - FULL_WITHIN - DURING_NOISE``. The same rule keeps the stored pairs (``tools/record_reference.py``).
+    ``cpus - FULL_WITHIN - DURING_NOISE``. ``tools/record_reference.py`` keeps stored pairs by the same rule since
+    12:00 UTC 2026-12-05 (the one-CPU reference and the idle one's 12:38 batch); earlier pairs carry only the
+    reading before them. The allowance means a pair through which another program used up to 0.49 CPUs still
+    counts as idle: what the rule can tell apart from a quiet machine's reading is a program running most of a pair.
 
     >>> stayed("idle", 2, 0.27), stayed("idle", 2, 0.6), stayed("busy", 2, 1.7), stayed("busy", 2, 0.3)
     (True, False, True, False)
@@ -207,8 +211,9 @@ def left_condition(cpus: int, busy: float | None, machine: float | None, during:
     """After the run: the line that says the pair left the condition it was classed in before the calibration
     (:func:`stayed`), or "" where it stayed (or where that cannot be told). ``during``: the CPUs other programs
     kept busy over calibration and run (:func:`hetlab.real.cpu_load.others_since`; pinned to one CPU, the whole
-    machine's). The stored pairs were kept only where they stayed (``tools/record_reference.py``), so a reader's
-    pair that left is not one the band was calibrated on: its comparison tests nothing, and the line says so.
+    machine's). The stored pairs recorded with this reading were kept only where they stayed (see :func:`stayed`),
+    so a reader's pair that left is not one the band was calibrated on: its comparison tests nothing, and the line
+    says so.
 
     >>> left_condition(2, 0.0, 0.0, 0.25), left_condition(2, 0.0, 0.0, None)
     ('', '')
