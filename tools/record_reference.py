@@ -47,15 +47,16 @@ def record_a1_4(kind: str) -> tuple[dict, dict]:
     Returns (calibration fields, ``dag`` fields). The first pair's calibration is stored whole (A1.1's reference
     line) and its run task by task (figure A1-4's reference panel); every pair as (predicted, measured) extra
     seconds over the simulation and the CPUs other programs kept busy just before its calibration (those this
-    process may use, then the whole machine's), the first :data:`PAIRS` as ``pairs``, the rest as ``held_out``."""
+    process may use, then the whole machine's, then over the pair), the first :data:`PAIRS` as ``pairs``, the rest
+    as ``held_out``; ``per_graph``: each pair's five calibration graphs' own predictions, in the same order."""
     workers, graph = a1.pool_size(), a1.dag()
     simulated = S.central_queue(graph, a1.dag_workers(workers), ready="fifo")
-    pairs, first, discarded = [], None, 0
+    pairs, per_graph, first, discarded = [], [], None, 0
     while len(pairs) < 2 * PAIRS and discarded < 2 * PAIRS:
         # the reader's cell reads both too: both sides classed by one function (readings.a1.condition)
         busy = busy_cpus()
         machine = busy_cpus(machine=True) if measure.cpu_count() == 1 else busy   # as A1.4's cell reads it
-        (hand, costs, predicted, run), during = others_during(lambda: _pair(graph, simulated, workers))
+        (hand, costs, each, predicted, run), during = others_during(lambda: _pair(graph, simulated, workers))
         # a reference stands for its condition only if the whole pair ran in it, not just the 0.2 s read before
         # it: a pair read in another class before it, or put in another class by other programs' CPU use during
         # it, is recorded again
@@ -66,6 +67,7 @@ def record_a1_4(kind: str) -> tuple[dict, dict]:
                   "during it; recorded again")
             continue
         pairs.append([predicted - simulated.makespan, run.makespan - simulated.makespan, busy, machine, during])
+        per_graph.append(list(each))    # the five graphs' own predictions: readings.a1.calibration_disturbed
         first = first or (hand, costs, predicted, run)
     if len(pairs) < 2 * PAIRS:
         raise SystemExit(f"only {len(pairs)} of {2 * PAIRS} pairs ran in one condition ({discarded} disturbed): "
@@ -77,6 +79,7 @@ def record_a1_4(kind: str) -> tuple[dict, dict]:
            "condition": kind, "discarded": discarded,
            "costs": [costs.released, costs.queued, costs.stretch], "predicted_s": predicted,
            "measured_s": run.makespan, "pairs": pairs[:PAIRS], "held_out": pairs[PAIRS:],
+           "per_graph": per_graph,
            "start": run.start.tolist(), "end": run.end.tolist(), "device_of": run.device_of.tolist(),
            "gaps": task_gaps(run).tolist(), "queued": [bool(q) for q in queued_tasks(run)]}
     return calibration, dag
@@ -85,10 +88,10 @@ def record_a1_4(kind: str) -> tuple[dict, dict]:
 def _pair(graph, simulated, workers):
     """One (calibration, run) pair as A1.4's cell runs it: the calibration, the prediction, then at once the run."""
     hand = measure.handovers(a1.calibration_dags(), workers=workers)
-    costs, _ = typical_costs(simulated, hand)
+    costs, each = typical_costs(simulated, hand)
     predicted = dispatch_simulation(simulated, costs.released, costs.queued, costs.stretch)[0]
     run = run_graph(graph, a1.sleep_bodies(graph), executor="process", workers=workers).schedule
-    return hand, costs, predicted, run
+    return hand, costs, each, predicted, run
 
 
 def others_during(work):
