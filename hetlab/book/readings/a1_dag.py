@@ -123,6 +123,12 @@ class Prediction:
         if len(factors) != 2 or not all(isinstance(f, (int, float)) and f > 0 for f in factors):
             raise ValueError(f"factors must be two positive multiples (low, high), got {self.factors!r}")
 
+    @property
+    def makespans(self) -> tuple[float, float, float]:
+        """(the simulation's makespan, the interval's low and high ends as makespans), seconds: what figure A1-4
+        draws (``views.a1.dag_gantt``'s ``interval``)."""
+        return self.simulated, self.simulated + self.low, self.simulated + self.high
+
 
 def interval_name(prediction: Prediction) -> str:
     """What the printed lines call the band: "90% 预测区间" where its pairs match the run's condition, else a

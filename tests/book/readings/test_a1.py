@@ -336,6 +336,9 @@ def test_an_untested_band_is_printed_as_a_reference_band():
     assert "参考区间" in after.splitlines()[0] and "预测区间" not in after.splitlines()[0]
     with pytest.raises(TypeError, match="tested"):
         R.predict_extra(sim, R.Costs(1e-3, 1e-4), pairs, tested="yes")
+    # figure A1-4's band, as makespans: the simulation's, then the interval's ends added to it
+    assert borrowed.makespans == (borrowed.simulated, borrowed.simulated + borrowed.low,
+                                  borrowed.simulated + borrowed.high)
 
 
 def test_the_references_make_the_band_from_their_pairs_and_check_it_on_others():
