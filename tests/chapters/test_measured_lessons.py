@@ -251,7 +251,7 @@ def test_the_dag_verdict_matches_its_deviation(reading):
     d = reading["dag"]
     extra, (low, high) = d["extra"], d["interval"]
     # review A1-14 #1: the test is the extra time over the simulation against the interval stated before the run
-    assert low <= high and f"90% 预测区间 {low * 1e3:.1f} 到 {high * 1e3:.1f} 毫秒" in d["text"].splitlines()[1]
+    assert low <= high and f"预测区间 {low * 1e3:.1f} 到 {high * 1e3:.1f} 毫秒" in d["text"].splitlines()[1]
     expected = ("高于预测区间" if extra > high else "低于预测区间" if extra < low else "在预测区间之内")
     assert f"比模拟多 {extra * 1e3:.1f} 毫秒" in d["text"] and expected in d["text"]
     # the dispatch term is described, never judged: each class's mean gap over its own calibrated mean
@@ -325,7 +325,7 @@ def test_a1_4_at_more_waiting_workers_prints_lines_that_follow_from_its_numbers(
     flags = RA.dispatch_simulation(sim, costs.released, costs.queued, costs.stretch)[1]
     q = int(flags.sum())
     assert f"模拟（P = {workers}）里 {40 - q} 个任务被释放" in before and f"{q} 个排队" in before
-    assert (f"比不计派发的模拟（{sim.makespan * 1e3:.1f} 毫秒）多 {pred.extra * 1e3:.1f} 毫秒；90% 预测区间 "
+    assert (f"比不计派发的模拟（{sim.makespan * 1e3:.1f} 毫秒）多 {pred.extra * 1e3:.1f} 毫秒；预测区间 "
             f"{pred.low * 1e3:.1f} 到 {pred.high * 1e3:.1f} 毫秒") in before
     if workers == 16:        # more workers than the graph ever has ready tasks: nothing queues in the simulation
         assert q == 0

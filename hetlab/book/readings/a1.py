@@ -21,6 +21,7 @@ from hetlab.book.readings.a1_band import (
     matching_pairs,
     reference_pairs,
     stayed,
+    steady,
 )
 from hetlab.book.readings.a1_calibration import Costs, _refs, _us, calibration_lines, handover_costs
 from hetlab.book.readings.a1_dag import (
@@ -43,7 +44,7 @@ from hetlab.schedule import Schedule
 __all__ = ["Costs", "handover_costs", "calibration_lines", "plan_prediction", "plan_lines",
            "sweep_prediction", "sweep_lines", "dispatch_schedule", "dispatch_simulation", "Prediction",
            "error_band", "predict_extra", "graph_predictions", "typical_costs", "reference_pairs", "CONDITIONS",
-           "condition", "matching_pairs", "enough_pairs", "left_condition", "stayed", "calibration_disturbed",
+           "condition", "matching_pairs", "enough_pairs", "left_condition", "stayed", "steady", "calibration_disturbed",
            "split_lines", "dispatch_lines", "dag_lines", "FINE"]
 
 #: A1.3's finest split is "as predicted" when its measured cost lies within this factor of (N - P) O_s either

@@ -15,18 +15,19 @@ from hetlab.book.readings.a1_calibration import _refs
 from hetlab.book.reference import Reference
 
 __all__ = ["error_band", "enough_pairs", "CONDITIONS", "condition", "matching_pairs", "reference_pairs",
-           "DURING_NOISE", "stayed", "left_condition"]
+           "DURING_NOISE", "stayed", "left_condition", "DISTURBED", "steady"]
 
 
-def _pairs(pairs) -> np.ndarray:
-    """``pairs`` checked: (predicted, measured) extra seconds per (calibration, run) pair, at least 9 of them, the
-    predictions positive (a stored pair may carry up to three more numbers, ignored here: the busy CPUs read before
-    it, the whole machine's, those other programs kept busy during it)."""
-    rows = [check_sequence("pairs", p) for p in check_sequence("pairs", pairs)]
-    if len(rows) < 9 or any(len(r) not in (2, 3, 4, 5) for r in rows):
-        raise ValueError(f"pairs must hold at least 9 (predicted, measured) pairs of seconds, got {len(rows)} rows "
-                         f"of lengths {sorted({len(r) for r in rows})}")
-    return np.array([(check_positive("pairs", r[0], high=60.0), _extra_seconds("pairs", r[1])) for r in rows])
+def _pairs(pairs, name: str = "pairs", least: int = 9) -> np.ndarray:
+    """``pairs`` checked: (predicted, measured) extra seconds per (calibration, run) pair, at least ``least`` of
+    them, the predictions positive (a stored pair may carry up to three more numbers, ignored here: the busy CPUs
+    read before it, the whole machine's, those other programs kept busy during it); ``name`` for the messages."""
+    rows = [check_sequence(name, p) for p in check_sequence(name, pairs)]
+    if len(rows) < least or any(len(r) not in (2, 3, 4, 5) for r in rows):
+        raise ValueError(f"{name} must hold at least {least} (predicted, measured) pairs of seconds, got {len(rows)} "
+                         f"rows of lengths {sorted({len(r) for r in rows})}")
+    rows = [(check_positive(name, r[0], high=60.0), _extra_seconds(name, r[1])) for r in rows]
+    return np.array(rows, dtype=float).reshape(len(rows), 2)
 
 
 def _extra_seconds(name: str, value) -> float:
@@ -152,13 +153,12 @@ def matching_pairs(reference, cpus: int, busy: float | None, workers: int,
     if cpus == 1 and machine is not None and machine >= IDLE_BELOW:
         seen += f"，整台机器上其他程序占着 {machine:.1f} 个 CPU（运行中可能挪到这个 CPU 上）"
     pairs = [pair for r in refs if r.dag["workers"] == workers for k, pair in _stored_pairs(r) if k == kind]
+    pairs = steady(pairs) if len(pairs) >= 9 else pairs     # disturbed calibrations out, as for the reader's pair
     if kind is not None and len(pairs) >= enough_pairs():
         # the class is what the CPU readings see; the VM's host they do not (review A1-24 #1): said on every line
         what = "忙碌：另有两个进程占满两个 CPU" if kind == "busy" else CONDITIONS[kind]
         line = (f"运行前{seen}：区间用本书构建机在同类情形（{what}，P = {workers}）下记录的 {len(pairs)} 对（别的机器上"
                 "没有检验过；宿主机上的干扰本机读不到，时段不同，覆盖率也会不同）")
-        if kind == "busy":
-            line += "；忙碌时一次运行本来就时快时慢，区间宽，这次比较说明不了多少"
         return pairs, line, True
     return every, (f"运行前{seen}，P = {workers}：参照里没有与此相仿的情形（参照都是本书构建机、P = 2，只录了"
                    "空闲、两个核都被占满和只用 1 个 CPU 且整台机器空闲三种情形），只能借用它们合在一起的比值给一个"
@@ -176,6 +176,27 @@ def reference_pairs(reference) -> list[tuple[float, float]]:
         raise ValueError("reference holds no A1.4 (calibration, run) pairs: record them with "
                          "tools/record_reference.py --a1-4")
     return pairs
+
+
+#: A pair's calibration counts as disturbed when its prediction is more than this factor above the median prediction
+#: of the pairs it is compared with (:func:`steady`; review A1-25 #2): a stall only adds time, and in the stored
+#: idle pairs every ratio below 0.7 had a prediction 1.7-3.2 times the usual one. The same rule drops such pairs
+#: from the band and disqualifies the reader's own pair before its run
+#: (:func:`hetlab.book.readings.a1_dag.calibration_disturbed`).
+DISTURBED = 2.0
+
+
+def steady(pairs, against=None) -> list:
+    """The ``pairs`` whose prediction is at most :data:`DISTURBED` times the median prediction of ``against``
+    (default: of ``pairs`` themselves; either way at least 9 pairs, as for :func:`error_band`), in their order.
+
+    >>> pairs = [(1.0, 1.0), (1.1, 0.9), (0.9, 1.2)] * 3 + [(3.0, 1.0)]     # median prediction 1.0
+    >>> len(steady(pairs)), steady(pairs)[-1], steady([(2.5, 1.0), (1.5, 1.0)], against=pairs)
+    (9, (0.9, 1.2), [(1.5, 1.0)])
+    """
+    rows = _pairs(pairs, least=9 if against is None else 0)
+    median = float(np.median(rows[:, 0] if against is None else _pairs(against, "against")[:, 0]))
+    return [pair for pair, row in zip(pairs, rows) if row[0] <= DISTURBED * median]
 
 
 #: What a machine with no other program reads over a whole (calibration, run) pair (:func:`stayed`): up to 0.27

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hetlab._validate import check_instance, check_int, check_nonnegative, check_positive, check_sequence
-from hetlab.book.readings.a1_band import CONDITIONS, _extra_seconds, _ranks, error_band
+from hetlab.book.readings.a1_band import CONDITIONS, DISTURBED, _extra_seconds, _pairs, _ranks, error_band, steady
 from hetlab.book.readings.a1_calibration import Costs, _refs, _us, handover_costs
 from hetlab.book.reference import Reference
 from hetlab.real.execute import queued_tasks, task_gaps
@@ -20,7 +20,7 @@ from hetlab.schedulers import central_queue
 from hetlab.tasks import Task, TaskGraph
 
 __all__ = ["dispatch_schedule", "dispatch_simulation", "Prediction", "predict_extra", "graph_predictions",
-           "typical_costs", "interval_name", "SPREAD", "calibration_disturbed", "split_lines", "dispatch_lines",
+           "typical_costs", "interval_name", "calibration_disturbed", "split_lines", "dispatch_lines",
            "dag_lines"]
 
 
@@ -131,10 +131,11 @@ class Prediction:
 
 
 def interval_name(prediction: Prediction) -> str:
-    """What the printed lines call the band: "90% 预测区间" where its pairs match the run's condition, else a
+    """What the printed lines call the band: "预测区间" where its pairs match the run's condition (no percentage:
+    the coverage the pairs give holds for the periods they were recorded in, review A1-25 #3), else a
     reference band whose coverage is untested."""
     check_instance("prediction", prediction, Prediction)
-    return f"{prediction.coverage:.0%} 预测区间" if prediction.tested else "参考区间"
+    return "预测区间" if prediction.tested else "参考区间"
 
 
 def _band_text(p: Prediction, factors: bool = False) -> str:
@@ -227,44 +228,38 @@ def typical_costs(simulated: Schedule, handovers: dict) -> tuple[Costs, list[flo
     return _graph_costs(handovers, k, handover_costs(handovers)), each
 
 
-#: A1.4's calibration counts as disturbed when the median of the five calibration graphs' own predictions (the
-#: prediction) is more than this factor above the least of them (:func:`calibration_disturbed`). A stall only adds
-#: time, so the least is the least disturbed graph; one or two stalled graphs leave the median alone, three move it.
-#: In the idle reference's stored calibration the five stay within 1.3x of each other.
-SPREAD = 2.0
+def calibration_disturbed(extra: float, pairs) -> str:
+    """The line that says A1.4's calibration was disturbed: its predicted ``extra`` seconds more than
+    :data:`~hetlab.book.readings.a1_band.DISTURBED` times the median prediction of the reference ``pairs`` it is
+    compared with (the rule that drops such pairs from the band, :func:`~hetlab.book.readings.a1_band.steady`), or
+    "" where it was not; printed before the run and again under the comparison, which then tests nothing.
 
-
-def calibration_disturbed(per_graph) -> str:
-    """The line that says A1.4's calibration was disturbed (its median prediction more than :data:`SPREAD` times
-    its least, see there), or "" where it was not; printed before the run and again under the comparison, which
-    then tests nothing. The disturbance is one no CPU reading here sees (the host of a virtual machine, for one).
-
-    >>> calibration_disturbed([0.0065, 0.0075, 0.0076, 0.026, 0.025])
+    >>> pairs = [(0.0065, 0.0065)] * 19
+    >>> calibration_disturbed(0.0075, pairs)
     ''
-    >>> calibration_disturbed([0.006, 0.02, 0.025, 0.03, 0.04]).split("：")[1]
-    '中位数那张图的预测是最小的 4.2 倍，超过 2 倍（本机的 CPU 读数看不到这种干扰，可能来自宿主机）'
+    >>> calibration_disturbed(0.02, pairs).split("：")[1]
+    '这次的预测是参照各对预测中位数的 3.1 倍，超过 2 倍（本机的 CPU 读数看不到这种干扰，可能来自宿主机）'
     """
-    # predictions of extra time: hand-overs only add to the simulation, so none is negative
-    values = sorted(check_nonnegative("per_graph", x, high=60.0) for x in check_sequence("per_graph", per_graph))
-    if not values:
-        raise ValueError("per_graph must hold at least one prediction, got an empty sequence")
-    least, median = values[0], float(np.median(values))
-    if least <= 0 or median <= SPREAD * least:
+    extra = check_nonnegative("extra", extra, high=60.0)
+    median = float(np.median(_pairs(pairs)[:, 0]))
+    if extra <= DISTURBED * median:
         return ""
-    return (f"标定被打扰：中位数那张图的预测是最小的 {median / least:.1f} 倍，超过 {SPREAD:g} 倍（本机的 CPU 读数"
-            "看不到这种干扰，可能来自宿主机）：这一对不算检验，过几分钟重跑")
+    return (f"标定被打扰：这次的预测是参照各对预测中位数的 {extra / median:.1f} 倍，超过 {DISTURBED:g} 倍（本机的 "
+            "CPU 读数看不到这种干扰，可能来自宿主机）：这一对不算检验，过几分钟重跑")
+
 
 def split_lines(prediction: Prediction, costs: Costs, workers: int, per_graph: list[float] | None = None,
-                note: str | None = None) -> str:
+                note: str | None = None, pairs=None) -> str:
     """A1.4's prediction, printed before the run from the simulation and the calibration alone: how many tasks
     the simulation releases and queues with the typical ``costs`` (:func:`typical_costs`), the predicted extra
     time over the simulation with its interval (:func:`predict_extra`) and how the interval's factors were
     taken; ``per_graph``: each calibration graph's own prediction (:func:`graph_predictions`), the median of
-    which is the prediction; ``note``: which reference pairs the band comes from (:func:`matching_pairs`).
+    which is the prediction; ``note``: which reference pairs the band comes from (:func:`matching_pairs`);
+    ``pairs``: those pairs, against which a disturbed calibration is said (:func:`calibration_disturbed`).
 
     >>> p = Prediction(0.004, 0.0013, 0.0009, 0.0016, 0.9, 1, 1, 20, (0.7, 1.25))
     >>> print(split_lines(p, Costs(1e-3, 1e-4, 1e-4), 1).splitlines()[1])
-    运行前的预测：比不计派发的模拟（4.0 毫秒）多 1.3 毫秒；90% 预测区间 0.9 到 1.6 毫秒（预测乘以 0.70 和 1.25）
+    运行前的预测：比不计派发的模拟（4.0 毫秒）多 1.3 毫秒；预测区间 0.9 到 1.6 毫秒（预测乘以 0.70 和 1.25）
     """
     check_instance("prediction", prediction, Prediction)
     check_instance("costs", costs, Costs)
@@ -283,12 +278,12 @@ def split_lines(prediction: Prediction, costs: Costs, workers: int, per_graph: l
         values = [check_nonnegative("per_graph", x, high=60.0) for x in check_sequence("per_graph", per_graph)]
         line = f"{len(values)} 张标定图各自的预测：" + "、".join(f"{x * ms:.1f}" for x in values) + " 毫秒，取中位数"
         lines.append(line)
-        if calibration_disturbed(values):          # said before the run, and again under the comparison
-            lines.append(calibration_disturbed(values))
     if note is not None:
         if not isinstance(note, str):
             raise TypeError(f"note must be a string (matching_pairs' line), got {type(note).__name__}")
         lines.append(f"{note}；这 {p.pairs} 对的实测 ÷ 预测里{which}就是上面的两个倍数")
+    if pairs is not None and calibration_disturbed(p.extra, pairs):   # said before the run, and under the verdict
+        lines.append(calibration_disturbed(p.extra, pairs))
     return "\n".join(lines)
 
 
@@ -363,29 +358,33 @@ def dag_lines(measured: Schedule, prediction: Prediction, costs: Costs, referenc
 
 def _reference_dag(ref: Reference, coverage: float) -> str:
     """A stored machine's A1.4 pairs (each one whole calibration, then at once one run) in one condition: the
-    spread of measured / predicted over the pairs the band is made of, and the check on pairs recorded after them
-    and not used for the band (``held_out``): how many fall inside the band the first ones give."""
+    spread of measured / predicted over the pairs the band is made of (those with a disturbed calibration left out,
+    :func:`~hetlab.book.readings.a1_band.steady`, as the band does), and the check on pairs recorded after them and
+    not used for the band (``held_out``, by the same rule): how many fall inside the band the first ones give."""
     d = ref.dag
-    rows = np.array([row[:2] for row in d["pairs"]], dtype=float)     # rows may carry readings after the pair
+    kept = steady(d["pairs"])
+    rows = np.array([row[:2] for row in kept], dtype=float)     # rows may carry readings after the pair
     ratios = rows[:, 1] / rows[:, 0]
+    dropped = len(d["pairs"]) - len(kept)
     text = (f"参照 · {d.get('label', ref.label)}：P = {d['workers']}，{CONDITIONS.get(d.get('condition'), '')}；"
-            f"{len(rows)} 对“标定 + 运行”，实测 ÷ 预测 {ratios.min():.2f} 到 {ratios.max():.2f}"
-            f"（中位数 {np.median(ratios):.2f}）")
-    lo, hi = error_band(d["pairs"], coverage)
+            f"{len(rows)} 对“标定 + 运行”" + (f"（另有 {dropped} 对标定被打扰，不计）" if dropped else "")
+            + f"，实测 ÷ 预测 {ratios.min():.2f} 到 {ratios.max():.2f}（中位数 {np.median(ratios):.2f}）")
+    lo, hi = error_band(kept, coverage)
     low, high = _ranks(len(rows), coverage)
     if (low, high) != (1, len(rows)):       # the band is not the least and the greatest: say which ratios it is
         text += f"，{coverage:.0%} 区间用第 {low} 小和第 {high} 小的：{lo:.2f} 到 {hi:.2f}"
     if d.get("held_out"):
-        text += f"；另测的 {len(d['held_out'])} 对检验这个区间：{_inside(d['held_out'], lo, hi)} 对落在里面"
+        test = steady(d["held_out"], against=d["pairs"])
+        text += f"；另测的 {len(test)} 对检验这个区间：{_inside(test, lo, hi)} 对落在里面"
     batches = d.get("batches", [])
     if len(batches) > 1:    # recordings pooled: how the later ones fare in the band the first one alone gives
-        first = batches[0]["pairs"]
-        alone = error_band(d["pairs"][:first], coverage)
+        first = steady(d["pairs"][:batches[0]["pairs"]])
+        alone = error_band(first, coverage)
         for k, batch in enumerate(batches[1:], start=1):
             start = sum(b["pairs"] for b in batches[:k])
             later = d["pairs"][start:start + batch["pairs"]]
             start = sum(b["held_out"] for b in batches[:k])
-            later += d["held_out"][start:start + batch["held_out"]]
+            later = steady(later + d["held_out"][start:start + batch["held_out"]], against=first)
             text += (f"；单用 {batches[0]['at'][11:16]} 那批定出的区间 {alone[0]:.2f} 到 {alone[1]:.2f}，"
                      f"{batch['at'][11:16]} 那批的 {len(later)} 对只有 {_inside(later, *alone)} 对落在里面")
     return text
