@@ -379,6 +379,12 @@ def test_the_references_make_the_band_from_their_pairs_and_check_it_on_others():
         if (low, high) != (1, len(band)):
             assert f"90% 区间用第 {low} 小和第 {high} 小的：{lo:.2f} 到 {hi:.2f}" in line
         assert f"另测的 {len(held)} 对检验这个区间：{inside} 对落在里面" in line
+        if len(kept) < len(ref.dag["pairs"]):
+            # review A1-26 #1: the dropping rule came after the recording; the undropped check is printed beside
+            every = sorted(row[1] / row[0] for row in ref.dag["pairs"])
+            low, high = (2, 39) if len(every) == 40 else (1, len(every))
+            raw = sum(row[0] * every[low - 1] <= row[1] <= row[0] * every[high - 1] for row in ref.dag["held_out"])
+            assert f"不剔除时 {len(ref.dag['held_out'])} 对里 {raw} 对落在里面" in line
     # review A1-23 #1: the idle reference pools two recordings; its line says how the second fares in the band the
     # first alone gives (20 pairs or fewer: the least and the greatest ratio)
     idle_pairs, idle_held = refs[0].dag["pairs"], refs[0].dag["held_out"]
