@@ -131,11 +131,8 @@ def busy_cpus(interval: float = 0.2, *, machine: bool = False) -> float | None:
     from hetlab.real.measure import cpu_count
 
     interval = check_positive("interval", interval, high=1.0)
-    if not isinstance(machine, bool):
-        raise TypeError(f"machine must be True or False, got {type(machine).__name__} {machine!r}")
-    try:
-        cpus = set(range(os.cpu_count() or 1)) if machine else set(os.sched_getaffinity(0))
-    except AttributeError:                          # not Linux: no /proc/stat either
+    cpus = _watched(machine)
+    if cpus is None:
         return None
     first = _times(cpus)
     if first is None:
@@ -173,14 +170,20 @@ class CpuMark:
 def mark(*, machine: bool = False) -> CpuMark | None:
     """A :class:`CpuMark` now, for :func:`others_since`: the CPUs this process may run on, or with ``machine``
     every CPU of the machine; None where ``/proc/stat`` is missing (not Linux)."""
+    cpus = _watched(machine)
+    ticks = None if cpus is None else _times(cpus)
+    return None if ticks is None else CpuMark(frozenset(cpus), ticks[0], ticks[1], _own_seconds())
+
+
+def _watched(machine) -> set[int] | None:
+    """The CPUs a reading watches: those this process may run on, or with ``machine`` every CPU of the machine;
+    None off Linux (no affinity, no /proc/stat either)."""
     if not isinstance(machine, bool):
         raise TypeError(f"machine must be True or False, got {type(machine).__name__} {machine!r}")
     try:
-        cpus = frozenset(range(os.cpu_count() or 1)) if machine else frozenset(os.sched_getaffinity(0))
-    except AttributeError:                          # not Linux: no /proc/stat either
+        return set(range(os.cpu_count() or 1)) if machine else set(os.sched_getaffinity(0))
+    except AttributeError:
         return None
-    ticks = _times(set(cpus))
-    return None if ticks is None else CpuMark(cpus, ticks[0], ticks[1], _own_seconds())
 
 
 def others_since(start: CpuMark | None) -> float | None:
