@@ -160,6 +160,7 @@ def matching_pairs(reference, cpus: int, busy: float | None, workers: int,
         line = (f"运行前{seen}：区间用本书构建机在同类情形（{what}，P = {workers}）下记录的 {len(pairs)} 对（别的机器上"
                 "没有检验过；宿主机上的干扰本机读不到，时段不同，覆盖率也会不同）")
         return pairs, line, True
+    every = steady(every)       # the same rule as for the matched classes: a disturbed calibration does not count
     return every, (f"运行前{seen}，P = {workers}：参照里没有与此相仿的情形（参照都是本书构建机、P = 2，只录了"
                    "空闲、两个核都被占满和只用 1 个 CPU 且整台机器空闲三种情形），只能借用它们合在一起的比值给一个"
                    "参考区间，覆盖率没有检验过"), False

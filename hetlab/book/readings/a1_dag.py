@@ -379,9 +379,9 @@ def _reference_dag(ref: Reference, coverage: float) -> str:
         if dropped or len(test) < len(d["held_out"]):
             # the rule that drops disturbed calibrations was set after these pairs were recorded (review A1-26 #1):
             # the check without it stands beside, the only one that was not chosen knowing the outcome
-            every = d["held_out"]
-            text += (f"（剔除规则是录完之后才定的；不剔除时 {len(every)} 对里 "
-                     f"{_inside(every, *error_band(d['pairs'], coverage))} 对落在里面）")
+            every, band = d["held_out"], error_band(d["pairs"], coverage)
+            text += (f"（剔除规则是录完之后才定的；不剔除时区间 {band[0]:.2f} 到 {band[1]:.2f}，{len(every)} 对里 "
+                     f"{_inside(every, *band)} 对落在里面）")
     batches = d.get("batches", [])
     if len(batches) > 1:    # recordings pooled: how the later ones fare in the band the first one alone gives
         first = steady(d["pairs"][:batches[0]["pairs"]])

@@ -318,7 +318,8 @@ def test_the_condition_is_read_before_the_run_and_picks_the_matching_pairs():
     # no reference matches, said so, and the band is only a reference (printed as such)
     for cpus, busy, machine, workers in ((4, 0.0, None, 4), (1, 0.0, 0.9, 2), (2, 1.0, None, 2)):
         pairs, line, matched = R.matching_pairs(refs, cpus, busy, workers, machine=machine)
-        assert not matched and len(pairs) == sum(len(r.dag["pairs"]) for r in refs)
+        # every stored pair, less those with a disturbed calibration (the same rule as for a matched class)
+        assert not matched and pairs == R.steady([(row[0], row[1]) for r in refs for row in r.dag["pairs"]])
         assert "参照里没有与此相仿的情形" in line and "参考区间" in line and "覆盖率没有检验过" in line
     assert "整台机器上其他程序占着 0.9 个 CPU" in R.matching_pairs(refs, 1, 0.0, 2, machine=0.9)[1]
     assert "读不出其他程序占着几个 CPU" in R.matching_pairs(refs, 2, None, 2)[1]
@@ -384,7 +385,8 @@ def test_the_references_make_the_band_from_their_pairs_and_check_it_on_others():
             every = sorted(row[1] / row[0] for row in ref.dag["pairs"])
             low, high = (2, 39) if len(every) == 40 else (1, len(every))
             raw = sum(row[0] * every[low - 1] <= row[1] <= row[0] * every[high - 1] for row in ref.dag["held_out"])
-            assert f"不剔除时 {len(ref.dag['held_out'])} 对里 {raw} 对落在里面" in line
+            assert (f"不剔除时区间 {every[low - 1]:.2f} 到 {every[high - 1]:.2f}，{len(ref.dag['held_out'])} 对里 "
+                    f"{raw} 对落在里面") in line
     # review A1-23 #1: the idle reference pools two recordings; its line says how the second fares in the band the
     # first alone gives (20 pairs or fewer: the least and the greatest ratio)
     idle_pairs, idle_held = refs[0].dag["pairs"], refs[0].dag["held_out"]
