@@ -196,8 +196,14 @@ def steady(pairs, against=None) -> list:
     (9, (0.9, 1.2), [(1.5, 1.0)])
     """
     rows = _pairs(pairs, least=9 if against is None else 0)
-    median = float(np.median(rows[:, 0] if against is None else _pairs(against, "against")[:, 0]))
+    median = _typical_prediction(pairs if against is None else against, "pairs" if against is None else "against")
     return [pair for pair, row in zip(pairs, rows) if row[0] <= DISTURBED * median]
+
+
+def _typical_prediction(pairs, name: str = "pairs") -> float:
+    """The median predicted extra seconds of ``pairs`` (at least 9): what :data:`DISTURBED` multiplies, for the
+    stored pairs (:func:`steady`) and the reader's (:func:`hetlab.book.readings.a1_dag.calibration_disturbed`)."""
+    return float(np.median(_pairs(pairs, name)[:, 0]))
 
 
 #: What a machine with no other program reads over a whole (calibration, run) pair (:func:`stayed`): up to 0.27

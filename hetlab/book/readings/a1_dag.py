@@ -11,7 +11,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from hetlab._validate import check_instance, check_int, check_nonnegative, check_positive, check_sequence
-from hetlab.book.readings.a1_band import CONDITIONS, DISTURBED, _extra_seconds, _pairs, _ranks, error_band, steady
+from hetlab.book.readings.a1_band import (
+    CONDITIONS,
+    DISTURBED,
+    _extra_seconds,
+    _ranks,
+    _typical_prediction,
+    error_band,
+    steady,
+)
 from hetlab.book.readings.a1_calibration import Costs, _refs, _us, handover_costs
 from hetlab.book.reference import Reference
 from hetlab.real.execute import queued_tasks, task_gaps
@@ -241,7 +249,7 @@ def calibration_disturbed(extra: float, pairs) -> str:
     '这次的预测是参照各对预测中位数的 3.1 倍，超过 2 倍（本机的 CPU 读数看不到这种干扰，可能来自宿主机）'
     """
     extra = check_nonnegative("extra", extra, high=60.0)
-    median = float(np.median(_pairs(pairs)[:, 0]))
+    median = _typical_prediction(pairs)
     if extra <= DISTURBED * median:
         return ""
     return (f"标定被打扰：这次的预测是参照各对预测中位数的 {extra / median:.1f} 倍，超过 {DISTURBED:g} 倍（本机的 "
